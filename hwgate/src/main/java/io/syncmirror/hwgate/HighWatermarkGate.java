@@ -1,0 +1,239 @@
+package io.syncmirror.hwgate;
+
+import io.syncmirror.offheap.PartitionRowDescriptor;
+import io.syncmirror.offheap.PartitionTable;
+import org.agrona.concurrent.AtomicBuffer;
+
+import static io.syncmirror.offheap.PartitionRowDescriptor.HW_WORD_OFFSET;
+import static io.syncmirror.offheap.PartitionRowDescriptor.LOCAL_ISR_OFFSET;
+import static io.syncmirror.offheap.PartitionRowDescriptor.MIRROR_ISR_OFFSET;
+import static io.syncmirror.offheap.PartitionRowDescriptor.MIRROR_LEO_OFFSET;
+import static io.syncmirror.offheap.PartitionRowDescriptor.REGISTERED_MIRRORS_OFFSET;
+import static io.syncmirror.offheap.PartitionRowDescriptor.VERSION_BITS;
+import static io.syncmirror.offheap.PartitionRowDescriptor.VERSION_MASK;
+
+/**
+ * The sync high-watermark predicate over a {@link PartitionTable} row, and the ack outcome rules that go with
+ * it. Stateless apart from the table; any thread may call any method.
+ *
+ * <p>From the sync mirroring text, "High Watermark Advancement":
+ * <pre>
+ *   participating = local ISR ∪ (∪ M.ISR for each M in registeredMirrors(topic))
+ *   HW            = min(LEO of r for r in participating)
+ * </pre>
+ * frozen (never advanced) while |local ISR| &lt; min.insync.replicas or any registered M reports
+ * |M.ISR| &lt; M.MinISR. An empty registered set is plain single-cluster Kafka. A registered mirror that has not
+ * reported (an empty ISR: a new session, a reconnect) freezes the HW too, since an ISR always holds its
+ * leader: advancing without it would acknowledge records the mirror may not hold.
+ *
+ * <p>The HW only moves forward, by a CAS on the row's HW word, which also carries the membership version: a
+ * recompute that read an ISR or registration that has since changed fails its CAS and recomputes.
+ */
+public class HighWatermarkGate
+{
+    /** Returned by {@link #maybeAdvance(int)} when the HW did not move. */
+    public static final long NO_ADVANCE = -1L;
+    /** Returned by {@link #candidate(int)} while the HW is frozen. */
+    public static final long FROZEN = -1L;
+
+    private final PartitionTable table;
+    private final AtomicBuffer buffer;
+    private final PartitionRowDescriptor layout;
+    private final int mirrorLinks;
+
+    public HighWatermarkGate(final PartitionTable table)
+    {
+        this.table = table;
+        this.buffer = table.buffer();
+        this.layout = table.layout();
+        this.mirrorLinks = layout.mirrorLinks();
+    }
+
+    public PartitionTable table()
+    {
+        return table;
+    }
+
+    /**
+     * Recomputes {@code slot}'s HW and publishes it if it moved forward.
+     *
+     * @return the new HW, or {@link #NO_ADVANCE} when it did not move (frozen, or nothing new).
+     */
+    public long maybeAdvance(final int slot)
+    {
+        final int row = table.rowOffset(slot);
+        while (true)
+        {
+            final long word = buffer.getLongVolatile(row + HW_WORD_OFFSET);
+            final long candidate = candidateAt(row);
+            if (candidate <= (word >>> VERSION_BITS))
+            {
+                return NO_ADVANCE;
+            }
+            if (publishHwWord(buffer, row + HW_WORD_OFFSET, word, (candidate << VERSION_BITS) | (word & VERSION_MASK)))
+            {
+                return candidate;
+            }
+            // Another thread advanced the HW or changed the membership since the word was read: recompute.
+        }
+    }
+
+    /**
+     * Publishes a new HW word. A CAS, so that a HW computed from an older membership or lower LEOs can never
+     * overwrite a newer one; overridden only by tests that prove the stress test catches a plain store here.
+     */
+    protected boolean publishHwWord(final AtomicBuffer buffer, final int offset, final long expected, final long update)
+    {
+        return buffer.compareAndSetLong(offset, expected, update);
+    }
+
+    /** The HW the predicate allows now for {@code slot}, or {@link #FROZEN}. Does not publish it. */
+    public long candidate(final int slot)
+    {
+        return candidateAt(table.rowOffset(slot));
+    }
+
+    private long candidateAt(final int row)
+    {
+        final long localIsr = buffer.getLongVolatile(row + LOCAL_ISR_OFFSET);
+        int mask = (int)localIsr;
+        if (Integer.bitCount(mask) < Math.max(1, (int)(localIsr >>> 32)))
+        {
+            return FROZEN;
+        }
+        long min = Long.MAX_VALUE;
+        for (; mask != 0; mask &= mask - 1)
+        {
+            min = Math.min(min, buffer.getLongVolatile(row + layout.localLeoOffset(Integer.numberOfTrailingZeros(mask))));
+        }
+        for (int mirrors = buffer.getIntVolatile(row + REGISTERED_MIRRORS_OFFSET); mirrors != 0; mirrors &= mirrors - 1)
+        {
+            final int block = row + layout.mirrorBlockOffset(Integer.numberOfTrailingZeros(mirrors));
+            final long mirrorIsr = buffer.getLongVolatile(block + MIRROR_ISR_OFFSET);
+            int isr = (int)mirrorIsr;
+            if (Integer.bitCount(isr) < Math.max(1, (int)(mirrorIsr >>> 32)))
+            {
+                return FROZEN;
+            }
+            for (; isr != 0; isr &= isr - 1)
+            {
+                min = Math.min(min,
+                    buffer.getLongVolatile(block + MIRROR_LEO_OFFSET + (Integer.numberOfTrailingZeros(isr) << 3)));
+            }
+        }
+        return min;
+    }
+
+    /** Whether {@code slot}'s local ISR is smaller than its min.insync.replicas. */
+    public boolean localIsrBelowMin(final int slot)
+    {
+        final long isr = table.localIsrWord(slot);
+        return Integer.bitCount(PartitionRowDescriptor.isrMask(isr)) < PartitionRowDescriptor.minIsr(isr);
+    }
+
+    /**
+     * The first registered mirror of {@code slot} whose reported ISR is smaller than its MinISR, or -1. A mirror
+     * that has not reported yet is not counted here: its HW freeze is the signal, and answering "under MinISR"
+     * for a report that is merely in flight would fail produces that are about to succeed.
+     */
+    public int remoteBelowMinIsr(final int slot)
+    {
+        for (int mirrors = table.registeredMirrors(slot); mirrors != 0; mirrors &= mirrors - 1)
+        {
+            final int mirror = Integer.numberOfTrailingZeros(mirrors);
+            final long isr = table.mirrorIsrWord(slot, mirror);
+            final int mask = PartitionRowDescriptor.isrMask(isr);
+            if (mask != 0 && Integer.bitCount(mask) < PartitionRowDescriptor.minIsr(isr))
+            {
+                return mirror;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * The outcome of a waiter whose required offset the HW has reached, by the sync text's produce-ack
+     * precondition checked at acknowledgment time: NOT_ENOUGH_REPLICAS_AFTER_APPEND when the local ISR is under
+     * min.insync.replicas (as Kafka's Partition.checkEnoughReplicasReachOffset answers), else
+     * NOT_ENOUGH_REMOTE_REPLICAS_AFTER_APPEND naming a registered mirror under its MinISR, else success.
+     */
+    public int ackTimeOutcome(final int slot)
+    {
+        if (localIsrBelowMin(slot))
+        {
+            return AckOutcome.of(MirrorError.NOT_ENOUGH_REPLICAS_AFTER_APPEND);
+        }
+        final int mirror = remoteBelowMinIsr(slot);
+        return mirror < 0 ? AckOutcome.SUCCESS : AckOutcome.of(MirrorError.NOT_ENOUGH_REMOTE_REPLICAS_AFTER_APPEND, mirror);
+    }
+
+    /**
+     * The outcome of a waiter for {@code requiredOffset} whose deadline fired. The HW reached it: the ack-time
+     * rules. A registered mirror under its MinISR: NOT_ENOUGH_REMOTE_REPLICAS_AFTER_APPEND naming it. Otherwise
+     * the bottleneck decides: when the slowest registered mirror (lowest LEO over its reported ISR) is below the
+     * required offset and not ahead of the local ISR, MIRROR_SYNC_REPLICATION_TIMEOUT naming it; when only the
+     * local ISR lags (or is frozen under its minimum), REQUEST_TIMED_OUT, as Kafka's DelayedProduce answers.
+     */
+    public int expiryOutcome(final int slot, final long requiredOffset)
+    {
+        if (table.highWatermark(slot) >= requiredOffset)
+        {
+            return ackTimeOutcome(slot);
+        }
+        final int underMin = remoteBelowMinIsr(slot);
+        if (underMin >= 0)
+        {
+            return AckOutcome.of(MirrorError.NOT_ENOUGH_REMOTE_REPLICAS_AFTER_APPEND, underMin);
+        }
+        int slowest = -1;
+        long slowestLeo = Long.MAX_VALUE;
+        for (int mirrors = table.registeredMirrors(slot); mirrors != 0; mirrors &= mirrors - 1)
+        {
+            final int mirror = Integer.numberOfTrailingZeros(mirrors);
+            final long leo = mirrorIsrMinLeo(slot, mirror);
+            if (leo < slowestLeo)
+            {
+                slowestLeo = leo;
+                slowest = mirror;
+            }
+        }
+        if (slowest >= 0 && slowestLeo < requiredOffset && slowestLeo <= localIsrMinLeo(slot))
+        {
+            return AckOutcome.of(MirrorError.MIRROR_SYNC_REPLICATION_TIMEOUT, slowest);
+        }
+        return AckOutcome.of(MirrorError.REQUEST_TIMED_OUT);
+    }
+
+    /** Lowest LEO over {@code slot}'s local ISR (Long.MAX_VALUE for an empty ISR). */
+    public long localIsrMinLeo(final int slot)
+    {
+        long min = Long.MAX_VALUE;
+        for (int mask = PartitionRowDescriptor.isrMask(table.localIsrWord(slot)); mask != 0; mask &= mask - 1)
+        {
+            min = Math.min(min, table.localLeo(slot, Integer.numberOfTrailingZeros(mask)));
+        }
+        return min;
+    }
+
+    /** Lowest LEO over mirror link {@code mirror}'s reported ISR for {@code slot} (0 before any report). */
+    public long mirrorIsrMinLeo(final int slot, final int mirror)
+    {
+        int mask = PartitionRowDescriptor.isrMask(table.mirrorIsrWord(slot, mirror));
+        if (mask == 0)
+        {
+            return 0L;
+        }
+        long min = Long.MAX_VALUE;
+        for (; mask != 0; mask &= mask - 1)
+        {
+            min = Math.min(min, table.mirrorLeo(slot, mirror, Integer.numberOfTrailingZeros(mask)));
+        }
+        return min;
+    }
+
+    /** Number of mirror links the table's rows hold. */
+    public int mirrorLinks()
+    {
+        return mirrorLinks;
+    }
+}

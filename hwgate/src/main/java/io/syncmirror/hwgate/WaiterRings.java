@@ -1,0 +1,209 @@
+package io.syncmirror.hwgate;
+
+import java.lang.invoke.VarHandle;
+
+import org.agrona.BitUtil;
+import org.agrona.BufferUtil;
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * Per-slot bounded FIFOs of produce waiters, off-heap, one ring per partition slot. Each waiter is a required
+ * offset and a reference to the wait cell that records its outcome. Thread-safety: one producer per ring at a
+ * time (enqueues happen inside the partition's append critical section, so ring order is offset order) and
+ * any number of concurrent consumers (every thread whose HW CAS wins pops the prefix the new HW completed).
+ *
+ * <pre>
+ *   ring of one slot (16 + 16 * capacity bytes):
+ *  +---------------------------------------------------------------+
+ *  |              head: next sequence to pop (CAS)                 |  0
+ *  +---------------------------------------------------------------+
+ *  |              tail: next sequence to push (producer)           |  8
+ *  +---------------------------------------------------------------+
+ *  |  entry[0]: required offset (8) | waiter reference (8)         |  16
+ *  |  ...                                                          |
+ *  |  entry[capacity - 1]                                          |
+ *  +---------------------------------------------------------------+
+ * </pre>
+ *
+ * <p>A consumer reads head, then the entry, and claims it with a CAS on head; if another consumer claimed it
+ * first, or the producer reused the entry after that, the CAS fails because head moved, so a torn read is
+ * never acted on. The producer stores the entry, then the tail with a volatile store; the producer's HW
+ * re-check that follows is a volatile load, and the consumer's HW CAS precedes its volatile tail load, so at
+ * least one of them sees the other (no lost wake-up).
+ */
+public final class WaiterRings
+{
+    /** Offset of the head sequence within a ring. */
+    public static final int HEAD_OFFSET = 0;
+    /** Offset of the tail sequence within a ring. */
+    public static final int TAIL_OFFSET = 8;
+    /** Offset of the first entry within a ring. */
+    public static final int ENTRIES_OFFSET = 16;
+    /** Within an entry: the required offset. */
+    public static final int ENTRY_REQUIRED_OFFSET = 0;
+    /** Within an entry: the waiter reference. */
+    public static final int ENTRY_WAITER_OFFSET = 8;
+    /** Bytes of one entry. */
+    public static final int ENTRY_BYTES = 16;
+
+    /** Returned by {@link #peekRequiredOffset} when the ring is empty. */
+    public static final long EMPTY = Long.MAX_VALUE;
+
+    private final AtomicBuffer buffer;
+    private final int capacity;
+    private final int entryMask;
+    private final int ringBytes;
+
+    /**
+     * @param slotCapacity number of partition slots.
+     * @param capacity     waiters per slot, a power of two.
+     */
+    public WaiterRings(final int slotCapacity, final int capacity)
+    {
+        if (!BitUtil.isPowerOfTwo(capacity))
+        {
+            throw new IllegalArgumentException("ring capacity must be a power of two: " + capacity);
+        }
+        final long bytes = (long)slotCapacity * (ENTRIES_OFFSET + (long)capacity * ENTRY_BYTES);
+        if (bytes > Integer.MAX_VALUE - BitUtil.CACHE_LINE_LENGTH)
+        {
+            throw new IllegalArgumentException(
+                slotCapacity + " rings of " + capacity + " waiters exceed 2 GiB; use a smaller capacity");
+        }
+        this.capacity = capacity;
+        this.entryMask = capacity - 1;
+        this.ringBytes = ENTRIES_OFFSET + capacity * ENTRY_BYTES;
+        this.buffer = new UnsafeBuffer(BufferUtil.allocateDirectAligned(
+            BitUtil.align((int)bytes, BitUtil.CACHE_LINE_LENGTH), BitUtil.CACHE_LINE_LENGTH));
+    }
+
+    public int capacity()
+    {
+        return capacity;
+    }
+
+    /** Bytes of off-heap memory the rings hold. */
+    public long allocatedBytes()
+    {
+        return buffer.capacity();
+    }
+
+    /**
+     * Producer side: appends a waiter to {@code slot}'s ring.
+     *
+     * @return false when the ring is full.
+     */
+    public boolean offer(final int slot, final long requiredOffset, final long waiter)
+    {
+        final int ring = slot * ringBytes;
+        final long tail = buffer.getLong(ring + TAIL_OFFSET); // only this producer writes the tail
+        if (tail - buffer.getLongVolatile(ring + HEAD_OFFSET) >= capacity)
+        {
+            return false;
+        }
+        final int entry = ring + ENTRIES_OFFSET + (int)(tail & entryMask) * ENTRY_BYTES;
+        buffer.putLong(entry + ENTRY_REQUIRED_OFFSET, requiredOffset);
+        buffer.putLong(entry + ENTRY_WAITER_OFFSET, waiter);
+        buffer.putLongVolatile(ring + TAIL_OFFSET, tail + 1);
+        return true;
+    }
+
+    /** Number of waiters in {@code slot}'s ring (a snapshot). */
+    public int size(final int slot)
+    {
+        final int ring = slot * ringBytes;
+        final long head = buffer.getLongVolatile(ring + HEAD_OFFSET);
+        return (int)(buffer.getLongVolatile(ring + TAIL_OFFSET) - head);
+    }
+
+    /** The required offset of the waiter at the head of {@code slot}'s ring, or {@link #EMPTY}. */
+    public long peekRequiredOffset(final int slot)
+    {
+        final int ring = slot * ringBytes;
+        while (true)
+        {
+            final long head = buffer.getLongVolatile(ring + HEAD_OFFSET);
+            if (head >= buffer.getLongVolatile(ring + TAIL_OFFSET))
+            {
+                return EMPTY;
+            }
+            final long required = buffer.getLong(entryOffset(ring, head) + ENTRY_REQUIRED_OFFSET);
+            VarHandle.loadLoadFence();
+            if (buffer.getLongVolatile(ring + HEAD_OFFSET) == head)
+            {
+                return required;
+            }
+        }
+    }
+
+    /**
+     * Consumer side: pops the head waiter if its required offset is at most {@code upToOffset}.
+     *
+     * @return the waiter reference, or -1 when the ring is empty or its head needs a higher offset.
+     */
+    public long pollUpTo(final int slot, final long upToOffset)
+    {
+        final int ring = slot * ringBytes;
+        while (true)
+        {
+            final long head = buffer.getLongVolatile(ring + HEAD_OFFSET);
+            if (head >= buffer.getLongVolatile(ring + TAIL_OFFSET))
+            {
+                return -1L;
+            }
+            final int entry = entryOffset(ring, head);
+            final long required = buffer.getLong(entry + ENTRY_REQUIRED_OFFSET);
+            final long waiter = buffer.getLong(entry + ENTRY_WAITER_OFFSET);
+            VarHandle.loadLoadFence(); // the entry's loads complete before head is re-read
+            if (buffer.getLongVolatile(ring + HEAD_OFFSET) != head)
+            {
+                continue; // the entry was claimed, and perhaps reused, while it was read
+            }
+            if (required > upToOffset)
+            {
+                return -1L;
+            }
+            // Head only grows, and the producer reuses this entry only after head passed it, so a successful
+            // CAS from the head value read before the entry proves the entry read was the live one.
+            if (buffer.compareAndSetLong(ring + HEAD_OFFSET, head, head + 1))
+            {
+                return waiter;
+            }
+        }
+    }
+
+    /** The sequence of {@code slot}'s head waiter (a volatile load). */
+    public long headSequence(final int slot)
+    {
+        return buffer.getLongVolatile(slot * ringBytes + HEAD_OFFSET);
+    }
+
+    /** The sequence the next waiter pushed to {@code slot}'s ring will take (a volatile load). */
+    public long tailSequence(final int slot)
+    {
+        return buffer.getLongVolatile(slot * ringBytes + TAIL_OFFSET);
+    }
+
+    /**
+     * The waiter reference at {@code sequence}, valid only if {@link #advanceHead} from that sequence succeeds
+     * afterwards (the entry may be reused once head has passed it).
+     */
+    public long waiterAt(final int slot, final long sequence)
+    {
+        final long waiter = buffer.getLong(entryOffset(slot * ringBytes, sequence) + ENTRY_WAITER_OFFSET);
+        VarHandle.loadLoadFence();
+        return waiter;
+    }
+
+    /** Pops the head waiter if the head is still at {@code sequence}. */
+    public boolean advanceHead(final int slot, final long sequence)
+    {
+        return buffer.compareAndSetLong(slot * ringBytes + HEAD_OFFSET, sequence, sequence + 1);
+    }
+
+    private int entryOffset(final int ring, final long sequence)
+    {
+        return ring + ENTRIES_OFFSET + (int)(sequence & entryMask) * ENTRY_BYTES;
+    }
+}
