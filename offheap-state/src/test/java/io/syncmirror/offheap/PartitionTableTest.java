@@ -1,0 +1,104 @@
+package io.syncmirror.offheap;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class PartitionTableTest
+{
+    @Test
+    void shouldHoldOneHundredThousandPartitionsInUnderTenMegabytes()
+    {
+        final PartitionTable table = new PartitionTable(100_000, 3, 1, 3);
+        assertEquals(80, table.layout().rowBytes());
+        assertTrue(table.allocatedBytes() >= 8_000_000L);
+        assertTrue(table.allocatedBytes() < 10_000_000L, "allocated " + table.allocatedBytes());
+    }
+
+    @Test
+    void shouldStoreEachCellIndependently()
+    {
+        final PartitionTable table = new PartitionTable(4, 3, 2, 3);
+        table.initSlot(2, 10, 0b111, 2);
+        table.localLeo(2, 1, 42);
+        table.mirrorLeo(2, 1, 2, 17);
+        table.mirrorIsr(2, 1, 0b101, 2);
+        table.registeredMirrors(2, 0b10);
+
+        assertEquals(10, table.highWatermark(2));
+        assertEquals(42, table.localLeo(2, 1));
+        assertEquals(0, table.localLeo(2, 0));
+        assertEquals(17, table.mirrorLeo(2, 1, 2));
+        assertEquals(0, table.mirrorLeo(2, 0, 2));
+        assertEquals(0b101, PartitionRowDescriptor.isrMask(table.mirrorIsrWord(2, 1)));
+        assertEquals(2, PartitionRowDescriptor.minIsr(table.mirrorIsrWord(2, 1)));
+        assertEquals(0b10, table.registeredMirrors(2));
+        assertEquals(0b111, PartitionRowDescriptor.isrMask(table.localIsrWord(2)));
+        // neighbouring rows untouched
+        assertEquals(0, table.localLeo(1, 1));
+        assertEquals(0, table.localLeo(3, 1));
+        assertEquals(0, table.highWatermark(3));
+    }
+
+    @Test
+    void shouldBumpMembershipVersionOnEveryMembershipChangeButNotOnLeoWrites()
+    {
+        final PartitionTable table = new PartitionTable(1, 3, 1, 3);
+        table.initSlot(0, 5, 0b111, 2);
+        int version = table.membershipVersion(0);
+
+        table.localLeo(0, 0, 9);
+        table.mirrorLeo(0, 0, 0, 9);
+        assertEquals(version, table.membershipVersion(0));
+
+        table.localIsr(0, 0b011, 2);
+        assertNotEquals(version, version = table.membershipVersion(0));
+        table.registeredMirrors(0, 1);
+        assertNotEquals(version, version = table.membershipVersion(0));
+        table.mirrorIsr(0, 0, 0b111, 2);
+        assertNotEquals(version, version = table.membershipVersion(0));
+        table.clearMirror(0, 0);
+        assertNotEquals(version, table.membershipVersion(0));
+        assertEquals(5, table.highWatermark(0), "membership changes never move the HW");
+    }
+
+    @Test
+    void shouldForgetMirrorReportOnClear()
+    {
+        final PartitionTable table = new PartitionTable(1, 3, 1, 3);
+        table.initSlot(0, 0, 0b111, 2);
+        table.mirrorIsr(0, 0, 0b111, 2);
+        table.mirrorLeo(0, 0, 1, 50);
+        table.clearMirror(0, 0);
+        assertEquals(0, table.mirrorIsrWord(0, 0));
+        assertEquals(0, table.mirrorLeo(0, 0, 1));
+    }
+
+    @Test
+    void shouldResetRowAndAllowLowerHighWatermarkOnInit()
+    {
+        final PartitionTable table = new PartitionTable(1, 3, 1, 3);
+        table.initSlot(0, 100, 0b111, 2);
+        table.localLeo(0, 2, 120);
+        table.registeredMirrors(0, 1);
+        table.initSlot(0, 90, 0b001, 1);
+        assertEquals(90, table.highWatermark(0));
+        assertEquals(0, table.localLeo(0, 2));
+        assertEquals(0, table.registeredMirrors(0));
+    }
+
+    @Test
+    void shouldRejectOffsetsOutsideTheHwWord()
+    {
+        final PartitionTable table = new PartitionTable(1, 3, 1, 3);
+        assertThrows(IllegalArgumentException.class, () -> table.localLeo(0, 0, -1));
+        assertThrows(IllegalArgumentException.class,
+            () -> table.mirrorLeo(0, 0, 0, PartitionRowDescriptor.MAX_OFFSET + 1));
+        assertThrows(IllegalArgumentException.class, () -> table.initSlot(0, -5, 1, 1));
+        assertThrows(IllegalArgumentException.class, () -> new PartitionTable(0, 3, 1, 3));
+        assertThrows(IllegalArgumentException.class, () -> new PartitionTable(30_000_000, 32, 32, 32));
+    }
+}
