@@ -36,6 +36,7 @@ public final class HierarchicalTimingWheel
     private final int levels;
     private final int bucketMask;
     private final int overflowBucket;
+    private final int dueBucket;
     private final int[] heads;
     private final int[] next;
     private final int[] prev;
@@ -64,7 +65,8 @@ public final class HierarchicalTimingWheel
         this.levels = levels;
         this.bucketMask = (1 << bitsPerLevel) - 1;
         this.overflowBucket = levels << bitsPerLevel;
-        this.heads = new int[overflowBucket + 1];
+        this.dueBucket = overflowBucket + 1;
+        this.heads = new int[dueBucket + 1];
         Arrays.fill(heads, NIL);
         this.next = new int[capacity];
         this.prev = new int[capacity];
@@ -117,8 +119,10 @@ public final class HierarchicalTimingWheel
         {
             size++;
         }
-        deadlineTick[timerId] = Math.max(currentTick, (deadlineMs + tickMs - 1) / tickMs);
-        link(timerId, bucketFor(deadlineTick[timerId]));
+        final long tick = (deadlineMs + tickMs - 1) / tickMs;
+        deadlineTick[timerId] = tick;
+        // A deadline in a tick already processed goes to the due list, which the next poll expires first.
+        link(timerId, tick < currentTick ? dueBucket : bucketFor(tick));
     }
 
     /** Cancels timer {@code timerId}; false when it was not scheduled. */
@@ -142,7 +146,7 @@ public final class HierarchicalTimingWheel
     public int poll(final long nowMs, final ExpiryHandler handler)
     {
         final long nowTick = nowMs / tickMs;
-        int expired = 0;
+        int expired = expireBucket(dueBucket, handler);
         while (currentTick <= nowTick)
         {
             if (size == 0)
@@ -150,21 +154,27 @@ public final class HierarchicalTimingWheel
                 currentTick = nowTick + 1;
                 break;
             }
-            final int bucket = (int)(currentTick & bucketMask);
-            int timer;
-            while ((timer = heads[bucket]) != NIL)
-            {
-                unlink(timer);
-                bucketOf[timer] = NOT_SCHEDULED;
-                size--;
-                expired++;
-                handler.onExpiry(timer);
-            }
+            expired += expireBucket((int)(currentTick & bucketMask), handler);
             currentTick++;
             if ((currentTick & bucketMask) == 0)
             {
                 cascade(1);
             }
+        }
+        return expired;
+    }
+
+    private int expireBucket(final int bucket, final ExpiryHandler handler)
+    {
+        int expired = 0;
+        int timer;
+        while ((timer = heads[bucket]) != NIL)
+        {
+            unlink(timer);
+            bucketOf[timer] = NOT_SCHEDULED;
+            size--;
+            expired++;
+            handler.onExpiry(timer);
         }
         return expired;
     }
