@@ -27,7 +27,9 @@ import static io.syncmirror.offheap.PartitionRowDescriptor.VERSION_MASK;
  * leader: advancing without it would acknowledge records the mirror may not hold.
  *
  * <p>The HW only moves forward, by a CAS on the row's HW word, which also carries the membership version: a
- * recompute that read an ISR or registration that has since changed fails its CAS and recomputes.
+ * recompute that read an ISR or registration that has since changed fails its CAS and recomputes, and none
+ * publishes while a membership change is open (see PartitionRowDescriptor). The caller of a membership change
+ * recomputes after closing it.
  */
 public class HighWatermarkGate
 {
@@ -65,6 +67,17 @@ public class HighWatermarkGate
         while (true)
         {
             final long word = buffer.getLongVolatile(row + HW_WORD_OFFSET);
+            if ((word & 1) != 0)
+            {
+                // A membership change is open and its writer recomputes after closing it. The identity CAS
+                // orders the caller's LEO store before the closing CAS on the same word, so the closing
+                // recompute counts it; if the change closed first, this CAS fails and the loop recomputes.
+                if (buffer.compareAndSetLong(row + HW_WORD_OFFSET, word, word))
+                {
+                    return NO_ADVANCE;
+                }
+                continue;
+            }
             final long candidate = candidateAt(row);
             if (candidate <= (word >>> VERSION_BITS))
             {

@@ -26,11 +26,14 @@ package io.syncmirror.offheap;
  *  +---------------------------------------------------------------+
  * </pre>
  *
- * <p>The HW shares its word with a membership version so that a recompute that read an old ISR or an old
- * registered-mirror set cannot publish a HW computed from it: every membership change bumps the version
- * with a CAS on the same word, so the stale recompute's CAS fails and it re-reads. Without this, a replica
- * added to an ISR could find the HW already above its LEO. 52 bits of offset is 4.5e15 records: 14 years at
- * ten million records a second on one partition.
+ * <p>The HW shares its word with a membership version, used as a sequence lock by membership changes (ISR,
+ * min ISR, registered mirrors, a mirror's reported ISR): a change makes the version odd with a CAS, writes its
+ * cells, and makes it even again. No HW is published while the version is odd (a recompute CASes the whole
+ * word, so one that read an older version or an older membership fails and re-reads), so the HW is frozen for
+ * the few stores a change takes, and a change can check a joining member's LEO against a HW that cannot move
+ * under it: the lock-free counterpart of Kafka's leaderIsrUpdateLock. LEO writers never wait for a change; see
+ * HighWatermarkGate. 52 bits of offset is 4.5e15 records: 14 years at ten million records a second on one
+ * partition.
  *
  * <p>Mask and min-ISR share one 64-bit word so that no reader sees a mask from one update and a minimum from
  * another.
@@ -135,6 +138,12 @@ public final class PartitionRowDescriptor
     public static long highWatermark(final long hwWord)
     {
         return hwWord >>> VERSION_BITS;
+    }
+
+    /** Whether a membership change is open (the version is odd): no HW may be published from this word. */
+    public static boolean membershipChangeOpen(final long hwWord)
+    {
+        return (hwWord & 1) != 0;
     }
 
     /** The membership version held in a HW word. */

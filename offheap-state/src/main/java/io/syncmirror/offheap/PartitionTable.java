@@ -7,8 +7,10 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 import static io.syncmirror.offheap.PartitionRowDescriptor.HW_WORD_OFFSET;
 import static io.syncmirror.offheap.PartitionRowDescriptor.LOCAL_ISR_OFFSET;
+import static io.syncmirror.offheap.PartitionRowDescriptor.LOCAL_LEO_OFFSET;
 import static io.syncmirror.offheap.PartitionRowDescriptor.MAX_OFFSET;
 import static io.syncmirror.offheap.PartitionRowDescriptor.MIRROR_ISR_OFFSET;
+import static io.syncmirror.offheap.PartitionRowDescriptor.MIRROR_LEO_OFFSET;
 import static io.syncmirror.offheap.PartitionRowDescriptor.REGISTERED_MIRRORS_OFFSET;
 import static io.syncmirror.offheap.PartitionRowDescriptor.VERSION_MASK;
 
@@ -19,15 +21,25 @@ import static io.syncmirror.offheap.PartitionRowDescriptor.VERSION_MASK;
  * ISR and registration words by the control plane), every store is a release store, every load an acquire or
  * volatile load, and the HW word is only ever changed by CAS.
  *
- * <p>Membership writes (ISR, min ISR, registered mirrors, a mirror's reported ISR) publish their cell and then
- * bump the membership version in the HW word, so that a HW recompute that read the old membership fails its
- * CAS and re-reads (see {@link PartitionRowDescriptor}). LEO writes do not bump it: LEOs only grow while a
- * replica is a member, and a recompute over an older, lower LEO can only under-estimate the HW.
+ * <p>Membership writes (ISR, min ISR, registered mirrors, a mirror's reported ISR) happen inside a membership
+ * change: the version in the HW word turns odd, the cells are written, the version turns even (see
+ * {@link PartitionRowDescriptor}). Changes to one slot from different writers (the control plane, a mirror
+ * link) exclude each other by spinning on the odd version, which is held for a few stores. LEO writes are not
+ * changes: LEOs only grow while a replica is a member, and a recompute over an older, lower LEO can only
+ * under-estimate the HW. After a change the caller recomputes the HW (DelayedProducePurgatory does), since LEO
+ * reports that arrive while a change is open leave the recompute to it.
+ *
+ * <p>Expansions have guarded forms ({@link #localIsrIfCaughtUp}, {@link #mirrorIsrIfCaughtUp},
+ * {@link #registeredMirrorsIfCaughtUp}) that admit a joining member only if its LEO has reached the HW, checked
+ * while the HW cannot move: so a HW once published is never above the LEO of any member of the membership it
+ * was computed from, or of any member admitted later.
  *
  * <p>The memory is allocated once, aligned to a cache line, and never grows; capacities are fixed at creation.
  */
 public final class PartitionTable
 {
+    private static final long KEEP_HIGH_WATERMARK = -1L;
+
     private final PartitionRowDescriptor layout;
     private final int slotCapacity;
     private final int rowBytes;
@@ -110,6 +122,7 @@ public final class PartitionTable
     {
         requireOffset(highWatermark);
         final int row = rowOffset(slot);
+        beginChange(row);
         for (int i = 0; i < layout.localReplicas(); i++)
         {
             buffer.putLongRelease(row + layout.localLeoOffset(i), 0L);
@@ -120,43 +133,107 @@ public final class PartitionTable
         }
         buffer.putIntRelease(row + REGISTERED_MIRRORS_OFFSET, 0);
         buffer.putLongRelease(row + LOCAL_ISR_OFFSET, PartitionRowDescriptor.isrWord(localIsrMask, localMinIsr));
-        long word;
-        do
-        {
-            word = buffer.getLongVolatile(row + HW_WORD_OFFSET);
-        }
-        while (!buffer.compareAndSetLong(
-            row + HW_WORD_OFFSET, word, PartitionRowDescriptor.hwWord(highWatermark, word + 1)));
+        endChange(row, highWatermark);
     }
 
-    /** Publishes the local ISR and min.insync.replicas of {@code slot}, then bumps its membership version. */
+    /** Publishes the local ISR and min.insync.replicas of {@code slot} as one membership change. */
     public void localIsr(final int slot, final int isrMask, final int minIsr)
     {
         final int row = rowOffset(slot);
+        beginChange(row);
         buffer.putLongRelease(row + LOCAL_ISR_OFFSET, PartitionRowDescriptor.isrWord(isrMask, minIsr));
-        bumpMembershipVersion(row);
+        endChange(row, KEEP_HIGH_WATERMARK);
     }
 
-    /** Publishes the set of mirror links that gate {@code slot}, then bumps its membership version. */
+    /**
+     * Publishes the local ISR of {@code slot} if every replica it adds has a LEO at or above the HW; otherwise
+     * changes nothing. Shrinks always succeed.
+     *
+     * @return whether the ISR was published.
+     */
+    public boolean localIsrIfCaughtUp(final int slot, final int isrMask, final int minIsr)
+    {
+        final int row = rowOffset(slot);
+        final long hw = PartitionRowDescriptor.highWatermark(beginChange(row));
+        final int joining = isrMask & ~(int)buffer.getLongVolatile(row + LOCAL_ISR_OFFSET);
+        final boolean caughtUp = minLeo(row, joining, LOCAL_LEO_OFFSET) >= hw;
+        if (caughtUp)
+        {
+            buffer.putLongRelease(row + LOCAL_ISR_OFFSET, PartitionRowDescriptor.isrWord(isrMask, minIsr));
+        }
+        endChange(row, KEEP_HIGH_WATERMARK);
+        return caughtUp;
+    }
+
+    /** Publishes the set of mirror links that gate {@code slot} as one membership change. */
     public void registeredMirrors(final int slot, final int mirrorMask)
     {
         final int row = rowOffset(slot);
+        beginChange(row);
         buffer.putIntRelease(row + REGISTERED_MIRRORS_OFFSET, mirrorMask);
-        bumpMembershipVersion(row);
+        endChange(row, KEEP_HIGH_WATERMARK);
+    }
+
+    /**
+     * Publishes the set of mirror links that gate {@code slot} if every mirror it adds reports a non-empty ISR
+     * whose lowest LEO is at or above the HW (the sync text's lag-zero condition); otherwise changes nothing.
+     *
+     * @return whether the set was published.
+     */
+    public boolean registeredMirrorsIfCaughtUp(final int slot, final int mirrorMask)
+    {
+        final int row = rowOffset(slot);
+        final long hw = PartitionRowDescriptor.highWatermark(beginChange(row));
+        boolean caughtUp = true;
+        for (int joining = mirrorMask & ~buffer.getIntVolatile(row + REGISTERED_MIRRORS_OFFSET);
+            joining != 0 && caughtUp; joining &= joining - 1)
+        {
+            final int block = row + layout.mirrorBlockOffset(Integer.numberOfTrailingZeros(joining));
+            final int isr = (int)buffer.getLongVolatile(block + MIRROR_ISR_OFFSET);
+            caughtUp = isr != 0 && minLeo(row, isr, block - row + MIRROR_LEO_OFFSET) >= hw;
+        }
+        if (caughtUp)
+        {
+            buffer.putIntRelease(row + REGISTERED_MIRRORS_OFFSET, mirrorMask);
+        }
+        endChange(row, KEEP_HIGH_WATERMARK);
+        return caughtUp;
     }
 
     // ------------------------------------------------------------------------------------------------------
     // Mirror link writer: the fetch connection of that mirror link.
     // ------------------------------------------------------------------------------------------------------
 
-    /** Publishes mirror link {@code mirror}'s reported ISR and MinISR for {@code slot}, then bumps the version. */
+    /** Publishes mirror link {@code mirror}'s reported ISR and MinISR for {@code slot} as one membership change. */
     public void mirrorIsr(final int slot, final int mirror, final int isrMask, final int minIsr)
     {
         final int row = rowOffset(slot);
+        beginChange(row);
         buffer.putLongRelease(
-            row + layout.mirrorBlockOffset(mirror) + MIRROR_ISR_OFFSET,
-            PartitionRowDescriptor.isrWord(isrMask, minIsr));
-        bumpMembershipVersion(row);
+            row + layout.mirrorBlockOffset(mirror) + MIRROR_ISR_OFFSET, PartitionRowDescriptor.isrWord(isrMask, minIsr));
+        endChange(row, KEEP_HIGH_WATERMARK);
+    }
+
+    /**
+     * Publishes mirror link {@code mirror}'s reported ISR for {@code slot} if every replica it adds reported a
+     * LEO at or above the HW, or the mirror does not gate {@code slot}; otherwise changes nothing.
+     *
+     * @return whether the ISR was published.
+     */
+    public boolean mirrorIsrIfCaughtUp(final int slot, final int mirror, final int isrMask, final int minIsr)
+    {
+        final int row = rowOffset(slot);
+        final long hw = PartitionRowDescriptor.highWatermark(beginChange(row));
+        final int block = layout.mirrorBlockOffset(mirror);
+        final boolean gating = (buffer.getIntVolatile(row + REGISTERED_MIRRORS_OFFSET) & (1 << mirror)) != 0;
+        final int joining = isrMask & ~(int)buffer.getLongVolatile(row + block + MIRROR_ISR_OFFSET);
+        final boolean caughtUp = !gating || minLeo(row, joining, block + MIRROR_LEO_OFFSET) >= hw;
+        if (caughtUp)
+        {
+            buffer.putLongRelease(row + block + MIRROR_ISR_OFFSET, PartitionRowDescriptor.isrWord(isrMask, minIsr));
+        }
+        endChange(row, KEEP_HIGH_WATERMARK);
+        return caughtUp;
     }
 
     /**
@@ -166,8 +243,9 @@ public final class PartitionTable
     public void clearMirror(final int slot, final int mirror)
     {
         final int row = rowOffset(slot);
+        beginChange(row);
         clearMirrorCells(row, mirror);
-        bumpMembershipVersion(row);
+        endChange(row, KEEP_HIGH_WATERMARK);
     }
 
     /** Publishes the LEO that replica {@code replica} of mirror link {@code mirror} reported for {@code slot}. */
@@ -244,15 +322,59 @@ public final class PartitionTable
         }
     }
 
-    private void bumpMembershipVersion(final int row)
+    /**
+     * Opens a membership change on the row: turns the version odd, waiting while another writer's change is open
+     * (changes are a few stores long and happen on the control plane).
+     *
+     * @return the HW word as the change found it (the HW cannot move until {@link #endChange}).
+     */
+    private long beginChange(final int row)
+    {
+        final int offset = row + HW_WORD_OFFSET;
+        while (true)
+        {
+            final long word = buffer.getLongVolatile(offset);
+            if (!PartitionRowDescriptor.membershipChangeOpen(word) &&
+                buffer.compareAndSetLong(offset, word, nextVersion(word)))
+            {
+                return word;
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    /** Closes the open membership change: the version turns even, the HW kept or set to {@code highWatermark}. */
+    private void endChange(final int row, final long highWatermark)
     {
         final int offset = row + HW_WORD_OFFSET;
         long word;
+        long update;
         do
         {
+            // Only LEO writers' identity CASes (see HighWatermarkGate) can touch the word while the change is open.
             word = buffer.getLongVolatile(offset);
+            update = nextVersion(word);
+            if (highWatermark != KEEP_HIGH_WATERMARK)
+            {
+                update = PartitionRowDescriptor.hwWord(highWatermark, update);
+            }
         }
-        while (!buffer.compareAndSetLong(offset, word, (word & ~VERSION_MASK) | ((word + 1) & VERSION_MASK)));
+        while (!buffer.compareAndSetLong(offset, word, update));
+    }
+
+    private static long nextVersion(final long word)
+    {
+        return (word & ~VERSION_MASK) | ((word + 1) & VERSION_MASK);
+    }
+
+    private long minLeo(final int row, final int mask, final int firstLeoOffset)
+    {
+        long min = Long.MAX_VALUE;
+        for (int m = mask; m != 0; m &= m - 1)
+        {
+            min = Math.min(min, buffer.getLongVolatile(row + firstLeoOffset + (Integer.numberOfTrailingZeros(m) << 3)));
+        }
+        return min;
     }
 
     private static void requireOffset(final long offset)

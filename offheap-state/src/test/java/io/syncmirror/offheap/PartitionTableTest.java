@@ -3,6 +3,7 @@ package io.syncmirror.offheap;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -100,5 +101,40 @@ class PartitionTableTest
         assertThrows(IllegalArgumentException.class, () -> table.initSlot(0, -5, 1, 1));
         assertThrows(IllegalArgumentException.class, () -> new PartitionTable(0, 3, 1, 3));
         assertThrows(IllegalArgumentException.class, () -> new PartitionTable(30_000_000, 32, 32, 32));
+    }
+
+    @Test
+    void shouldAdmitJoiningIsrMembersOnlyAtOrAboveTheHighWatermark()
+    {
+        final PartitionTable table = new PartitionTable(1, 3, 1, 3);
+        table.initSlot(0, 50, 0b011, 2);
+        table.localLeo(0, 2, 49);
+        assertFalse(table.localIsrIfCaughtUp(0, 0b111, 2));
+        assertEquals(0b011, PartitionRowDescriptor.isrMask(table.localIsrWord(0)));
+        table.localLeo(0, 2, 50);
+        assertTrue(table.localIsrIfCaughtUp(0, 0b111, 2));
+        assertEquals(0b111, PartitionRowDescriptor.isrMask(table.localIsrWord(0)));
+        assertTrue(table.localIsrIfCaughtUp(0, 0b001, 1), "a shrink always succeeds");
+    }
+
+    @Test
+    void shouldRegisterAMirrorOnlyWhenItsReportedIsrCaughtUp()
+    {
+        final PartitionTable table = new PartitionTable(1, 3, 1, 3);
+        table.initSlot(0, 50, 0b111, 2);
+        assertFalse(table.registeredMirrorsIfCaughtUp(0, 1), "no report yet");
+        table.mirrorIsr(0, 0, 0b011, 2);
+        table.mirrorLeo(0, 0, 0, 60);
+        table.mirrorLeo(0, 0, 1, 40);
+        assertFalse(table.registeredMirrorsIfCaughtUp(0, 1));
+        table.mirrorLeo(0, 0, 1, 50);
+        assertTrue(table.registeredMirrorsIfCaughtUp(0, 1));
+        assertEquals(1, table.registeredMirrors(0));
+
+        table.mirrorLeo(0, 0, 2, 10);
+        assertFalse(table.mirrorIsrIfCaughtUp(0, 0, 0b111, 2), "a lagging destination replica cannot join");
+        table.mirrorLeo(0, 0, 2, 55);
+        assertTrue(table.mirrorIsrIfCaughtUp(0, 0, 0b111, 2));
+        assertTrue(table.registeredMirrorsIfCaughtUp(0, 0), "unregistering always succeeds");
     }
 }
