@@ -18,8 +18,9 @@ import static io.syncmirror.offheap.PartitionRowDescriptor.VERSION_MASK;
  * Off-heap table of per-partition rows, one per dense slot, laid out by {@link PartitionRowDescriptor}.
  * Thread-safe under the single-writer rule: each cell has one writer at a time (a local replica's LEO cell is
  * written by whoever serves that replica's fetches, a mirror link's cells by that link's fetch connection, the
- * ISR and registration words by the control plane), every store is a release store, every load an acquire or
- * volatile load, and the HW word is only ever changed by CAS.
+ * ISR and registration words by the control plane), membership cells take release stores, LEO cells volatile
+ * stores (see {@link #localLeo(int, int, long)}), every load is an acquire or volatile load, and the HW word is
+ * only ever changed by CAS.
  *
  * <p>Membership writes (ISR, min ISR, registered mirrors, a mirror's reported ISR) happen inside a membership
  * change: the version in the HW word turns odd, the cells are written, the version turns even (see
@@ -248,22 +249,31 @@ public final class PartitionTable
         endChange(row, KEEP_HIGH_WATERMARK);
     }
 
-    /** Publishes the LEO that replica {@code replica} of mirror link {@code mirror} reported for {@code slot}. */
+    /**
+     * Publishes the LEO that replica {@code replica} of mirror link {@code mirror} reported for {@code slot}. A
+     * volatile store, as {@link #localLeo(int, int, long)} explains.
+     */
     public void mirrorLeo(final int slot, final int mirror, final int replica, final long leo)
     {
         requireOffset(leo);
-        buffer.putLongRelease(rowOffset(slot) + layout.mirrorLeoOffset(mirror, replica), leo);
+        buffer.putLongVolatile(rowOffset(slot) + layout.mirrorLeoOffset(mirror, replica), leo);
     }
 
     // ------------------------------------------------------------------------------------------------------
     // Local replica writer: the leader's appender for replica 0's cell, each follower's fetch loop for its own.
     // ------------------------------------------------------------------------------------------------------
 
-    /** Publishes local replica {@code replica}'s LEO for {@code slot}. */
+    /**
+     * Publishes local replica {@code replica}'s LEO for {@code slot}. A volatile store, not a release store: the
+     * writer then recomputes the HW from the other cells, and with a release store its own store could still sit
+     * in the store buffer while it loads the others (store-load reordering, which x86 does). Two writers whose
+     * updates complete the same offset could then each miss the other's and neither advance the HW, leaving the
+     * acks waiting for the next report; the stress test caught exactly that.
+     */
     public void localLeo(final int slot, final int replica, final long leo)
     {
         requireOffset(leo);
-        buffer.putLongRelease(rowOffset(slot) + layout.localLeoOffset(replica), leo);
+        buffer.putLongVolatile(rowOffset(slot) + layout.localLeoOffset(replica), leo);
     }
 
     // ------------------------------------------------------------------------------------------------------

@@ -1,0 +1,114 @@
+package io.syncmirror.hwgate;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Multi-threaded stress of the table, gate and purgatory (see {@link PurgatoryStressHarness}), and proof that it
+ * can fail: the same run against two seeded mutants must report violations.
+ */
+class PurgatoryStressTest
+{
+    @Test
+    @Timeout(120)
+    void shouldHoldEveryInvariantUnderConcurrentLeoUpdatesAndMembershipChanges() throws Exception
+    {
+        final PurgatoryStressHarness.Result result =
+            new PurgatoryStressHarness(PurgatoryStressHarness.Mutant.NONE, 20261130L, true).run(4_000, false);
+        assertTrue(result.violations.isEmpty(), result.toString());
+        assertTrue(result.successes > 1_000, "too little progress to prove anything: " + result);
+        assertTrue(result.membershipChanges > 100, "too few membership changes: " + result);
+        assertTrue(result.remoteUnderMin > 0, "the under-MinISR path was never taken: " + result);
+        assertTrue(result.invariantReads > 10_000, "the monitor barely ran: " + result);
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldHoldEveryInvariantWithoutMembershipChurn() throws Exception
+    {
+        // The configuration the lost wake-up mutant runs in, shown to pass without the mutant.
+        final PurgatoryStressHarness.Result result =
+            new PurgatoryStressHarness(PurgatoryStressHarness.Mutant.NONE, 7L, false).run(3_000, false);
+        assertTrue(result.violations.isEmpty(), result.toString());
+        assertTrue(result.successes > 1_000, "too little progress to prove anything: " + result);
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldCatchAPlainStoreInsteadOfTheCasOnTheHighWatermark() throws Exception
+    {
+        final List<String> output = runMutant(PurgatoryStressHarness.Mutant.PLAIN_HW_STORE, true);
+        assertTrue(output.stream().anyMatch(line -> line.startsWith("VIOLATION")), String.join("\n", output));
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldCatchASkippedHighWatermarkRecheckAfterEnqueueing() throws Exception
+    {
+        final List<String> output = runMutant(PurgatoryStressHarness.Mutant.SKIP_RECHECK, false);
+        assertTrue(output.stream().anyMatch(line -> line.startsWith("VIOLATION lost wake-up")),
+            String.join("\n", output));
+    }
+
+    /** Runs the harness against a mutant in a child JVM, which is killed if the mutant wedged it. */
+    private static List<String> runMutant(final PurgatoryStressHarness.Mutant mutant, final boolean churn)
+        throws Exception
+    {
+        final List<String> command = new ArrayList<>();
+        command.add(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
+        command.add("--add-exports");
+        command.add("java.base/jdk.internal.misc=ALL-UNNAMED");
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(PurgatoryStressHarness.class.getName());
+        command.add(mutant.name());
+        command.add("1");
+        command.add("20000");
+        command.add(Boolean.toString(churn));
+        final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        final List<String> output = new ArrayList<>();
+        final Thread reader = new Thread(() ->
+        {
+            try (BufferedReader in = new BufferedReader(
+                new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8)))
+            {
+                String line;
+                while ((line = in.readLine()) != null)
+                {
+                    synchronized (output)
+                    {
+                        output.add(line);
+                    }
+                }
+            }
+            catch (final java.io.IOException ignored)
+            {
+                // the process was killed
+            }
+        });
+        reader.start();
+        final boolean exited = process.waitFor(90, TimeUnit.SECONDS);
+        if (!exited)
+        {
+            process.destroyForcibly().waitFor();
+        }
+        reader.join(5_000);
+        synchronized (output)
+        {
+            assertFalse(output.isEmpty(), "the child JVM printed nothing");
+            output.stream().filter(line -> line.startsWith("RESULT")).forEach(line -> System.out.println(mutant + " " + line));
+            return new ArrayList<>(output);
+        }
+    }
+}
