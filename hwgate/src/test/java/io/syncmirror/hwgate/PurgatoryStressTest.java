@@ -67,8 +67,11 @@ class PurgatoryStressTest
     {
         final List<String> command = new ArrayList<>();
         command.add(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
-        command.add("--add-exports");
-        command.add("java.base/jdk.internal.misc=ALL-UNNAMED");
+        final String jvmFlags = System.getProperty("syncmirror.jvm.flags", "").trim(); // set by the build
+        if (!jvmFlags.isEmpty())
+        {
+            command.addAll(List.of(jvmFlags.split("\\s+")));
+        }
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(PurgatoryStressHarness.class.getName());
