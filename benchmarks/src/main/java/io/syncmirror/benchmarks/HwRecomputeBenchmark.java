@@ -1,0 +1,147 @@
+package io.syncmirror.benchmarks;
+
+import java.util.concurrent.TimeUnit;
+
+import io.syncmirror.hwgate.HighWatermarkGate;
+import io.syncmirror.offheap.PartitionRowDescriptor;
+import io.syncmirror.offheap.PartitionTable;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * JMH benchmark of one LEO report and the sync high-watermark recompute it triggers at a pseudo-random partition
+ * slot, beside a baseline that loads and stores one long at the same random rows of a plain array as large as
+ * the partition table. Per JMH thread state, so every cell has a single writer as in production.
+ *
+ * <p>Why this baseline: at 100k partitions the table (4.8 to 11 MB) no longer fits the L2 cache and a recompute
+ * is dominated by the miss on the slot's row; the baseline takes the same miss and does nothing else, so the
+ * ratio isolates what the predicate, its acquire loads and its CAS add. At 1k partitions everything is cache
+ * resident and the absolute figure is the one to watch.
+ *
+ * <p>Every slot has {@link #LOCAL_REPLICAS} local replicas (ISR all of them, min.insync.replicas
+ * {@link #MIN_ISR}) and {@code mirrors} mirror links, each registered on every slot and reporting an ISR of
+ * {@link #REPLICAS_PER_MIRROR} replicas with MinISR {@link #MIN_ISR}, so the predicate reads
+ * {@code 3 + 3 * mirrors} LEO cells. Each operation bumps the next cell of a round robin over those cells by
+ * one at a random slot: LEOs only grow, and the HW advances (a CAS) whenever the bumped cell was the slot's
+ * only minimum, otherwise the recompute ends at the comparison.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Fork(value = 3, jvmArgsAppend = { BenchmarkFlags.ADD_EXPORTS, BenchmarkFlags.DISABLE_BOUNDS_CHECKS })
+@Warmup(iterations = 5, time = 1)
+@Measurement(iterations = 5, time = 1)
+@State(Scope.Thread)
+public class HwRecomputeBenchmark
+{
+    /** Local replicas per partition, the leader included. */
+    public static final int LOCAL_REPLICAS = 3;
+    /** Replicas each mirror link reports per partition. */
+    public static final int REPLICAS_PER_MIRROR = 3;
+    /** min.insync.replicas locally and the reported MinISR of every mirror. */
+    public static final int MIN_ISR = 2;
+
+    @Param({ "1000", "100000" })
+    public int partitions;
+
+    @Param({ "0", "1", "2" })
+    public int mirrors;
+
+    private PartitionTable table;
+    private HighWatermarkGate gate;
+    private int[] slots;
+    private int slotMask;
+    private int cursor;
+    private int[] cellMirror;
+    private int[] cellReplica;
+    private int nextCell;
+    private long[] memory;
+    private int longsPerRow;
+
+    /** Bytes of one partition row with {@code mirrors} mirror links, as this benchmark lays it out. */
+    public static int rowBytes(final int mirrors)
+    {
+        return new PartitionRowDescriptor(LOCAL_REPLICAS, mirrors, REPLICAS_PER_MIRROR).rowBytes();
+    }
+
+    @Setup
+    public void setUp()
+    {
+        table = new PartitionTable(partitions, LOCAL_REPLICAS, mirrors, REPLICAS_PER_MIRROR);
+        gate = new HighWatermarkGate(table);
+        final int localIsr = (1 << LOCAL_REPLICAS) - 1;
+        final int mirrorIsr = (1 << REPLICAS_PER_MIRROR) - 1;
+        for (int slot = 0; slot < partitions; slot++)
+        {
+            table.initSlot(slot, 0L, localIsr, MIN_ISR);
+            for (int mirror = 0; mirror < mirrors; mirror++)
+            {
+                table.mirrorIsr(slot, mirror, mirrorIsr, MIN_ISR);
+            }
+            table.registeredMirrors(slot, (1 << mirrors) - 1);
+        }
+
+        final int cells = LOCAL_REPLICAS + mirrors * REPLICAS_PER_MIRROR;
+        cellMirror = new int[cells];
+        cellReplica = new int[cells];
+        for (int cell = 0; cell < cells; cell++)
+        {
+            final boolean local = cell < LOCAL_REPLICAS;
+            cellMirror[cell] = local ? -1 : (cell - LOCAL_REPLICAS) / REPLICAS_PER_MIRROR;
+            cellReplica[cell] = local ? cell : (cell - LOCAL_REPLICAS) % REPLICAS_PER_MIRROR;
+        }
+
+        slots = SlotSequences.randomSlots(partitions, SlotSequences.LENGTH, SlotSequences.SEED);
+        slotMask = SlotSequences.LENGTH - 1;
+        longsPerRow = table.layout().rowBytes() / Long.BYTES;
+        memory = new long[partitions * longsPerRow];
+    }
+
+    /** The table under test, for tests of this benchmark. */
+    PartitionTable table()
+    {
+        return table;
+    }
+
+    /**
+     * One LEO report (a release store into the replica's own cell) and the HW recompute over the slot's row.
+     *
+     * @return the new HW, or {@link HighWatermarkGate#NO_ADVANCE}.
+     */
+    @Benchmark
+    public long hwRecompute()
+    {
+        final int slot = slots[cursor++ & slotMask];
+        final int cell = nextCell;
+        nextCell = cell + 1 == cellMirror.length ? 0 : cell + 1;
+        final int mirror = cellMirror[cell];
+        final int replica = cellReplica[cell];
+        if (mirror < 0)
+        {
+            table.localLeo(slot, replica, table.localLeo(slot, replica) + 1);
+        }
+        else
+        {
+            table.mirrorLeo(slot, mirror, replica, table.mirrorLeo(slot, mirror, replica) + 1);
+        }
+        return gate.maybeAdvance(slot);
+    }
+
+    /** The memory-bound floor: one load and one store at the first long of the same random row. */
+    @Benchmark
+    public long randomLoadBaseline()
+    {
+        final int index = slots[cursor++ & slotMask] * longsPerRow;
+        final long value = memory[index] + 1;
+        memory[index] = value;
+        return value;
+    }
+}

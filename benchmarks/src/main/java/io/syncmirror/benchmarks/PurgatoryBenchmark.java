@@ -1,0 +1,315 @@
+package io.syncmirror.benchmarks;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+
+import io.syncmirror.hwgate.AckOutcome;
+import io.syncmirror.hwgate.DelayedProducePurgatory;
+import io.syncmirror.hwgate.HighWatermarkGate;
+import io.syncmirror.hwgate.OwnerWakeup;
+import io.syncmirror.hwgate.ProduceCompletionHandler;
+import io.syncmirror.hwgate.RequestShard;
+import io.syncmirror.offheap.PartitionTable;
+import org.apache.kafka.server.purgatory.DelayedOperationPurgatory;
+import org.apache.kafka.server.purgatory.TopicPartitionOperationKey;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * JMH benchmark of one acks=all produce request's life in the delayed-produce purgatory, from the leader's
+ * append to the delivery of its ack, in ours and in Kafka 4.4's DelayedOperationPurgatory, at 100k partitions.
+ * Per JMH thread state.
+ *
+ * <p>Both sides run the same steps over the same {@link PartitionTable} and the same pseudo-random slots (the
+ * partitions of one request are distinct): for each partition the leader publishes its new LEO and the
+ * request starts waiting for that offset; then each partition's two followers report the same LEO, the second
+ * report advances the HW, and the completion reaches the request's owner. Ours: {@link RequestShard#begin},
+ * {@link DelayedProducePurgatory#onLocalLeo} and {@link RequestShard#watch} per partition, {@link RequestShard#arm},
+ * the follower reports through {@link DelayedProducePurgatory#onLocalLeo}, which pops the slot's completed FIFO
+ * prefix, and {@link RequestShard#poll} to deliver. Kafka: a {@link HighWatermarkDelayedProduce} watched under a
+ * new {@link TopicPartitionOperationKey} per partition with {@code tryCompleteElseWatch}, as ReplicaManager
+ * does after the append, then per follower report the same HW recompute and, when the HW moved,
+ * {@code checkAndComplete} with a new key, as Partition does.
+ *
+ * <p>Kafka's purgatory is built as ReplicaManager builds its produce purgatory (a SystemTimer, the expiration
+ * reaper thread running, purge interval 1000 requests). Deadlines are 30 s ahead and never fire; ours runs on a
+ * fake clock that does not move, Kafka's timer reads the system clock as it always does.
+ *
+ * <p>At 100k partitions the rows (and our per-slot FIFOs) are cold: a request pays a cache miss for each line
+ * it touches first, on both sides, so this measures the purgatory where production runs it, not in cache.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Fork(value = 3, jvmArgsAppend = { BenchmarkFlags.ADD_EXPORTS, BenchmarkFlags.DISABLE_BOUNDS_CHECKS })
+@Warmup(iterations = 5, time = 1)
+@Measurement(iterations = 5, time = 1)
+public class PurgatoryBenchmark
+{
+    /** The request timeout. */
+    public static final long DEADLINE_MS = 30_000L;
+    /** Local replicas per partition: the leader and two followers, all in the ISR. */
+    public static final int LOCAL_REPLICAS = 3;
+    /** min.insync.replicas. */
+    public static final int MIN_ISR = 2;
+    /** Partitions per topic when slots are named for Kafka's keys. */
+    public static final int PARTITIONS_PER_TOPIC = 100;
+    /** Characters in a topic name. */
+    public static final int TOPIC_NAME_LENGTH = 12;
+
+    static final int LEADER = 0;
+    static final int FIRST_FOLLOWER = 1;
+    static final int SECOND_FOLLOWER = 2;
+
+    /**
+     * The partitions, their rows and the slots each request touches, shared by both sides' states. Owned by one
+     * benchmark thread.
+     */
+    @State(Scope.Thread)
+    public static class Workload
+    {
+        @Param({ "100000" })
+        public int partitions;
+
+        @Param({ "1", "3" })
+        public int partitionsPerRequest;
+
+        PartitionTable table;
+        HighWatermarkGate gate;
+        int[] slots;
+        String[] topics;
+        private int cursor;
+
+        @Setup
+        public void setUp()
+        {
+            table = new PartitionTable(partitions, LOCAL_REPLICAS, 0, 0);
+            gate = new HighWatermarkGate(table);
+            for (int slot = 0; slot < partitions; slot++)
+            {
+                table.initSlot(slot, 0L, (1 << LOCAL_REPLICAS) - 1, MIN_ISR);
+            }
+            slots = SlotSequences.distinctGroups(
+                partitions, SlotSequences.LENGTH / partitionsPerRequest, partitionsPerRequest, SlotSequences.SEED);
+            topics = topicNames((partitions + PARTITIONS_PER_TOPIC - 1) / PARTITIONS_PER_TOPIC);
+        }
+
+        /**
+         * Unrelated topic names, as a cluster's are. Not "topic-N": a key's hash is 31 * hash(topic) + partition,
+         * and the hashes of sequential names differ by small steps, so their keys would collide by construction
+         * and push Kafka's watcher maps into tree bins that a real cluster rarely sees.
+         */
+        static String[] topicNames(final int count)
+        {
+            final SplittableRandom random = new SplittableRandom(SlotSequences.SEED);
+            final String[] names = new String[count];
+            final char[] name = new char[TOPIC_NAME_LENGTH];
+            for (int i = 0; i < count; i++)
+            {
+                for (int c = 0; c < name.length; c++)
+                {
+                    name[c] = (char)('a' + random.nextInt(26));
+                }
+                names[i] = new String(name);
+            }
+            return names;
+        }
+
+        /** Index in {@link #slots} of the next request's first partition. */
+        int nextRequest()
+        {
+            final int first = cursor;
+            final int next = first + partitionsPerRequest;
+            cursor = next == slots.length ? 0 : next;
+            return first;
+        }
+
+        /** A new key for {@code slot}'s partition, as Kafka builds one per request and per completion check. */
+        TopicPartitionOperationKey key(final int slot)
+        {
+            return new TopicPartitionOperationKey(topics[slot / PARTITIONS_PER_TOPIC], slot % PARTITIONS_PER_TOPIC);
+        }
+    }
+
+    /** Our purgatory with one request shard. Owned by one benchmark thread, the shard's owner. */
+    @State(Scope.Thread)
+    public static class Ours
+    {
+        /** Waits per slot FIFO; one is ever in use here, production sizes it for pipelined producers. */
+        static final int RING_CAPACITY = 8;
+        static final int MAX_REQUESTS = 1024;
+
+        DelayedProducePurgatory purgatory;
+        RequestShard shard;
+        final CountingHandler handler = new CountingHandler();
+        private long[] requiredOffsets;
+        private final long nowMs = 1_000_000L;
+        private long begun;
+
+        @Setup
+        public void setUp(final Workload workload)
+        {
+            purgatory = new DelayedProducePurgatory(workload.gate, RING_CAPACITY, 1);
+            requiredOffsets = new long[workload.partitionsPerRequest];
+            shard = purgatory.newShard(
+                MAX_REQUESTS, MAX_REQUESTS * workload.partitionsPerRequest, handler, OwnerWakeup.NONE, nowMs);
+        }
+
+        /** Checks that every request began was delivered with a success on every partition. */
+        @TearDown
+        public void tearDown()
+        {
+            if (handler.delivered != begun || handler.failedWaits != 0 || shard.inFlight() != 0)
+            {
+                throw new IllegalStateException("began " + begun + ", delivered " + handler.delivered +
+                    ", failed waits " + handler.failedWaits + ", in flight " + shard.inFlight());
+            }
+        }
+
+        /** One request's life; returns the number of requests delivered (one). */
+        int produce(final Workload workload)
+        {
+            final int first = workload.nextRequest();
+            final int count = workload.partitionsPerRequest;
+            final int[] slots = workload.slots;
+            final PartitionTable table = workload.table;
+            final int request = shard.begin(begun++, count, nowMs + DEADLINE_MS);
+            if (request == RequestShard.NO_REQUEST)
+            {
+                throw new IllegalStateException("request shard full: " + shard);
+            }
+            for (int i = 0; i < count; i++)
+            {
+                final int slot = slots[first + i];
+                final long leo = table.localLeo(slot, LEADER) + 1;
+                purgatory.onLocalLeo(slot, LEADER, leo);
+                shard.watch(request, slot, leo);
+                requiredOffsets[i] = leo;
+            }
+            shard.arm(request);
+            for (int i = 0; i < count; i++)
+            {
+                final int slot = slots[first + i];
+                purgatory.onLocalLeo(slot, FIRST_FOLLOWER, requiredOffsets[i]);
+                purgatory.onLocalLeo(slot, SECOND_FOLLOWER, requiredOffsets[i]);
+            }
+            return shard.poll(nowMs);
+        }
+    }
+
+    /** Counts delivered requests and reads each wait's outcome, as a response builder must. Owner thread only. */
+    static final class CountingHandler implements ProduceCompletionHandler
+    {
+        long delivered;
+        long failedWaits;
+
+        @Override
+        public void onProduceComplete(final RequestShard shard, final int request, final long cookie)
+        {
+            for (int cell = shard.firstCell(request); cell != RequestShard.NO_CELL; cell = shard.nextCell(cell))
+            {
+                if (shard.cellOutcome(cell) != AckOutcome.SUCCESS)
+                {
+                    failedWaits++;
+                }
+            }
+            delivered++;
+        }
+    }
+
+    /**
+     * Kafka 4.4's DelayedOperationPurgatory, built as ReplicaManager builds its produce purgatory. Driven by one
+     * benchmark thread; the purgatory's own reaper thread runs beside it.
+     */
+    @State(Scope.Thread)
+    public static class Kafka
+    {
+        static final int BROKER_ID = 0;
+        /** Kafka's producer.purgatory.purge.interval.requests default. */
+        static final int PURGE_INTERVAL_REQUESTS = 1000;
+
+        DelayedOperationPurgatory<HighWatermarkDelayedProduce> purgatory;
+        final HighWatermarkDelayedProduce.Outcomes outcomes = new HighWatermarkDelayedProduce.Outcomes();
+        private long begun;
+
+        @Setup
+        public void setUp()
+        {
+            purgatory = new DelayedOperationPurgatory<>("Produce", BROKER_ID, PURGE_INTERVAL_REQUESTS);
+        }
+
+        /** Stops the reaper thread, then checks that every request completed before its deadline. */
+        @TearDown
+        public void tearDown() throws Exception
+        {
+            purgatory.shutdown();
+            if (outcomes.completed() != begun || outcomes.expired() != 0)
+            {
+                throw new IllegalStateException("began " + begun + ", completed " + outcomes.completed() +
+                    ", expired " + outcomes.expired());
+            }
+        }
+
+        /** One request's life; returns the number of requests completed so far. */
+        long produce(final Workload workload)
+        {
+            final int first = workload.nextRequest();
+            final int count = workload.partitionsPerRequest;
+            final int[] slots = workload.slots;
+            final PartitionTable table = workload.table;
+            final HighWatermarkGate gate = workload.gate;
+            final int[] requestSlots = new int[count];
+            final long[] requiredOffsets = new long[count];
+            final List<TopicPartitionOperationKey> keys = new ArrayList<>(count);
+            for (int i = 0; i < count; i++)
+            {
+                final int slot = slots[first + i];
+                final long leo = table.localLeo(slot, LEADER) + 1;
+                table.localLeo(slot, LEADER, leo);
+                gate.maybeAdvance(slot);
+                requestSlots[i] = slot;
+                requiredOffsets[i] = leo;
+                keys.add(workload.key(slot));
+            }
+            begun++;
+            purgatory.tryCompleteElseWatch(
+                new HighWatermarkDelayedProduce(DEADLINE_MS, table, requestSlots, requiredOffsets, outcomes), keys);
+            for (int i = 0; i < count; i++)
+            {
+                final int slot = requestSlots[i];
+                table.localLeo(slot, FIRST_FOLLOWER, requiredOffsets[i]);
+                boolean advanced = gate.maybeAdvance(slot) != HighWatermarkGate.NO_ADVANCE;
+                table.localLeo(slot, SECOND_FOLLOWER, requiredOffsets[i]);
+                advanced |= gate.maybeAdvance(slot) != HighWatermarkGate.NO_ADVANCE;
+                if (advanced)
+                {
+                    purgatory.checkAndComplete(workload.key(slot));
+                }
+            }
+            return outcomes.completed();
+        }
+    }
+
+    @Benchmark
+    public int syncmirrorPurgatory(final Workload workload, final Ours ours)
+    {
+        return ours.produce(workload);
+    }
+
+    @Benchmark
+    public long kafkaPurgatory(final Workload workload, final Kafka kafka)
+    {
+        return kafka.produce(workload);
+    }
+}

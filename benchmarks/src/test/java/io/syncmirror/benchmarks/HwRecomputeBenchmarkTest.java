@@ -1,0 +1,89 @@
+package io.syncmirror.benchmarks;
+
+import io.syncmirror.hwgate.HighWatermarkGate;
+import io.syncmirror.offheap.PartitionTable;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class HwRecomputeBenchmarkTest
+{
+    private static final int OPERATIONS = 200_000;
+
+    @Test
+    void shouldAdvanceTheHighWatermarkWithoutMirrors()
+    {
+        shouldKeepTheHighWatermarkAtTheMinimumLeo(0);
+    }
+
+    @Test
+    void shouldAdvanceTheHighWatermarkWithTwoMirrors()
+    {
+        shouldKeepTheHighWatermarkAtTheMinimumLeo(2);
+    }
+
+    @Test
+    void shouldLayOutRowsOfTheDocumentedSize()
+    {
+        assertEquals(48, HwRecomputeBenchmark.rowBytes(0));
+        assertEquals(80, HwRecomputeBenchmark.rowBytes(1));
+        assertEquals(112, HwRecomputeBenchmark.rowBytes(2));
+    }
+
+    @Test
+    void shouldTouchTheSameRowsInTheBaseline()
+    {
+        final HwRecomputeBenchmark benchmark = benchmark(1);
+        long sum = 0;
+        for (int i = 0; i < OPERATIONS; i++)
+        {
+            sum += benchmark.randomLoadBaseline() > 0 ? 1 : 0;
+        }
+        assertEquals(OPERATIONS, sum);
+    }
+
+    private static void shouldKeepTheHighWatermarkAtTheMinimumLeo(final int mirrors)
+    {
+        final HwRecomputeBenchmark benchmark = benchmark(mirrors);
+        long advances = 0;
+        for (int i = 0; i < OPERATIONS; i++)
+        {
+            if (benchmark.hwRecompute() != HighWatermarkGate.NO_ADVANCE)
+            {
+                advances++;
+            }
+        }
+
+        final PartitionTable table = benchmark.table();
+        long highWatermarks = 0;
+        for (int slot = 0; slot < table.slotCapacity(); slot++)
+        {
+            long min = Long.MAX_VALUE;
+            for (int replica = 0; replica < HwRecomputeBenchmark.LOCAL_REPLICAS; replica++)
+            {
+                min = Math.min(min, table.localLeo(slot, replica));
+            }
+            for (int mirror = 0; mirror < mirrors; mirror++)
+            {
+                for (int replica = 0; replica < HwRecomputeBenchmark.REPLICAS_PER_MIRROR; replica++)
+                {
+                    min = Math.min(min, table.mirrorLeo(slot, mirror, replica));
+                }
+            }
+            assertEquals(min, table.highWatermark(slot), "slot " + slot);
+            highWatermarks += table.highWatermark(slot);
+        }
+        assertEquals(highWatermarks, advances, "every advance moves one HW by one");
+        assertTrue(advances > OPERATIONS / (10L * (1 + mirrors)), "the HW advances often: " + advances);
+    }
+
+    private static HwRecomputeBenchmark benchmark(final int mirrors)
+    {
+        final HwRecomputeBenchmark benchmark = new HwRecomputeBenchmark();
+        benchmark.partitions = 1000;
+        benchmark.mirrors = mirrors;
+        benchmark.setUp();
+        return benchmark;
+    }
+}

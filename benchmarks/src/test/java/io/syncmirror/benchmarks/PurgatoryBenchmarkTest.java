@@ -1,0 +1,94 @@
+package io.syncmirror.benchmarks;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+class PurgatoryBenchmarkTest
+{
+    private static final int REQUESTS = 5_000;
+
+    @Test
+    void shouldDeliverEveryRequestOfOneWait()
+    {
+        shouldDeliverEveryRequestInOurPurgatory(1);
+    }
+
+    @Test
+    void shouldDeliverEveryRequestOfThreeWaits()
+    {
+        shouldDeliverEveryRequestInOurPurgatory(3);
+    }
+
+    @Test
+    void shouldCompleteEveryKafkaOperationOfOnePartition() throws Exception
+    {
+        shouldCompleteEveryKafkaOperation(1);
+    }
+
+    @Test
+    void shouldCompleteEveryKafkaOperationOfThreePartitions() throws Exception
+    {
+        shouldCompleteEveryKafkaOperation(3);
+    }
+
+    @Test
+    void shouldAdvanceTheHighWatermarkOfEachPartitionTheRequestsTouched()
+    {
+        final PurgatoryBenchmark.Workload workload = workload(3);
+        final PurgatoryBenchmark.Ours ours = new PurgatoryBenchmark.Ours();
+        ours.setUp(workload);
+        ours.produce(workload);
+
+        for (int i = 0; i < 3; i++)
+        {
+            assertEquals(1L, workload.table.highWatermark(workload.slots[i]));
+        }
+    }
+
+    private static void shouldDeliverEveryRequestInOurPurgatory(final int partitionsPerRequest)
+    {
+        final PurgatoryBenchmark.Workload workload = workload(partitionsPerRequest);
+        final PurgatoryBenchmark.Ours ours = new PurgatoryBenchmark.Ours();
+        ours.setUp(workload);
+
+        for (int i = 0; i < REQUESTS; i++)
+        {
+            assertEquals(1, ours.produce(workload));
+        }
+
+        assertEquals(REQUESTS, ours.handler.delivered);
+        assertEquals(0, ours.handler.failedWaits);
+        assertEquals(0, ours.shard.inFlight());
+        assertEquals(0, ours.shard.scheduledDeadlines());
+        ours.tearDown();
+    }
+
+    private static void shouldCompleteEveryKafkaOperation(final int partitionsPerRequest) throws Exception
+    {
+        final PurgatoryBenchmark.Workload workload = workload(partitionsPerRequest);
+        final PurgatoryBenchmark.Kafka kafka = new PurgatoryBenchmark.Kafka();
+        kafka.setUp();
+        try
+        {
+            for (int i = 1; i <= REQUESTS; i++)
+            {
+                assertEquals(i, kafka.produce(workload));
+            }
+            assertEquals(0, kafka.purgatory.numDelayed());
+        }
+        finally
+        {
+            kafka.tearDown();
+        }
+    }
+
+    private static PurgatoryBenchmark.Workload workload(final int partitionsPerRequest)
+    {
+        final PurgatoryBenchmark.Workload workload = new PurgatoryBenchmark.Workload();
+        workload.partitions = 1000;
+        workload.partitionsPerRequest = partitionsPerRequest;
+        workload.setUp();
+        return workload;
+    }
+}
