@@ -11,6 +11,8 @@ import io.syncmirror.hwgate.HighWatermarkGate;
 import io.syncmirror.hwgate.OwnerWakeup;
 import io.syncmirror.hwgate.ProduceCompletionHandler;
 import io.syncmirror.hwgate.RequestShard;
+import io.syncmirror.hwgate.WaiterRings;
+import io.syncmirror.offheap.PartitionRowDescriptor;
 import io.syncmirror.offheap.PartitionTable;
 import org.apache.kafka.server.purgatory.DelayedOperationPurgatory;
 import org.apache.kafka.server.purgatory.TopicPartitionOperationKey;
@@ -55,6 +57,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(value = 3, jvmArgsAppend = { BenchmarkFlags.ADD_EXPORTS, BenchmarkFlags.DISABLE_BOUNDS_CHECKS })
 @Warmup(iterations = 5, time = 1)
 @Measurement(iterations = 5, time = 1)
+@State(Scope.Thread)
 public class PurgatoryBenchmark
 {
     /** The request timeout. */
@@ -72,29 +75,54 @@ public class PurgatoryBenchmark
     static final int FIRST_FOLLOWER = 1;
     static final int SECOND_FOLLOWER = 2;
 
+    @Param({ "100000" })
+    public int partitions;
+
+    @Param({ "1", "3" })
+    public int partitionsPerRequest;
+
+    private Workload workload;
+    private Ours ours;
+    private Kafka kafka;
+
     /**
-     * The partitions, their rows and the slots each request touches, shared by both sides' states. Owned by one
-     * benchmark thread.
+     * One state for both sides, so that both run over the one workload of their trial. (A state injected into
+     * another state's setup is a separate instance in JMH; our purgatory once ran over one table while the
+     * benchmark read another, and completed every wait at once.)
      */
-    @State(Scope.Thread)
-    public static class Workload
+    @Setup
+    public void setUp()
     {
-        @Param({ "100000" })
-        public int partitions;
+        workload = new Workload(partitions, partitionsPerRequest);
+        ours = new Ours(workload);
+        kafka = new Kafka();
+    }
 
-        @Param({ "1", "3" })
-        public int partitionsPerRequest;
+    /** Stops Kafka's reaper, then checks that every request of either side was delivered with success. */
+    @TearDown
+    public void tearDown() throws Exception
+    {
+        kafka.tearDown();
+        ours.tearDown();
+    }
 
-        PartitionTable table;
-        HighWatermarkGate gate;
-        int[] slots;
-        String[] topics;
+    /** The partitions, their rows and the slots each request touches. Owned by one benchmark thread. */
+    static final class Workload
+    {
+        final int partitions;
+        final int partitionsPerRequest;
+        final PartitionTable table;
+        final HighWatermarkGate gate;
+        final int[] slots;
+        final String[] topics;
         private int cursor;
 
-        @Setup
-        public void setUp()
+        Workload(final int partitions, final int partitionsPerRequest)
         {
-            table = new PartitionTable(partitions, LOCAL_REPLICAS, 0, 0);
+            this.partitions = partitions;
+            this.partitionsPerRequest = partitionsPerRequest;
+            // Rows carry our FIFOs in their extension, as a broker lays them out; Kafka's side reads the same rows.
+            table = new PartitionTable(partitions, LOCAL_REPLICAS, 0, 0, WaiterRings.bytesFor(Ours.RING_CAPACITY));
             gate = new HighWatermarkGate(table);
             for (int slot = 0; slot < partitions; slot++)
             {
@@ -143,8 +171,7 @@ public class PurgatoryBenchmark
     }
 
     /** Our purgatory with one request shard. Owned by one benchmark thread, the shard's owner. */
-    @State(Scope.Thread)
-    public static class Ours
+    static final class Ours
     {
         /** Waits per slot FIFO; one is ever in use here, production sizes it for pipelined producers. */
         static final int RING_CAPACITY = 8;
@@ -154,11 +181,10 @@ public class PurgatoryBenchmark
         RequestShard shard;
         final CountingHandler handler = new CountingHandler();
         private long[] requiredOffsets;
-        private final long nowMs = 1_000_000L;
-        private long begun;
+        final long nowMs = 1_000_000L;
+        long begun;
 
-        @Setup
-        public void setUp(final Workload workload)
+        Ours(final Workload workload)
         {
             purgatory = new DelayedProducePurgatory(workload.gate, RING_CAPACITY, 1);
             requiredOffsets = new long[workload.partitionsPerRequest];
@@ -167,8 +193,7 @@ public class PurgatoryBenchmark
         }
 
         /** Checks that every request began was delivered with a success on every partition. */
-        @TearDown
-        public void tearDown()
+        void tearDown()
         {
             if (handler.delivered != begun || handler.failedWaits != 0 || shard.inFlight() != 0)
             {
@@ -208,6 +233,63 @@ public class PurgatoryBenchmark
         }
     }
 
+    /** Ours, purgatory only: watch, the shared HW publication, the FIFO drain, the delivery. */
+    static int produceWatchComplete(final Workload workload, final Ours ours)
+    {
+        final int first = workload.nextRequest();
+        final int count = workload.partitionsPerRequest;
+        final int[] slots = workload.slots;
+        final PartitionTable table = workload.table;
+        final RequestShard shard = ours.shard;
+        final int request = shard.begin(ours.begun++, count, ours.nowMs + DEADLINE_MS);
+        if (request == RequestShard.NO_REQUEST)
+        {
+            throw new IllegalStateException("request shard full: " + shard);
+        }
+        for (int i = 0; i < count; i++)
+        {
+            final int slot = slots[first + i];
+            shard.watch(request, slot, table.highWatermark(slot) + 1);
+        }
+        shard.arm(request);
+        for (int i = 0; i < count; i++)
+        {
+            final int slot = slots[first + i];
+            publishHighWatermark(table, slot, table.highWatermark(slot) + 1);
+            ours.purgatory.onHighWatermarkAdvanced(slot);
+        }
+        return shard.poll(ours.nowMs);
+    }
+
+    /** Kafka, purgatory only: tryCompleteElseWatch, the shared HW publication, checkAndComplete per partition. */
+    static long produceWatchComplete(final Workload workload, final Kafka kafka)
+    {
+        final int first = workload.nextRequest();
+        final int count = workload.partitionsPerRequest;
+        final int[] slots = workload.slots;
+        final PartitionTable table = workload.table;
+        final int[] requestSlots = new int[count];
+        final long[] requiredOffsets = new long[count];
+        final List<TopicPartitionOperationKey> keys = new ArrayList<>(count);
+        for (int i = 0; i < count; i++)
+        {
+            final int slot = slots[first + i];
+            requestSlots[i] = slot;
+            requiredOffsets[i] = table.highWatermark(slot) + 1;
+            keys.add(workload.key(slot));
+        }
+        kafka.begun++;
+        kafka.purgatory.tryCompleteElseWatch(new HighWatermarkDelayedProduce(
+            DEADLINE_MS, table, requestSlots, requiredOffsets, kafka.outcomes), keys);
+        for (int i = 0; i < count; i++)
+        {
+            final int slot = requestSlots[i];
+            publishHighWatermark(table, slot, requiredOffsets[i]);
+            kafka.purgatory.checkAndComplete(workload.key(slot));
+        }
+        return kafka.outcomes.completed();
+    }
+
     /** Counts delivered requests and reads each wait's outcome, as a response builder must. Owner thread only. */
     static final class CountingHandler implements ProduceCompletionHandler
     {
@@ -232,8 +314,7 @@ public class PurgatoryBenchmark
      * Kafka 4.4's DelayedOperationPurgatory, built as ReplicaManager builds its produce purgatory. Driven by one
      * benchmark thread; the purgatory's own reaper thread runs beside it.
      */
-    @State(Scope.Thread)
-    public static class Kafka
+    static final class Kafka
     {
         static final int BROKER_ID = 0;
         /** Kafka's producer.purgatory.purge.interval.requests default. */
@@ -241,17 +322,15 @@ public class PurgatoryBenchmark
 
         DelayedOperationPurgatory<HighWatermarkDelayedProduce> purgatory;
         final HighWatermarkDelayedProduce.Outcomes outcomes = new HighWatermarkDelayedProduce.Outcomes();
-        private long begun;
+        long begun;
 
-        @Setup
-        public void setUp()
+        Kafka()
         {
             purgatory = new DelayedOperationPurgatory<>("Produce", BROKER_ID, PURGE_INTERVAL_REQUESTS);
         }
 
         /** Stops the reaper thread, then checks that every request completed before its deadline. */
-        @TearDown
-        public void tearDown() throws Exception
+        void tearDown() throws Exception
         {
             purgatory.shutdown();
             if (outcomes.completed() != begun || outcomes.expired() != 0)
@@ -301,15 +380,43 @@ public class PurgatoryBenchmark
         }
     }
 
+    /**
+     * Moves {@code slot}'s HW to {@code hw} the way the gate publishes it after a recompute (one CAS on the row's
+     * HW word), without LEO reports: the purgatory-only comparison shares this step, so it measures the two
+     * purgatories rather than the LEO and HW machinery both sides have in common.
+     */
+    static void publishHighWatermark(final PartitionTable table, final int slot, final long hw)
+    {
+        final int offset = table.rowOffset(slot) + PartitionRowDescriptor.HW_WORD_OFFSET;
+        long word;
+        do
+        {
+            word = table.buffer().getLongVolatile(offset);
+        }
+        while (!table.buffer().compareAndSetLong(offset, word, PartitionRowDescriptor.hwWord(hw, word)));
+    }
+
     @Benchmark
-    public int syncmirrorPurgatory(final Workload workload, final Ours ours)
+    public int syncmirrorPurgatory()
     {
         return ours.produce(workload);
     }
 
     @Benchmark
-    public long kafkaPurgatory(final Workload workload, final Kafka kafka)
+    public long kafkaPurgatory()
     {
         return kafka.produce(workload);
+    }
+
+    @Benchmark
+    public int syncmirrorWatchComplete()
+    {
+        return produceWatchComplete(workload, ours);
+    }
+
+    @Benchmark
+    public long kafkaWatchComplete()
+    {
+        return produceWatchComplete(workload, kafka);
     }
 }

@@ -2,6 +2,7 @@ package io.syncmirror.hwgate;
 
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
+import io.syncmirror.offheap.PartitionRowDescriptor;
 import io.syncmirror.offheap.PartitionTable;
 
 /**
@@ -32,6 +33,8 @@ public class DelayedProducePurgatory
     /**
      * @param gate         the HW predicate over the partition table.
      * @param ringCapacity waits per slot, a power of two; a slot with that many waits answers new ones at once.
+     *                     The FIFOs live in the partition rows when the table was created with an extension
+     *                     of {@link WaiterRings#bytesFor(int)} bytes, otherwise in a buffer of their own.
      * @param maxShards    owner threads that may create a {@link RequestShard}, at most 256.
      */
     public DelayedProducePurgatory(final HighWatermarkGate gate, final int ringCapacity, final int maxShards)
@@ -42,7 +45,10 @@ public class DelayedProducePurgatory
         }
         this.gate = gate;
         this.table = gate.table();
-        this.rings = new WaiterRings(table.slotCapacity(), ringCapacity);
+        final PartitionRowDescriptor layout = table.layout();
+        this.rings = layout.extensionBytes() >= WaiterRings.bytesFor(ringCapacity) ?
+            new WaiterRings(table.buffer(), layout.extensionOffset(), layout.rowBytes(), ringCapacity) :
+            new WaiterRings(table.slotCapacity(), ringCapacity);
         this.shards = new AtomicReferenceArray<>(maxShards);
     }
 
@@ -127,6 +133,15 @@ public class DelayedProducePurgatory
             completeUpTo(slot, hw);
         }
         return hw;
+    }
+
+    /**
+     * Completes the waits of {@code slot} that its current HW reached, for a caller that advanced the HW itself
+     * (with {@link HighWatermarkGate#maybeAdvance}, e.g. once for a batch of LEO reports).
+     */
+    public void onHighWatermarkAdvanced(final int slot)
+    {
+        completeUpTo(slot, table.highWatermark(slot));
     }
 
     /**

@@ -32,6 +32,7 @@ public final class HierarchicalTimingWheel
     private static final int NOT_SCHEDULED = -2;
 
     private final long tickMs;
+    private final int tickShift;
     private final int bitsPerLevel;
     private final int levels;
     private final int bucketMask;
@@ -47,7 +48,7 @@ public final class HierarchicalTimingWheel
 
     /**
      * @param capacity     timer ids are 0 .. capacity-1.
-     * @param tickMs       the resolution.
+     * @param tickMs       the resolution, a power of two (ticks are shifts, not divisions, on the hot path).
      * @param bitsPerLevel log2 of the buckets per level.
      * @param levels       number of levels.
      * @param startMs      the time the wheel starts at.
@@ -55,12 +56,14 @@ public final class HierarchicalTimingWheel
     public HierarchicalTimingWheel(
         final int capacity, final long tickMs, final int bitsPerLevel, final int levels, final long startMs)
     {
-        if (capacity < 1 || tickMs < 1 || bitsPerLevel < 1 || levels < 1 || bitsPerLevel * levels > 40)
+        if (capacity < 1 || tickMs < 1 || Long.bitCount(tickMs) != 1 || bitsPerLevel < 1 || levels < 1 ||
+            bitsPerLevel * levels > 40)
         {
             throw new IllegalArgumentException("bad timing wheel shape: capacity=" + capacity + " tickMs=" + tickMs +
                 " bitsPerLevel=" + bitsPerLevel + " levels=" + levels);
         }
         this.tickMs = tickMs;
+        this.tickShift = Long.numberOfTrailingZeros(tickMs);
         this.bitsPerLevel = bitsPerLevel;
         this.levels = levels;
         this.bucketMask = (1 << bitsPerLevel) - 1;
@@ -73,7 +76,7 @@ public final class HierarchicalTimingWheel
         this.bucketOf = new int[capacity];
         Arrays.fill(bucketOf, NOT_SCHEDULED);
         this.deadlineTick = new long[capacity];
-        this.currentTick = startMs / tickMs;
+        this.currentTick = startMs >> tickShift;
     }
 
     /** A wheel of 1 ms ticks, 64 buckets a level and 4 levels. */
@@ -96,13 +99,13 @@ public final class HierarchicalTimingWheel
     /** The deadline of a scheduled timer, in ms, rounded down to a tick. */
     public long deadlineMs(final int timerId)
     {
-        return deadlineTick[timerId] * tickMs;
+        return deadlineTick[timerId] << tickShift;
     }
 
     /** The start of the first tick {@link #poll} has not processed yet. */
     public long currentTimeMs()
     {
-        return currentTick * tickMs;
+        return currentTick << tickShift;
     }
 
     /**
@@ -119,7 +122,7 @@ public final class HierarchicalTimingWheel
         {
             size++;
         }
-        final long tick = (deadlineMs + tickMs - 1) / tickMs;
+        final long tick = (deadlineMs + tickMs - 1) >> tickShift;
         deadlineTick[timerId] = tick;
         // A deadline in a tick already processed goes to the due list, which the next poll expires first.
         link(timerId, tick < currentTick ? dueBucket : bucketFor(tick));
@@ -145,7 +148,7 @@ public final class HierarchicalTimingWheel
      */
     public int poll(final long nowMs, final ExpiryHandler handler)
     {
-        final long nowTick = nowMs / tickMs;
+        final long nowTick = nowMs >> tickShift;
         int expired = expireBucket(dueBucket, handler);
         while (currentTick <= nowTick)
         {

@@ -6,6 +6,7 @@ import org.agrona.concurrent.AtomicBuffer;
 
 import static io.syncmirror.offheap.PartitionRowDescriptor.HW_WORD_OFFSET;
 import static io.syncmirror.offheap.PartitionRowDescriptor.LOCAL_ISR_OFFSET;
+import static io.syncmirror.offheap.PartitionRowDescriptor.LOCAL_LEO_OFFSET;
 import static io.syncmirror.offheap.PartitionRowDescriptor.MIRROR_ISR_OFFSET;
 import static io.syncmirror.offheap.PartitionRowDescriptor.MIRROR_LEO_OFFSET;
 import static io.syncmirror.offheap.PartitionRowDescriptor.REGISTERED_MIRRORS_OFFSET;
@@ -40,15 +41,18 @@ public class HighWatermarkGate
 
     private final PartitionTable table;
     private final AtomicBuffer buffer;
-    private final PartitionRowDescriptor layout;
     private final int mirrorLinks;
+    private final int firstMirrorOffset;
+    private final int mirrorBlockBytes;
 
     public HighWatermarkGate(final PartitionTable table)
     {
         this.table = table;
         this.buffer = table.buffer();
-        this.layout = table.layout();
+        final PartitionRowDescriptor layout = table.layout();
         this.mirrorLinks = layout.mirrorLinks();
+        this.firstMirrorOffset = layout.mirrorBlockOffset(0);
+        this.mirrorBlockBytes = layout.mirrorBlockBytes();
     }
 
     public PartitionTable table()
@@ -57,7 +61,9 @@ public class HighWatermarkGate
     }
 
     /**
-     * Recomputes {@code slot}'s HW and publishes it if it moved forward.
+     * Recomputes {@code slot}'s HW and publishes it if it moved forward. Call after publishing a LEO with the
+     * volatile store of {@link PartitionTable}: the HW word's volatile load below is what orders the LEO loads
+     * after it (they are acquire loads).
      *
      * @return the new HW, or {@link #NO_ADVANCE} when it did not move (frozen, or nothing new).
      */
@@ -108,31 +114,54 @@ public class HighWatermarkGate
 
     private long candidateAt(final int row)
     {
-        final long localIsr = buffer.getLongVolatile(row + LOCAL_ISR_OFFSET);
-        int mask = (int)localIsr;
-        if (Integer.bitCount(mask) < Math.max(1, (int)(localIsr >>> 32)))
+        // Locals, not fields: the acquire loads below would otherwise make the JIT reload every field after each.
+        final AtomicBuffer buffer = this.buffer;
+        final long localIsr = buffer.getLongAcquire(row + LOCAL_ISR_OFFSET);
+        final int localMask = (int)localIsr;
+        if (Integer.bitCount(localMask) < Math.max(1, (int)(localIsr >>> 32)))
         {
             return FROZEN;
         }
-        long min = Long.MAX_VALUE;
-        for (; mask != 0; mask &= mask - 1)
+        long min = minLeo(buffer, row + LOCAL_LEO_OFFSET, localMask);
+        int registered = buffer.getIntAcquire(row + REGISTERED_MIRRORS_OFFSET);
+        if (registered == 0)
         {
-            min = Math.min(min, buffer.getLongVolatile(row + layout.localLeoOffset(Integer.numberOfTrailingZeros(mask))));
+            return min;
         }
-        for (int mirrors = buffer.getIntVolatile(row + REGISTERED_MIRRORS_OFFSET); mirrors != 0; mirrors &= mirrors - 1)
+        final int firstMirror = row + firstMirrorOffset;
+        final int mirrorBlockBytes = this.mirrorBlockBytes;
+        for (; registered != 0; registered &= registered - 1)
         {
-            final int block = row + layout.mirrorBlockOffset(Integer.numberOfTrailingZeros(mirrors));
-            final long mirrorIsr = buffer.getLongVolatile(block + MIRROR_ISR_OFFSET);
-            int isr = (int)mirrorIsr;
-            if (Integer.bitCount(isr) < Math.max(1, (int)(mirrorIsr >>> 32)))
+            final int block = firstMirror + Integer.numberOfTrailingZeros(registered) * mirrorBlockBytes;
+            final long mirrorIsr = buffer.getLongAcquire(block + MIRROR_ISR_OFFSET);
+            final int isrMask = (int)mirrorIsr;
+            if (Integer.bitCount(isrMask) < Math.max(1, (int)(mirrorIsr >>> 32)))
             {
                 return FROZEN;
             }
-            for (; isr != 0; isr &= isr - 1)
-            {
-                min = Math.min(min,
-                    buffer.getLongVolatile(block + MIRROR_LEO_OFFSET + (Integer.numberOfTrailingZeros(isr) << 3)));
-            }
+            min = Math.min(min, minLeo(buffer, block + MIRROR_LEO_OFFSET, isrMask));
+        }
+        return min;
+    }
+
+    /**
+     * The lowest LEO over the members of {@code mask} among the cells starting at {@code firstLeo}. The common
+     * ISR of three replicas, all in, is straight-line code: three loads that issue together. Other masks iterate
+     * over their bits, each load then waiting for the bit arithmetic of the one before.
+     */
+    private static long minLeo(final AtomicBuffer buffer, final int firstLeo, final int mask)
+    {
+        if (mask == 0b111)
+        {
+            final long a = buffer.getLongAcquire(firstLeo);
+            final long b = buffer.getLongAcquire(firstLeo + 8);
+            final long c = buffer.getLongAcquire(firstLeo + 16);
+            return Math.min(a, Math.min(b, c));
+        }
+        long min = Long.MAX_VALUE;
+        for (int m = mask; m != 0; m &= m - 1)
+        {
+            min = Math.min(min, buffer.getLongAcquire(firstLeo + (Integer.numberOfTrailingZeros(m) << 3)));
         }
         return min;
     }

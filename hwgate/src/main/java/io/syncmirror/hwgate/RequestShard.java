@@ -251,12 +251,6 @@ public final class RequestShard implements HierarchicalTimingWheel.ExpiryHandler
         OWNER_IDLE.setVolatile(this, 0);
     }
 
-    /** The earliest deadline's tick start, for an owner deciding how long it may park; or Long.MAX_VALUE. */
-    public long nextPollHintMs()
-    {
-        return wheel.size() == 0 ? Long.MAX_VALUE : wheel.currentTimeMs();
-    }
-
     // ------------------------------------------------------------------------------------------------------
     // Results, during ProduceCompletionHandler.onProduceComplete.
     // ------------------------------------------------------------------------------------------------------

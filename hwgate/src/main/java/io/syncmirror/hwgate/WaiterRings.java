@@ -14,7 +14,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  * any number of concurrent consumers (every thread whose HW CAS wins pops the prefix the new HW completed).
  *
  * <pre>
- *   ring of one slot (16 + 16 * capacity bytes):
+ *   ring of one slot (16 + 16 * capacity bytes), in a buffer of its own or in the slot's row extension:
  *  +---------------------------------------------------------------+
  *  |              head: next sequence to pop (CAS)                 |  0
  *  +---------------------------------------------------------------+
@@ -53,19 +53,19 @@ public final class WaiterRings
     private final AtomicBuffer buffer;
     private final int capacity;
     private final int entryMask;
-    private final int ringBytes;
+    private final int base;
+    private final int stride;
 
     /**
+     * Rings in a buffer of their own.
+     *
      * @param slotCapacity number of partition slots.
      * @param capacity     waiters per slot, a power of two.
      */
     public WaiterRings(final int slotCapacity, final int capacity)
     {
-        if (!BitUtil.isPowerOfTwo(capacity))
-        {
-            throw new IllegalArgumentException("ring capacity must be a power of two: " + capacity);
-        }
-        final long bytes = (long)slotCapacity * (ENTRIES_OFFSET + (long)capacity * ENTRY_BYTES);
+        requirePowerOfTwo(capacity);
+        final long bytes = (long)slotCapacity * bytesFor(capacity);
         if (bytes > Integer.MAX_VALUE - BitUtil.CACHE_LINE_LENGTH)
         {
             throw new IllegalArgumentException(
@@ -73,20 +73,52 @@ public final class WaiterRings
         }
         this.capacity = capacity;
         this.entryMask = capacity - 1;
-        this.ringBytes = ENTRIES_OFFSET + capacity * ENTRY_BYTES;
+        this.base = 0;
+        this.stride = bytesFor(capacity);
         this.buffer = new UnsafeBuffer(BufferUtil.allocateDirectAligned(
             BitUtil.align((int)bytes, BitUtil.CACHE_LINE_LENGTH), BitUtil.CACHE_LINE_LENGTH));
+    }
+
+    /**
+     * Rings inside the partition rows' extensions (see PartitionRowDescriptor), beside the cells the HW
+     * predicate reads: an ack's append, HW advance and drain then touch one region per partition.
+     *
+     * @param buffer   the partition table's memory.
+     * @param base     the extension's offset within a row.
+     * @param stride   the row size.
+     * @param capacity waiters per slot, a power of two, that fit the extension ({@link #bytesFor(int)}).
+     */
+    public WaiterRings(final AtomicBuffer buffer, final int base, final int stride, final int capacity)
+    {
+        requirePowerOfTwo(capacity);
+        if ((base & 7) != 0 || (stride & 7) != 0)
+        {
+            throw new IllegalArgumentException("rings must be 8-byte aligned: base=" + base + " stride=" + stride);
+        }
+        this.buffer = buffer;
+        this.capacity = capacity;
+        this.entryMask = capacity - 1;
+        this.base = base;
+        this.stride = stride;
+    }
+
+    /** Bytes one ring of {@code capacity} waiters takes. */
+    public static int bytesFor(final int capacity)
+    {
+        return ENTRIES_OFFSET + capacity * ENTRY_BYTES;
+    }
+
+    private static void requirePowerOfTwo(final int capacity)
+    {
+        if (!BitUtil.isPowerOfTwo(capacity))
+        {
+            throw new IllegalArgumentException("ring capacity must be a power of two: " + capacity);
+        }
     }
 
     public int capacity()
     {
         return capacity;
-    }
-
-    /** Bytes of off-heap memory the rings hold. */
-    public long allocatedBytes()
-    {
-        return buffer.capacity();
     }
 
     /**
@@ -96,7 +128,7 @@ public final class WaiterRings
      */
     public boolean offer(final int slot, final long requiredOffset, final long waiter)
     {
-        final int ring = slot * ringBytes;
+        final int ring = ringOffset(slot);
         final long tail = buffer.getLong(ring + TAIL_OFFSET); // only this producer writes the tail
         if (tail - buffer.getLongVolatile(ring + HEAD_OFFSET) >= capacity)
         {
@@ -112,7 +144,7 @@ public final class WaiterRings
     /** Number of waiters in {@code slot}'s ring (a snapshot). */
     public int size(final int slot)
     {
-        final int ring = slot * ringBytes;
+        final int ring = ringOffset(slot);
         final long head = buffer.getLongVolatile(ring + HEAD_OFFSET);
         return (int)(buffer.getLongVolatile(ring + TAIL_OFFSET) - head);
     }
@@ -120,7 +152,7 @@ public final class WaiterRings
     /** The required offset of the waiter at the head of {@code slot}'s ring, or {@link #EMPTY}. */
     public long peekRequiredOffset(final int slot)
     {
-        final int ring = slot * ringBytes;
+        final int ring = ringOffset(slot);
         while (true)
         {
             final long head = buffer.getLongVolatile(ring + HEAD_OFFSET);
@@ -144,7 +176,7 @@ public final class WaiterRings
      */
     public long pollUpTo(final int slot, final long upToOffset)
     {
-        final int ring = slot * ringBytes;
+        final int ring = ringOffset(slot);
         while (true)
         {
             final long head = buffer.getLongVolatile(ring + HEAD_OFFSET);
@@ -176,13 +208,13 @@ public final class WaiterRings
     /** The sequence of {@code slot}'s head waiter (a volatile load). */
     public long headSequence(final int slot)
     {
-        return buffer.getLongVolatile(slot * ringBytes + HEAD_OFFSET);
+        return buffer.getLongVolatile(ringOffset(slot) + HEAD_OFFSET);
     }
 
     /** The sequence the next waiter pushed to {@code slot}'s ring will take (a volatile load). */
     public long tailSequence(final int slot)
     {
-        return buffer.getLongVolatile(slot * ringBytes + TAIL_OFFSET);
+        return buffer.getLongVolatile(ringOffset(slot) + TAIL_OFFSET);
     }
 
     /**
@@ -191,7 +223,7 @@ public final class WaiterRings
      */
     public long waiterAt(final int slot, final long sequence)
     {
-        final long waiter = buffer.getLong(entryOffset(slot * ringBytes, sequence) + ENTRY_WAITER_OFFSET);
+        final long waiter = buffer.getLong(entryOffset(ringOffset(slot), sequence) + ENTRY_WAITER_OFFSET);
         VarHandle.loadLoadFence();
         return waiter;
     }
@@ -199,7 +231,12 @@ public final class WaiterRings
     /** Pops the head waiter if the head is still at {@code sequence}. */
     public boolean advanceHead(final int slot, final long sequence)
     {
-        return buffer.compareAndSetLong(slot * ringBytes + HEAD_OFFSET, sequence, sequence + 1);
+        return buffer.compareAndSetLong(ringOffset(slot) + HEAD_OFFSET, sequence, sequence + 1);
+    }
+
+    private int ringOffset(final int slot)
+    {
+        return base + slot * stride;
     }
 
     private int entryOffset(final int ring, final long sequence)

@@ -350,4 +350,26 @@ class DelayedProducePurgatoryTest
         assertEquals(1, owner.poll(T0));
         assertEquals(1, wakes[0]);
     }
+
+    @Test
+    void shouldKeepTheFifosInTheRowExtensionWithoutTouchingThePredicateCells()
+    {
+        final PartitionTable rows = new PartitionTable(2, 3, 1, 3, WaiterRings.bytesFor(4));
+        final DelayedProducePurgatory inRow = new DelayedProducePurgatory(new HighWatermarkGate(rows), 4, 1);
+        final RequestShard owner = inRow.newShard(4, 4, this::onComplete, OwnerWakeup.NONE, T0);
+        rows.initSlot(1, 0, 0b111, 2);
+        final int request = owner.begin(5, 1, T0 + 1000);
+        inRow.onLocalLeo(1, 0, 7);
+        owner.watch(request, 1, 7);
+        owner.arm(request);
+        assertEquals(1, inRow.rings().size(1));
+        assertEquals(0, rows.highWatermark(1), "the ring did not overwrite the row's cells");
+        assertEquals(7, rows.localLeo(1, 0));
+        assertEquals(0, rows.highWatermark(0), "nor the next row's");
+        inRow.onLocalLeo(1, 1, 7);
+        inRow.onLocalLeo(1, 2, 7);
+        owner.poll(T0);
+        assertEquals(List.of(AckOutcome.SUCCESS), completed.get(5L));
+        assertEquals(0, inRow.rings().size(1));
+    }
 }

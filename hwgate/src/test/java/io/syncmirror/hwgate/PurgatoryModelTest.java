@@ -64,9 +64,9 @@ class PurgatoryModelTest
     {
         final long seed;
         final Random random;
-        final PartitionTable table = new PartitionTable(SLOTS, 3, MIRRORS, 3);
-        final HighWatermarkGate gate = new HighWatermarkGate(table);
-        final DelayedProducePurgatory purgatory = new DelayedProducePurgatory(gate, RING, 1);
+        final PartitionTable table;
+        final HighWatermarkGate gate;
+        final DelayedProducePurgatory purgatory;
         final Map<Long, List<Integer>> delivered = new HashMap<>();
         final RequestShard shard;
 
@@ -91,6 +91,10 @@ class PurgatoryModelTest
         {
             this.seed = seed;
             this.random = new Random(seed);
+            // Even seeds keep the FIFOs in the partition rows' extension, odd seeds in a buffer of their own.
+            this.table = new PartitionTable(SLOTS, 3, MIRRORS, 3, seed % 2 == 0 ? WaiterRings.bytesFor(RING) : 0);
+            this.gate = new HighWatermarkGate(table);
+            this.purgatory = new DelayedProducePurgatory(gate, RING, 1);
             this.shard = purgatory.newShard(MAX_REQUESTS, MAX_WAITS, this::onComplete, OwnerWakeup.NONE, now);
             for (int s = 0; s < SLOTS; s++)
             {

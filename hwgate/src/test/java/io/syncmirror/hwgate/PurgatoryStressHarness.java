@@ -70,7 +70,7 @@ final class PurgatoryStressHarness
     private final Mutant mutant;
     private final long seed;
     private final boolean membershipChurn;
-    private final PartitionTable table = new PartitionTable(SLOTS, 3, 1, 3);
+    private final PartitionTable table = new PartitionTable(SLOTS, 3, 1, 3, WaiterRings.bytesFor(8));
     private final HighWatermarkGate gate;
     private final DelayedProducePurgatory purgatory;
     private final AtomicBoolean producing = new AtomicBoolean(true);

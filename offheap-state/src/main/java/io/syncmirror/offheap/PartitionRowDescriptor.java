@@ -24,7 +24,13 @@ package io.syncmirror.offheap;
  *  +-------------------------------+-------------------------------+
  *  |                     ... up to mirror M-1                      |
  *  +---------------------------------------------------------------+
+ *  |  extension: E bytes that a higher layer lays out (the purgatory  |  8-byte aligned
+ *  |  keeps its per-slot FIFO of waiters here)                     |
+ *  +---------------------------------------------------------------+
  * </pre>
+ *
+ * <p>The extension exists so that state touched in the same operation as the row sits next to it: at 100k
+ * partitions a row is a cache miss, and a second structure indexed by slot would be a second one.
  *
  * <p>The HW shares its word with a membership version, used as a sequence lock by membership changes (ISR,
  * min ISR, registered mirrors, a mirror's reported ISR): a change makes the version odd with a CAS, writes its
@@ -69,6 +75,8 @@ public final class PartitionRowDescriptor
     private final int replicasPerMirror;
     private final int mirrorBlockBytes;
     private final int firstMirrorOffset;
+    private final int extensionOffset;
+    private final int extensionBytes;
     private final int rowBytes;
 
     /**
@@ -78,6 +86,19 @@ public final class PartitionRowDescriptor
      */
     public PartitionRowDescriptor(final int localReplicas, final int mirrorLinks, final int replicasPerMirror)
     {
+        this(localReplicas, mirrorLinks, replicasPerMirror, 0);
+    }
+
+    /**
+     * @param localReplicas     LEO cells for the local replicas (the leader included), at most 32.
+     * @param mirrorLinks       mirror links a partition can be registered to, at most 32.
+     * @param replicasPerMirror reported replica LEO cells per mirror link, at most 32.
+     * @param extensionBytes    bytes after the predicate's cells for a higher layer's per-slot state.
+     */
+    public PartitionRowDescriptor(
+        final int localReplicas, final int mirrorLinks, final int replicasPerMirror, final int extensionBytes)
+    {
+        requireRange("extensionBytes", extensionBytes, 0, 1 << 20);
         requireRange("localReplicas", localReplicas, 1, MAX_MEMBERS);
         requireRange("mirrorLinks", mirrorLinks, 0, MAX_MEMBERS);
         requireRange("replicasPerMirror", replicasPerMirror, mirrorLinks == 0 ? 0 : 1, MAX_MEMBERS);
@@ -86,7 +107,9 @@ public final class PartitionRowDescriptor
         this.replicasPerMirror = replicasPerMirror;
         this.mirrorBlockBytes = mirrorLinks == 0 ? 0 : MIRROR_LEO_OFFSET + Long.BYTES * replicasPerMirror;
         this.firstMirrorOffset = LOCAL_LEO_OFFSET + Long.BYTES * localReplicas;
-        this.rowBytes = firstMirrorOffset + mirrorBlockBytes * mirrorLinks;
+        this.extensionOffset = firstMirrorOffset + mirrorBlockBytes * mirrorLinks;
+        this.extensionBytes = (extensionBytes + Long.BYTES - 1) & -Long.BYTES;
+        this.rowBytes = extensionOffset + this.extensionBytes;
     }
 
     public int localReplicas()
@@ -104,16 +127,40 @@ public final class PartitionRowDescriptor
         return replicasPerMirror;
     }
 
-    /** Bytes of one row: 80 for 3 local replicas and one mirror of 3, 112 with two such mirrors. */
+    /** Bytes of one row: 80 for 3 local replicas and one mirror of 3, 112 with two such mirrors, plus the extension. */
     public int rowBytes()
     {
         return rowBytes;
+    }
+
+    /** Bytes of the cells the HW predicate reads: the row without its extension. */
+    public int predicateBytes()
+    {
+        return extensionOffset;
+    }
+
+    /** Offset of the extension within a row. */
+    public int extensionOffset()
+    {
+        return extensionOffset;
+    }
+
+    /** Bytes of the extension, rounded up to a multiple of 8. */
+    public int extensionBytes()
+    {
+        return extensionBytes;
     }
 
     /** Offset of local replica {@code replica}'s LEO cell within a row. */
     public int localLeoOffset(final int replica)
     {
         return LOCAL_LEO_OFFSET + (replica << 3);
+    }
+
+    /** Bytes of one mirror link's block: its ISR word and its replicas' LEO cells. */
+    public int mirrorBlockBytes()
+    {
+        return mirrorBlockBytes;
     }
 
     /** Offset of mirror link {@code mirror}'s block within a row. */
@@ -182,6 +229,7 @@ public final class PartitionRowDescriptor
     public String toString()
     {
         return "PartitionRowDescriptor{localReplicas=" + localReplicas + ", mirrorLinks=" + mirrorLinks +
-            ", replicasPerMirror=" + replicasPerMirror + ", rowBytes=" + rowBytes + '}';
+            ", replicasPerMirror=" + replicasPerMirror + ", extensionBytes=" + extensionBytes + ", rowBytes=" + rowBytes +
+            '}';
     }
 }

@@ -58,6 +58,20 @@ public final class PartitionTable
         this(slotCapacity, new PartitionRowDescriptor(localReplicas, mirrorLinks, replicasPerMirror));
     }
 
+    /**
+     * A table whose rows carry {@code extensionBytes} after the predicate's cells for a higher layer's per-slot
+     * state (see {@link PartitionRowDescriptor#extensionOffset()}).
+     */
+    public PartitionTable(
+        final int slotCapacity,
+        final int localReplicas,
+        final int mirrorLinks,
+        final int replicasPerMirror,
+        final int extensionBytes)
+    {
+        this(slotCapacity, new PartitionRowDescriptor(localReplicas, mirrorLinks, replicasPerMirror, extensionBytes));
+    }
+
     public PartitionTable(final int slotCapacity, final PartitionRowDescriptor layout)
     {
         if (slotCapacity < 1)

@@ -59,4 +59,15 @@ class PartitionRowDescriptorTest
         assertThrows(IllegalArgumentException.class, () -> new PartitionRowDescriptor(3, 1, 0));
         assertThrows(IllegalArgumentException.class, () -> new PartitionRowDescriptor(3, 33, 3));
     }
+
+    @Test
+    void shouldPlaceAnAlignedExtensionAfterThePredicateCells()
+    {
+        final PartitionRowDescriptor layout = new PartitionRowDescriptor(3, 1, 3, 141);
+        assertEquals(80, layout.predicateBytes());
+        assertEquals(80, layout.extensionOffset());
+        assertEquals(144, layout.extensionBytes());
+        assertEquals(224, layout.rowBytes());
+        assertEquals(0, new PartitionRowDescriptor(3, 1, 3).extensionBytes());
+    }
 }
