@@ -1,5 +1,6 @@
 package io.syncmirror.benchmarks;
 
+import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
 import io.syncmirror.hwgate.HighWatermarkGate;
@@ -65,6 +66,7 @@ public class HwRecomputeBenchmark
     private int nextCell;
     private long[] memory;
     private int longsPerRow;
+    private int chase;
 
     /** Bytes of one partition row with {@code mirrors} mirror links, as this benchmark lays it out. */
     public static int rowBytes(final int mirrors)
@@ -103,6 +105,24 @@ public class HwRecomputeBenchmark
         slotMask = SlotSequences.LENGTH - 1;
         longsPerRow = table.layout().rowBytes() / Long.BYTES;
         memory = new long[partitions * longsPerRow];
+        // Sattolo's shuffle: one cycle through every row, so the chase visits them all in a random order.
+        final int[] order = new int[partitions];
+        for (int i = 0; i < partitions; i++)
+        {
+            order[i] = i;
+        }
+        final SplittableRandom random = new SplittableRandom(SlotSequences.SEED);
+        for (int i = partitions - 1; i > 0; i--)
+        {
+            final int j = random.nextInt(i);
+            final int swap = order[i];
+            order[i] = order[j];
+            order[j] = swap;
+        }
+        for (int i = 0; i < partitions; i++)
+        {
+            memory[order[i] * longsPerRow] = order[(i + 1) % partitions];
+        }
     }
 
     /** The table under test, for tests of this benchmark. */
@@ -133,6 +153,19 @@ public class HwRecomputeBenchmark
             table.mirrorLeo(slot, mirror, replica, table.mirrorLeo(slot, mirror, replica) + 1);
         }
         return gate.maybeAdvance(slot);
+    }
+
+    /**
+     * The latency floor: a pointer chase over the same array, each row holding the index of the next row of one
+     * random cycle through all of them, so that each load waits for the one before, as an update whose fence
+     * and CAS keep the next operation's miss from overlapping this one's.
+     */
+    @Benchmark
+    public long dependentLoadBaseline()
+    {
+        final int next = (int)memory[chase * longsPerRow];
+        chase = next;
+        return next;
     }
 
     /** The memory-bound floor: one load and one store at the first long of the same random row. */

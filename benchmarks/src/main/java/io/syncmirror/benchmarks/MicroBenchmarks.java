@@ -74,8 +74,14 @@ public final class MicroBenchmarks
     static final List<Comparison> COMPARISONS = List.of(
         new Comparison("HwRecomputeBenchmark", "hwRecompute", "randomLoadBaseline",
             (params) -> "hw_recompute_" + count(params.getParam("partitions")) + "_m" + params.getParam("mirrors")),
+        new Comparison("HwRecomputeBenchmark", "hwRecompute", "dependentLoadBaseline",
+            (params) -> "hw_recompute_" + count(params.getParam("partitions")) + "_m" + params.getParam("mirrors") +
+                "_vs_dependent_load"),
         new Comparison("PurgatoryBenchmark", "syncmirrorPurgatory", "kafkaPurgatory",
             (params) -> "purgatory_" + count(params.getParam("partitions")) + "_p" +
+                params.getParam("partitionsPerRequest")),
+        new Comparison("PurgatoryBenchmark", "syncmirrorWatchComplete", "kafkaWatchComplete",
+            (params) -> "purgatory_watch_complete_" + count(params.getParam("partitions")) + "_p" +
                 params.getParam("partitionsPerRequest")),
         new Comparison("TimerBenchmark", "hierarchicalWheel", "kafkaSystemTimer",
             (params) -> "timer_schedule_cancel_n" + count(params.getParam("pendingTimers"))));
@@ -156,7 +162,7 @@ public final class MicroBenchmarks
                 {
                     compares.add(compareLine(name, oursFigure, figure(baseline)));
                 }
-                if (comparison.benchmarkClass().equals("HwRecomputeBenchmark"))
+                if (comparison.baseline().equals("randomLoadBaseline"))
                 {
                     figures.add(figureLine(name, oursFigure));
                     mirrors.add(Integer.parseInt(params.getParam("mirrors")));

@@ -43,6 +43,19 @@ class HwRecomputeBenchmarkTest
         assertEquals(OPERATIONS, sum);
     }
 
+    @Test
+    void shouldChaseThroughEveryRowOnceACycleInTheDependentBaseline()
+    {
+        final HwRecomputeBenchmark benchmark = benchmark(0);
+        final int rows = benchmark.table().slotCapacity();
+        final java.util.BitSet seen = new java.util.BitSet(rows);
+        for (int i = 0; i < rows; i++)
+        {
+            seen.set((int)benchmark.dependentLoadBaseline());
+        }
+        assertEquals(rows, seen.cardinality(), "one cycle through all rows");
+    }
+
     private static void shouldKeepTheHighWatermarkAtTheMinimumLeo(final int mirrors)
     {
         final HwRecomputeBenchmark benchmark = benchmark(mirrors);
