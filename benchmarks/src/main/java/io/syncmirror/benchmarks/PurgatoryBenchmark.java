@@ -222,7 +222,6 @@ public class PurgatoryBenchmark
                 shard.watch(request, slot, leo);
                 requiredOffsets[i] = leo;
             }
-            shard.arm(request);
             for (int i = 0; i < count; i++)
             {
                 final int slot = slots[first + i];
@@ -251,7 +250,6 @@ public class PurgatoryBenchmark
             final int slot = slots[first + i];
             shard.watch(request, slot, table.highWatermark(slot) + 1);
         }
-        shard.arm(request);
         for (int i = 0; i < count; i++)
         {
             final int slot = slots[first + i];

@@ -30,9 +30,13 @@ import static io.syncmirror.hwgate.RequestShardDescriptor.REQUEST_UNFILLED_CELL_
  *
  * <p>A request's life, on the owner: {@link #begin} reserves a row and its cells (so a request that cannot be
  * tracked is refused before anything is appended); inside each partition's append critical section
- * {@link #watch} registers one wait (or {@link #skip} records an outcome that needs no wait); {@link #arm}
- * schedules the deadline; {@link #poll} expires deadlines and delivers finished requests to the
+ * {@link #watch} registers one wait (or {@link #skip} records an outcome that needs no wait); {@link #poll}
+ * expires deadlines and delivers finished requests to the
  * {@link ProduceCompletionHandler}, then recycles them. No step allocates.
+ *
+ * <p>A request finished by the owner itself (its own append already reached the HW, an expiry, a skip) goes to a
+ * private list instead of the inbox: no atomics for what no other thread sees. The owner is the first thread
+ * that calls {@link #begin}.
  *
  * <p>Idle without spinning: an owner with nothing to do calls {@link #prepareToIdle()} and, when it returns
  * true, parks; the thread that finishes one of its requests then calls the {@link OwnerWakeup} once.
@@ -69,8 +73,11 @@ public final class RequestShard implements HierarchicalTimingWheel.ExpiryHandler
     private final CompletionInbox inbox;
     private final int[] freeRequests;
     private final int[] freeCells;
+    private final int[] finishedByOwner;
     private int freeRequestCount;
     private int freeCellCount;
+    private int finishedByOwnerCount;
+    private Thread owner;
     @SuppressWarnings("unused") // accessed through OWNER_IDLE
     private volatile int ownerIdle;
 
@@ -100,6 +107,7 @@ public final class RequestShard implements HierarchicalTimingWheel.ExpiryHandler
         this.wheel = new HierarchicalTimingWheel(maxRequests, startMs);
         this.inbox = new CompletionInbox(2 * maxRequests);
         this.freeRequests = new int[maxRequests];
+        this.finishedByOwner = new int[maxRequests];
         this.freeCells = new int[maxWaits];
         for (int i = 0; i < maxRequests; i++)
         {
@@ -132,7 +140,8 @@ public final class RequestShard implements HierarchicalTimingWheel.ExpiryHandler
     }
 
     /**
-     * Reserves a request that will wait on {@code waits} partitions and answer by {@code deadlineMs}.
+     * Reserves a request that will wait on {@code waits} partitions and answer by {@code deadlineMs}, and
+     * schedules that deadline. Register every wait next, with {@link #watch} or {@link #skip}.
      *
      * @return the request, or {@link #NO_REQUEST} when the shard is full: the caller answers the produce with a
      * retriable error before appending anything.
@@ -142,6 +151,10 @@ public final class RequestShard implements HierarchicalTimingWheel.ExpiryHandler
         if (waits < 1 || freeRequestCount == 0 || freeCellCount < waits)
         {
             return NO_REQUEST;
+        }
+        if (owner == null)
+        {
+            owner = Thread.currentThread(); // the first thread to begin a request owns the shard from then on
         }
         final int request = freeRequests[--freeRequestCount];
         final int row = request * REQUEST_ROW_BYTES;
@@ -156,6 +169,7 @@ public final class RequestShard implements HierarchicalTimingWheel.ExpiryHandler
                 RequestShardDescriptor.resultWord((int)(oldWord >>> 32) + 1, AckOutcome.PENDING));
             cells.putInt(cellRow + CELL_REQUEST_OFFSET, request);
             cells.putInt(cellRow + CELL_NEXT_OFFSET, NO_CELL);
+            cells.putInt(cellRow + CELL_SLOT_OFFSET, -1);
             if (previous == NO_CELL)
             {
                 first = cell;
@@ -171,7 +185,11 @@ public final class RequestShard implements HierarchicalTimingWheel.ExpiryHandler
         requests.putInt(row + REQUEST_UNFILLED_CELL_OFFSET, first);
         requests.putLong(row + REQUEST_COOKIE_OFFSET, cookie);
         requests.putLong(row + REQUEST_DEADLINE_OFFSET, deadlineMs);
-        requests.putIntRelease(row + REQUEST_REMAINING_OFFSET, waits + 1);
+        requests.putIntRelease(row + REQUEST_REMAINING_OFFSET, waits);
+        // Scheduled now, before any wait can be decided: the request cannot finish before its last wait is
+        // registered (the count only reaches zero once every cell was decided), nor expire in between (deadlines
+        // fire in poll, on this thread).
+        wheel.schedule(request, deadlineMs);
         return request;
     }
 
@@ -195,20 +213,11 @@ public final class RequestShard implements HierarchicalTimingWheel.ExpiryHandler
     {
         final int cell = nextUnfilledCell(request);
         final int cellRow = cell * CELL_ROW_BYTES;
-        cells.putInt(cellRow + CELL_SLOT_OFFSET, -1);
         cells.putLong(cellRow + CELL_REQUIRED_OFFSET, -1L);
-        resolve(cell, (int)(cells.getLong(cellRow + CELL_RESULT_OFFSET) >>> 32), outcome);
-    }
-
-    /** Schedules the request's deadline after its last watch; it may finish at once. */
-    public void arm(final int request)
-    {
-        final int row = request * REQUEST_ROW_BYTES;
-        if (requests.getInt(row + REQUEST_UNFILLED_CELL_OFFSET) != NO_CELL)
-        {
-            throw new IllegalStateException("request " + request + " armed before all of its waits were registered");
-        }
-        wheel.schedule(request, requests.getLong(row + REQUEST_DEADLINE_OFFSET));
+        // No other thread knows this cell (it never entered a FIFO): a store decides it, no CAS needed.
+        final long word = cells.getLong(cellRow + CELL_RESULT_OFFSET);
+        cells.putLongRelease(cellRow + CELL_RESULT_OFFSET,
+            RequestShardDescriptor.resultWord((int)(word >>> 32), outcome));
         countDown(request);
     }
 
@@ -221,6 +230,14 @@ public final class RequestShard implements HierarchicalTimingWheel.ExpiryHandler
     {
         wheel.poll(nowMs, this);
         int delivered = 0;
+        // The count is re-read on every pass: a handler that begins and finishes a request of its own appends
+        // to this list while it is walked.
+        for (int i = 0; i < finishedByOwnerCount; i++)
+        {
+            deliver(finishedByOwner[i]);
+            delivered++;
+        }
+        finishedByOwnerCount = 0;
         int request;
         while ((request = inbox.poll()) >= 0)
         {
@@ -236,6 +253,10 @@ public final class RequestShard implements HierarchicalTimingWheel.ExpiryHandler
      */
     public boolean prepareToIdle()
     {
+        if (finishedByOwnerCount > 0)
+        {
+            return false;
+        }
         OWNER_IDLE.setVolatile(this, 1);
         if (inbox.hasReady())
         {
@@ -321,6 +342,13 @@ public final class RequestShard implements HierarchicalTimingWheel.ExpiryHandler
     {
         if (requests.getAndAddInt(request * REQUEST_ROW_BYTES + REQUEST_REMAINING_OFFSET, -1) == 1)
         {
+            if (Thread.currentThread() == owner)
+            {
+                // The owner finished its own request (its own append reached the HW, an expiry, a skip): no
+                // other thread is involved, so it skips the inbox's atomics and the wake-up check.
+                finishedByOwner[finishedByOwnerCount++] = request;
+                return;
+            }
             inbox.offer(request);
             if ((int)OWNER_IDLE.getVolatile(this) == 1 && OWNER_IDLE.compareAndSet(this, 1, 0))
             {
@@ -343,8 +371,10 @@ public final class RequestShard implements HierarchicalTimingWheel.ExpiryHandler
             final long word = cells.getLongVolatile(cellRow + CELL_RESULT_OFFSET);
             if ((int)word == AckOutcome.PENDING)
             {
-                final int outcome = gate.expiryOutcome(
-                    cells.getInt(cellRow + CELL_SLOT_OFFSET), cells.getLong(cellRow + CELL_REQUIRED_OFFSET));
+                final int slot = cells.getInt(cellRow + CELL_SLOT_OFFSET);
+                // A wait the caller never registered (it gave up on the request half way) has nothing to classify.
+                final int outcome = slot < 0 ? AckOutcome.of(MirrorError.REQUEST_TIMED_OUT) :
+                    gate.expiryOutcome(slot, cells.getLong(cellRow + CELL_REQUIRED_OFFSET));
                 resolve(cell, (int)(word >>> 32), outcome);
             }
         }

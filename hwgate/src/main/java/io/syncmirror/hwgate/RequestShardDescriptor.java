@@ -28,11 +28,12 @@ package io.syncmirror.hwgate;
  *  +-------------------------------+-------------------------------+
  * </pre>
  *
- * <p>A request's remaining count starts at its number of waits plus one, the plus one held by the owner until
- * {@link RequestShard#arm}: so no request can finish before its deadline is scheduled and every wait has been
- * registered. Whoever decides a cell (the CAS from {@code generation | PENDING} wins) decrements the count, and
- * whoever brings it to zero hands the request to the owner: each cell is decided exactly once, success xor
- * error, and each request is delivered exactly once, however HW completion and expiry interleave.
+ * <p>A request's remaining count starts at its number of waits. Whoever decides a cell (the CAS from
+ * {@code generation | PENDING} wins; the owner's {@code skip} decides a cell no other thread has seen with a
+ * store) decrements the count, and whoever brings it to zero hands the request to the owner: each cell is
+ * decided exactly once, success xor error, and each request is delivered exactly once, however HW completion
+ * and expiry interleave. The count cannot reach zero before the last wait is registered, since only
+ * registered cells are decided.
  */
 final class RequestShardDescriptor
 {

@@ -64,7 +64,6 @@ class DelayedProducePurgatoryTest
         {
             shard.watch(request, slot, append(slot, 1));
         }
-        shard.arm(request);
         return request;
     }
 
@@ -294,17 +293,27 @@ class DelayedProducePurgatoryTest
     }
 
     @Test
-    void shouldRejectArmingBeforeEveryWaitIsRegisteredAndWatchingTooMany()
+    void shouldNotFinishBeforeEveryWaitIsRegisteredAndRejectWatchingTooMany()
     {
         final int request = shard.begin(1, 2, T0 + 1000);
         shard.watch(request, 0, append(0, 1));
-        assertThrows(IllegalStateException.class, () -> shard.arm(request));
-        shard.skip(request, AckOutcome.of(NOT_ENOUGH_REPLICAS_AFTER_APPEND));
-        assertThrows(IllegalStateException.class, () -> shard.watch(request, 0, 5));
-        shard.arm(request);
         followers(0, 1);
         shard.poll(T0);
+        assertFalse(completed.containsKey(1L), "the second wait is not registered yet");
+        shard.skip(request, AckOutcome.of(NOT_ENOUGH_REPLICAS_AFTER_APPEND));
+        assertThrows(IllegalStateException.class, () -> shard.watch(request, 0, 5));
+        shard.poll(T0);
         assertEquals(List.of(AckOutcome.SUCCESS, AckOutcome.of(NOT_ENOUGH_REPLICAS_AFTER_APPEND)), completed.get(1L));
+    }
+
+    @Test
+    void shouldTimeOutAWaitTheCallerNeverRegistered()
+    {
+        final int request = shard.begin(2, 2, T0 + 1000);
+        shard.watch(request, 1, append(1, 1));
+        followers(1, 1);
+        shard.poll(T0 + 1000);
+        assertEquals(List.of(AckOutcome.SUCCESS, AckOutcome.of(REQUEST_TIMED_OUT)), completed.get(2L));
     }
 
     @Test
@@ -335,15 +344,16 @@ class DelayedProducePurgatoryTest
     }
 
     @Test
-    void shouldWakeAParkedOwnerOnceWhenAnotherThreadFinishesItsRequest()
+    void shouldWakeAParkedOwnerOnceWhenAnotherThreadFinishesItsRequest() throws InterruptedException
     {
         final int[] wakes = new int[1];
         final RequestShard owner = purgatory.newShard(4, 4, this::onComplete, () -> wakes[0]++, T0);
         final int request = owner.begin(42, 1, T0 + 1000);
         owner.watch(request, 10, append(10, 1));
-        owner.arm(request);
         assertTrue(owner.prepareToIdle());
-        followers(10, 1);
+        final Thread follower = new Thread(() -> followers(10, 1)); // another thread finishes the request
+        follower.start();
+        follower.join();
         assertEquals(1, wakes[0]);
         owner.onWake();
         assertFalse(owner.prepareToIdle(), "a finished request is waiting: poll instead of parking");
@@ -361,7 +371,6 @@ class DelayedProducePurgatoryTest
         final int request = owner.begin(5, 1, T0 + 1000);
         inRow.onLocalLeo(1, 0, 7);
         owner.watch(request, 1, 7);
-        owner.arm(request);
         assertEquals(1, inRow.rings().size(1));
         assertEquals(0, rows.highWatermark(1), "the ring did not overwrite the row's cells");
         assertEquals(7, rows.localLeo(1, 0));
@@ -371,5 +380,19 @@ class DelayedProducePurgatoryTest
         owner.poll(T0);
         assertEquals(List.of(AckOutcome.SUCCESS), completed.get(5L));
         assertEquals(0, inRow.rings().size(1));
+    }
+
+    @Test
+    void shouldDeliverARequestTheOwnerFinishedItselfWithoutAWakeUp()
+    {
+        final int[] wakes = new int[1];
+        final RequestShard owner = purgatory.newShard(4, 4, this::onComplete, () -> wakes[0]++, T0);
+        final int request = owner.begin(43, 1, T0 + 1000);
+        owner.skip(request, AckOutcome.SUCCESS);
+        assertFalse(owner.prepareToIdle(), "its own finished request is waiting");
+        assertEquals(1, owner.poll(T0));
+        assertEquals(List.of(AckOutcome.SUCCESS), completed.get(43L));
+        assertEquals(0, wakes[0]);
+        assertTrue(owner.prepareToIdle());
     }
 }

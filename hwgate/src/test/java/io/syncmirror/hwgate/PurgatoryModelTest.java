@@ -174,7 +174,6 @@ class PurgatoryModelTest
                 shard.watch(request, slot, leo);
                 modelWatch(wait);
             }
-            shard.arm(request);
         }
 
         void follower(final int slot)

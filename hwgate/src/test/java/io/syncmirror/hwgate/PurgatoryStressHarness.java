@@ -308,7 +308,6 @@ final class PurgatoryStressHarness
                 waits[2 * i + 1] = leaderLeo[slot];
             }
             inFlight.put(cookie, waits);
-            shard.arm(request);
             return 1;
         }
 
