@@ -249,28 +249,16 @@ public class HighWatermarkGate
     /** Lowest LEO over {@code slot}'s local ISR (Long.MAX_VALUE for an empty ISR). */
     public long localIsrMinLeo(final int slot)
     {
-        long min = Long.MAX_VALUE;
-        for (int mask = PartitionRowDescriptor.isrMask(table.localIsrWord(slot)); mask != 0; mask &= mask - 1)
-        {
-            min = Math.min(min, table.localLeo(slot, Integer.numberOfTrailingZeros(mask)));
-        }
-        return min;
+        final int row = table.rowOffset(slot);
+        return minLeo(buffer, row + LOCAL_LEO_OFFSET, PartitionRowDescriptor.isrMask(table.localIsrWord(slot)));
     }
 
     /** Lowest LEO over mirror link {@code mirror}'s reported ISR for {@code slot} (0 before any report). */
     public long mirrorIsrMinLeo(final int slot, final int mirror)
     {
-        int mask = PartitionRowDescriptor.isrMask(table.mirrorIsrWord(slot, mirror));
-        if (mask == 0)
-        {
-            return 0L;
-        }
-        long min = Long.MAX_VALUE;
-        for (; mask != 0; mask &= mask - 1)
-        {
-            min = Math.min(min, table.mirrorLeo(slot, mirror, Integer.numberOfTrailingZeros(mask)));
-        }
-        return min;
+        final int mask = PartitionRowDescriptor.isrMask(table.mirrorIsrWord(slot, mirror));
+        return mask == 0 ? 0L :
+            minLeo(buffer, table.rowOffset(slot) + firstMirrorOffset + mirror * mirrorBlockBytes + MIRROR_LEO_OFFSET, mask);
     }
 
     /** Number of mirror links the table's rows hold. */

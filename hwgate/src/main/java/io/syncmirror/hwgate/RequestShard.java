@@ -28,11 +28,11 @@ import static io.syncmirror.hwgate.RequestShardDescriptor.REQUEST_UNFILLED_CELL_
  * thread only, except {@link #resolve}, which any thread calls when it decides a wait, and which hands a
  * finished request back to the owner through the inbox.
  *
- * <p>A request's life, on the owner: {@link #begin} reserves a row and its cells (so a request that cannot be
- * tracked is refused before anything is appended); inside each partition's append critical section
+ * <p>A request's life, on the owner: {@link #begin} reserves a row and its cells and schedules the deadline (so a
+ * request that cannot be tracked is refused before anything is appended); inside each partition's append critical section
  * {@link #watch} registers one wait (or {@link #skip} records an outcome that needs no wait); {@link #poll}
- * expires deadlines and delivers finished requests to the
- * {@link ProduceCompletionHandler}, then recycles them. No step allocates.
+ * expires deadlines and delivers finished requests to the {@link ProduceCompletionHandler}, then recycles
+ * them. No step allocates.
  *
  * <p>A request finished by the owner itself (its own append already reached the HW, an expiry, a skip) goes to a
  * private list instead of the inbox: no atomics for what no other thread sees. The owner is the first thread
