@@ -163,6 +163,17 @@ public class DelayedProducePurgatory
         completeUpTo(slot, advanced == HighWatermarkGate.NO_ADVANCE ? hw : advanced);
     }
 
+    /**
+     * Fails every wait of {@code slot} with {@code outcome}: the broker lost the partition's leadership
+     * (NOT_LEADER_OR_FOLLOWER, as Kafka answers) or removes it. Call before the slot's row is initialized again,
+     * since the FIFO outlives {@link PartitionTable#initSlot}: a wait left in it would be completed by another
+     * leadership's HW.
+     */
+    public void failWaits(final int slot, final int outcome)
+    {
+        failAll(slot, outcome);
+    }
+
     // ------------------------------------------------------------------------------------------------------
     // Internals.
     // ------------------------------------------------------------------------------------------------------

@@ -11,6 +11,8 @@ package io.syncmirror.hwgate;
 public enum MirrorError
 {
     NONE((short)0, false, "No error."),
+    NOT_LEADER_OR_FOLLOWER((short)6, true,
+        "This broker is no longer the leader of the partition."),
     REQUEST_TIMED_OUT((short)7, true,
         "The local ISR did not reach the produced offset before the request timed out."),
     NOT_ENOUGH_REPLICAS((short)19, true,

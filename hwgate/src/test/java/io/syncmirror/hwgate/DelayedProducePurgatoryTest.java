@@ -395,4 +395,21 @@ class DelayedProducePurgatoryTest
         assertEquals(0, wakes[0]);
         assertTrue(owner.prepareToIdle());
     }
+
+    @Test
+    void shouldFailEveryWaitOfASlotWhoseLeadershipIsLost()
+    {
+        produce(1, T0 + 30_000, 7);
+        produce(2, T0 + 30_000, 7, 8);
+        purgatory.failWaits(7, AckOutcome.of(MirrorError.NOT_LEADER_OR_FOLLOWER));
+        table.initSlot(7, 0, 0b111, 2); // a new leadership of another partition in this slot
+        followers(8, leaderLeo[8]);
+        purgatory.onLocalLeo(7, 0, 5);
+        followers(7, 5);
+        shard.poll(T0);
+        final int notLeader = AckOutcome.of(MirrorError.NOT_LEADER_OR_FOLLOWER);
+        assertEquals(List.of(notLeader), completed.get(1L));
+        assertEquals(List.of(notLeader, AckOutcome.SUCCESS), completed.get(2L));
+        assertEquals(0, purgatory.rings().size(7));
+    }
 }

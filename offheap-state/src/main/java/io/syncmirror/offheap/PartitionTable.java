@@ -131,7 +131,8 @@ public final class PartitionTable
     /**
      * Resets {@code slot}'s row for a new leadership: every LEO cell zero, no mirror registered, no mirror report,
      * the given ISR, and the HW set to {@code highWatermark} (the only way a HW moves backwards). The caller
-     * then publishes the leader's LEO with {@link #localLeo(int, int, long)}.
+     * then publishes the leader's LEO with {@link #localLeo(int, int, long)}. The row's extension is left as it is:
+     * its owner resets its own state first (the purgatory fails the slot's waits).
      */
     public void initSlot(final int slot, final long highWatermark, final int localIsrMask, final int localMinIsr)
     {
