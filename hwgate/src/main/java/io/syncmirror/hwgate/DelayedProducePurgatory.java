@@ -156,7 +156,7 @@ public class DelayedProducePurgatory
         final int underMin = gate.remoteBelowMinIsr(slot);
         if (underMin >= 0)
         {
-            failAll(slot, AckOutcome.of(MirrorError.NOT_ENOUGH_REMOTE_REPLICAS_AFTER_APPEND, underMin));
+            failWaits(slot, AckOutcome.of(MirrorError.NOT_ENOUGH_REMOTE_REPLICAS_AFTER_APPEND, underMin));
             return;
         }
         final long advanced = gate.maybeAdvance(slot);
@@ -171,7 +171,11 @@ public class DelayedProducePurgatory
      */
     public void failWaits(final int slot, final int outcome)
     {
-        failAll(slot, outcome);
+        long waiter;
+        while ((waiter = rings.pollUpTo(slot, Long.MAX_VALUE)) >= 0)
+        {
+            resolve(waiter, outcome);
+        }
     }
 
     // ------------------------------------------------------------------------------------------------------
@@ -207,7 +211,7 @@ public class DelayedProducePurgatory
         final int underMin = gate.remoteBelowMinIsr(slot);
         if (underMin >= 0)
         {
-            failAll(slot, AckOutcome.of(MirrorError.NOT_ENOUGH_REMOTE_REPLICAS_AFTER_APPEND, underMin));
+            failWaits(slot, AckOutcome.of(MirrorError.NOT_ENOUGH_REMOTE_REPLICAS_AFTER_APPEND, underMin));
         }
         else if (hw >= requiredOffset)
         {
@@ -225,15 +229,6 @@ public class DelayedProducePurgatory
             {
                 outcome = gate.ackTimeOutcome(slot); // once per drain, and only when something completes
             }
-            resolve(waiter, outcome);
-        }
-    }
-
-    private void failAll(final int slot, final int outcome)
-    {
-        long waiter;
-        while ((waiter = rings.pollUpTo(slot, Long.MAX_VALUE)) >= 0)
-        {
             resolve(waiter, outcome);
         }
     }
