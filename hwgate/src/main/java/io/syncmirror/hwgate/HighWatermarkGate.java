@@ -41,7 +41,6 @@ public class HighWatermarkGate
 
     private final PartitionTable table;
     private final AtomicBuffer buffer;
-    private final int mirrorLinks;
     private final int firstMirrorOffset;
     private final int mirrorBlockBytes;
 
@@ -50,7 +49,6 @@ public class HighWatermarkGate
         this.table = table;
         this.buffer = table.buffer();
         final PartitionRowDescriptor layout = table.layout();
-        this.mirrorLinks = layout.mirrorLinks();
         this.firstMirrorOffset = layout.mirrorBlockOffset(0);
         this.mirrorBlockBytes = layout.mirrorBlockBytes();
     }
@@ -73,7 +71,7 @@ public class HighWatermarkGate
         while (true)
         {
             final long word = buffer.getLongVolatile(row + HW_WORD_OFFSET);
-            if ((word & 1) != 0)
+            if (PartitionRowDescriptor.membershipChangeOpen(word))
             {
                 // A membership change is open and its writer recomputes after closing it. The identity CAS
                 // orders the caller's LEO store before the closing CAS on the same word, so the closing
@@ -122,7 +120,7 @@ public class HighWatermarkGate
         {
             return FROZEN;
         }
-        long min = minLeo(buffer, row + LOCAL_LEO_OFFSET, localMask);
+        long min = PartitionTable.minLeo(buffer, row + LOCAL_LEO_OFFSET, localMask);
         int registered = buffer.getIntAcquire(row + REGISTERED_MIRRORS_OFFSET);
         if (registered == 0)
         {
@@ -139,29 +137,7 @@ public class HighWatermarkGate
             {
                 return FROZEN;
             }
-            min = Math.min(min, minLeo(buffer, block + MIRROR_LEO_OFFSET, isrMask));
-        }
-        return min;
-    }
-
-    /**
-     * The lowest LEO over the members of {@code mask} among the cells starting at {@code firstLeo}. The common
-     * ISR of three replicas, all in, is straight-line code: three loads that issue together. Other masks iterate
-     * over their bits, each load then waiting for the bit arithmetic of the one before.
-     */
-    private static long minLeo(final AtomicBuffer buffer, final int firstLeo, final int mask)
-    {
-        if (mask == 0b111)
-        {
-            final long a = buffer.getLongAcquire(firstLeo);
-            final long b = buffer.getLongAcquire(firstLeo + 8);
-            final long c = buffer.getLongAcquire(firstLeo + 16);
-            return Math.min(a, Math.min(b, c));
-        }
-        long min = Long.MAX_VALUE;
-        for (int m = mask; m != 0; m &= m - 1)
-        {
-            min = Math.min(min, buffer.getLongAcquire(firstLeo + (Integer.numberOfTrailingZeros(m) << 3)));
+            min = Math.min(min, PartitionTable.minLeo(buffer, block + MIRROR_LEO_OFFSET, isrMask));
         }
         return min;
     }
@@ -250,20 +226,15 @@ public class HighWatermarkGate
     public long localIsrMinLeo(final int slot)
     {
         final int row = table.rowOffset(slot);
-        return minLeo(buffer, row + LOCAL_LEO_OFFSET, PartitionRowDescriptor.isrMask(table.localIsrWord(slot)));
+        final int mask = PartitionRowDescriptor.isrMask(table.localIsrWord(slot));
+        return PartitionTable.minLeo(buffer, row + LOCAL_LEO_OFFSET, mask);
     }
 
     /** Lowest LEO over mirror link {@code mirror}'s reported ISR for {@code slot} (0 before any report). */
     public long mirrorIsrMinLeo(final int slot, final int mirror)
     {
         final int mask = PartitionRowDescriptor.isrMask(table.mirrorIsrWord(slot, mirror));
-        return mask == 0 ? 0L :
-            minLeo(buffer, table.rowOffset(slot) + firstMirrorOffset + mirror * mirrorBlockBytes + MIRROR_LEO_OFFSET, mask);
-    }
-
-    /** Number of mirror links the table's rows hold. */
-    public int mirrorLinks()
-    {
-        return mirrorLinks;
+        final int firstLeo = table.rowOffset(slot) + firstMirrorOffset + mirror * mirrorBlockBytes + MIRROR_LEO_OFFSET;
+        return mask == 0 ? 0L : PartitionTable.minLeo(buffer, firstLeo, mask);
     }
 }

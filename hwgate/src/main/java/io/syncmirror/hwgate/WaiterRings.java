@@ -47,9 +47,6 @@ public final class WaiterRings
     /** Bytes of one entry. */
     public static final int ENTRY_BYTES = 16;
 
-    /** Returned by {@link #peekRequiredOffset} when the ring is empty. */
-    public static final long EMPTY = Long.MAX_VALUE;
-
     private final AtomicBuffer buffer;
     private final int capacity;
     private final int entryMask;
@@ -147,26 +144,6 @@ public final class WaiterRings
         final int ring = ringOffset(slot);
         final long head = buffer.getLongVolatile(ring + HEAD_OFFSET);
         return (int)(buffer.getLongVolatile(ring + TAIL_OFFSET) - head);
-    }
-
-    /** The required offset of the waiter at the head of {@code slot}'s ring, or {@link #EMPTY}. */
-    public long peekRequiredOffset(final int slot)
-    {
-        final int ring = ringOffset(slot);
-        while (true)
-        {
-            final long head = buffer.getLongVolatile(ring + HEAD_OFFSET);
-            if (head >= buffer.getLongVolatile(ring + TAIL_OFFSET))
-            {
-                return EMPTY;
-            }
-            final long required = buffer.getLong(entryOffset(ring, head) + ENTRY_REQUIRED_OFFSET);
-            VarHandle.loadLoadFence();
-            if (buffer.getLongVolatile(ring + HEAD_OFFSET) == head)
-            {
-                return required;
-            }
-        }
     }
 
     /**
