@@ -1,0 +1,24 @@
+package io.syncmirror.broker.metadata;
+
+import java.util.Map;
+
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * Receives the changes a newly applied metadata batch makes to partitions this broker hosts, in metadata log
+ * order, on the broker's single metadata thread.
+ */
+public interface MetadataListener
+{
+    /**
+     * A partition with this broker in its assignment was created or changed (leader, ISR, epochs).
+     * {@code topicConfig} is the topic's config overrides in force.
+     */
+    void onPartitionChanged(PartitionState state, Map<String, String> topicConfig);
+
+    /** This broker no longer hosts the partition (topic deleted, or reassigned away): drop and delete it. */
+    void onPartitionRemoved(TopicPartition partition);
+
+    /** A topic's config overrides changed. */
+    void onTopicConfigChanged(String topic, Map<String, String> topicConfig);
+}

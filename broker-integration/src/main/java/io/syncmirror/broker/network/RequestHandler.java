@@ -1,0 +1,34 @@
+package io.syncmirror.broker.network;
+
+import java.util.concurrent.CompletableFuture;
+
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.AbstractResponse;
+
+/**
+ * What the socket server hands parsed requests to: the broker's API layer.
+ *
+ * <p>The server answers ApiVersions itself from {@link #maxVersion}/{@link #minVersion}, answers a request for
+ * an API or version outside that range with the standard error (UNSUPPORTED_VERSION) without calling
+ * {@link #handle}, and writes responses of one connection in request order whatever order their futures
+ * complete in.
+ *
+ * <p>Thread-safety: {@link #handle} is called on the connection's event loop; the future may be completed on
+ * any thread.
+ */
+public interface RequestHandler
+{
+    /** The highest version of {@code key} served, or -1 when the API is not served at all. */
+    short maxVersion(ApiKeys key);
+
+    /** The lowest version of {@code key} served. */
+    short minVersion(ApiKeys key);
+
+    /**
+     * Handles one request. The future completes with the response, or with {@code null} when no response is
+     * sent (Produce with acks=0). An exceptional completion is answered with the request's error response
+     * for that exception.
+     */
+    CompletableFuture<AbstractResponse> handle(RequestContext context, AbstractRequest request);
+}

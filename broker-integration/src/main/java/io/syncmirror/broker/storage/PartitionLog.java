@@ -1,0 +1,127 @@
+package io.syncmirror.broker.storage;
+
+import java.util.Optional;
+import java.util.OptionalInt;
+
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.server.storage.log.FetchIsolation;
+
+/**
+ * One partition's replica log: Kafka's log engine for durable brokers ({@code UnifiedLogPartitionLog}) or an
+ * in-memory log for benchmarks ({@code MemoryPartitionLog}). Both honour the same contract, checked by one
+ * contract test run against each.
+ *
+ * <p>Thread-safety: appends, truncation and HW updates are serialized by the caller (the partition's append
+ * lock); reads and the offset getters may run on any thread at any time, as Kafka's {@code UnifiedLog} allows.
+ *
+ * <p>Expected failures are Kafka's {@code ApiException}s, so the caller maps them with {@code Errors.forException}:
+ * {@code OutOfOrderSequenceException}, {@code InvalidProducerEpochException}, {@code CorruptRecordException},
+ * {@code RecordTooLargeException}, {@code OffsetOutOfRangeException}, {@code InvalidTxnStateException}.
+ */
+public interface PartitionLog extends AutoCloseable
+{
+    TopicPartition topicPartition();
+
+    Uuid topicId();
+
+    long logStartOffset();
+
+    long logEndOffset();
+
+    long highWatermark();
+
+    /** The last stable offset: the first offset of the earliest open transaction, else the HW. */
+    long lastStableOffset();
+
+    /** Moves the HW forward to {@code min(hw, LEO)}; never backwards. Returns the HW now in force. */
+    long maybeIncrementHighWatermark(long hw);
+
+    /** Sets the HW to {@code min(hw, LEO)}, also backwards (a follower following its leader's HW, truncation). */
+    void updateHighWatermark(long hw);
+
+    /**
+     * Appends as leader: assigns offsets in the records' own buffer, validates and records producer state.
+     * A duplicate of one of a producer's last five batches is not appended again; the result then names the
+     * offsets the original append got and {@link AppendResult#duplicate()} is true.
+     */
+    AppendResult appendAsLeader(MemoryRecords records, int leaderEpoch);
+
+    /** Appends transaction markers (COMMIT/ABORT control batches) as leader, the coordinator's origin. */
+    AppendResult appendMarkerAsLeader(MemoryRecords markers, int leaderEpoch);
+
+    /** Appends batches as a follower, keeping their offsets, epochs and bytes as they are. */
+    AppendResult appendAsFollower(MemoryRecords records, int leaderEpoch);
+
+    /**
+     * Reads from {@code offset} up to {@code maxBytes} (at least one batch when {@code minOneMessage}), bounded
+     * by the isolation: LEO, HW or LSO. Aborted transactions are included for {@code TXN_COMMITTED}.
+     */
+    ReadResult read(long offset, int maxBytes, FetchIsolation isolation, boolean minOneMessage);
+
+    /** The latest leader epoch in the log's epoch cache, if any. */
+    OptionalInt latestEpoch();
+
+    /**
+     * Kafka's {@code endOffsetForEpoch}: the end offset of the largest epoch at or below {@code leaderEpoch}, with
+     * that epoch; empty when the cache has no such epoch.
+     */
+    Optional<EpochEndOffset> endOffsetForEpoch(int leaderEpoch);
+
+    /** Records that {@code leaderEpoch} starts at {@code startOffset}, as a new leader does. */
+    void assignEpochStartOffset(int leaderEpoch, long startOffset);
+
+    /** Removes everything at and above {@code offset}; the HW follows down when above it. */
+    void truncateTo(long offset);
+
+    /** Removes everything and starts the log empty at {@code offset}. */
+    void truncateFullyAndStartAt(long offset);
+
+    /**
+     * ListOffsets: for {@code ListOffsetsRequest.EARLIEST_TIMESTAMP}, {@code LATEST_TIMESTAMP} and
+     * {@code MAX_TIMESTAMP} and for a real timestamp, the offset found with its timestamp and epoch; empty when
+     * no record has a timestamp at or above the one asked for.
+     */
+    Optional<TimestampOffset> offsetForTimestamp(long timestamp);
+
+    /** Forces written data to disk (no-op in memory). */
+    void flush();
+
+    /** Deletes segments that retention or a moved log start offset make eligible; returns how many. */
+    int deleteOldSegments();
+
+    /** Flushes and closes cleanly: the next open needs no recovery. */
+    @Override
+    void close();
+
+    /** Closes and deletes the log's files (topic deletion, reassignment away). */
+    void delete();
+
+    /** Offsets of one append. */
+    record AppendResult(long firstOffset, long lastOffset, long logAppendTimeMs, long logStartOffset,
+        int recordCount, boolean duplicate)
+    {
+    }
+
+    /** One read: the records and the offsets that bound them at the time of the read. */
+    record ReadResult(
+        org.apache.kafka.common.record.internal.Records records,
+        long highWatermark,
+        long lastStableOffset,
+        long logStartOffset,
+        long logEndOffset,
+        java.util.List<org.apache.kafka.common.message.FetchResponseData.AbortedTransaction> abortedTransactions)
+    {
+    }
+
+    /** An epoch and the offset where it ends (the start of the next epoch, or LEO for the latest). */
+    record EpochEndOffset(int epoch, long endOffset)
+    {
+    }
+
+    /** A ListOffsets answer. {@code leaderEpoch} is -1 when unknown. */
+    record TimestampOffset(long timestamp, long offset, int leaderEpoch)
+    {
+    }
+}
