@@ -1,0 +1,167 @@
+package io.syncmirror.broker.adapter;
+
+import org.apache.kafka.common.Uuid;
+
+import io.syncmirror.hwgate.AckOutcome;
+import io.syncmirror.hwgate.DelayedProducePurgatory;
+import io.syncmirror.hwgate.HighWatermarkGate;
+import io.syncmirror.hwgate.MirrorError;
+import io.syncmirror.hwgate.OwnerWakeup;
+import io.syncmirror.hwgate.ProduceCompletionHandler;
+import io.syncmirror.hwgate.RequestShard;
+import io.syncmirror.hwgate.WaiterRings;
+import io.syncmirror.offheap.PartitionRowDescriptor;
+import io.syncmirror.offheap.PartitionSlotIndex;
+import io.syncmirror.offheap.PartitionTable;
+
+/**
+ * The thin adapter between the broker's partition lifecycle and the hot path: the only code of the broker that
+ * touches the off-heap partition table, the HW gate and the delayed-produce purgatory. Thread-safety: as the
+ * parts it wraps: {@link #attachLeader}/{@link #detach}/ISR changes from the thread applying a partition's
+ * metadata, LEO reports from each replica cell's single writer, shards from their owner threads.
+ *
+ * <p>A partition this broker leads owns one slot, keyed by (topic id, partition). Replicas are numbered by their
+ * position in the partition's assignment; that position is their bit in the ISR mask and their LEO cell.
+ *
+ * <p>The HW goes first into the row (by CAS, through the gate), then into the log, then the waiters it reached
+ * are completed: so a producer that got its ack and then fetches finds the log's HW at its record.
+ */
+public final class HotPathAdapter
+{
+    /** The HW did not move. */
+    public static final long NO_ADVANCE = HighWatermarkGate.NO_ADVANCE;
+
+    private final PartitionSlotIndex slots;
+    private final PartitionTable table;
+    private final HighWatermarkGate gate;
+    private final DelayedProducePurgatory purgatory;
+    private final int maxReplicas;
+
+    /**
+     * @param slotCapacity        partitions this broker may lead at once.
+     * @param maxReplicas         the largest replication factor supported (ISR mask bits).
+     * @param waitersPerPartition acks=all produces waiting on one partition at once, a power of two; more are
+     *                            answered at once with a retriable error (see DelayedProducePurgatory).
+     * @param maxShards           owner threads (event loops and internal executors) that begin produces.
+     */
+    public HotPathAdapter(final int slotCapacity, final int maxReplicas, final int waitersPerPartition,
+        final int maxShards)
+    {
+        this.maxReplicas = maxReplicas;
+        this.slots = new PartitionSlotIndex(slotCapacity);
+        this.table = new PartitionTable(slotCapacity,
+            new PartitionRowDescriptor(maxReplicas, 0, 0, WaiterRings.bytesFor(waitersPerPartition)));
+        this.gate = new HighWatermarkGate(table);
+        this.purgatory = new DelayedProducePurgatory(gate, waitersPerPartition, maxShards);
+    }
+
+    public int maxReplicas()
+    {
+        return maxReplicas;
+    }
+
+    /**
+     * This broker became (or stays, with a new epoch) the leader: the slot is (re)initialized with the log's HW
+     * and the committed ISR. Waits left from an earlier leadership fail with NOT_LEADER_OR_FOLLOWER first.
+     *
+     * @return the slot, or {@link PartitionSlotIndex#NO_SLOT} when every slot is taken.
+     */
+    public int attachLeader(final Uuid topicId, final int partition, final long highWatermark, final int isrMask,
+        final int minIsr)
+    {
+        int slot = slots.slotOf(topicId.getMostSignificantBits(), topicId.getLeastSignificantBits(), partition);
+        if (slot == PartitionSlotIndex.NO_SLOT)
+        {
+            slot = slots.add(topicId.getMostSignificantBits(), topicId.getLeastSignificantBits(), partition);
+            if (slot == PartitionSlotIndex.NO_SLOT)
+            {
+                return slot;
+            }
+        }
+        else
+        {
+            purgatory.failWaits(slot, AckOutcome.of(MirrorError.NOT_LEADER_OR_FOLLOWER));
+        }
+        table.initSlot(slot, highWatermark, isrMask, minIsr);
+        return slot;
+    }
+
+    /** This broker no longer leads the partition: its waits fail with NOT_LEADER_OR_FOLLOWER, its slot is freed. */
+    public void detach(final Uuid topicId, final int partition)
+    {
+        final int slot = slots.slotOf(topicId.getMostSignificantBits(), topicId.getLeastSignificantBits(), partition);
+        if (slot != PartitionSlotIndex.NO_SLOT)
+        {
+            purgatory.failWaits(slot, AckOutcome.of(MirrorError.NOT_LEADER_OR_FOLLOWER));
+            slots.remove(topicId.getMostSignificantBits(), topicId.getLeastSignificantBits(), partition);
+        }
+    }
+
+    /**
+     * Replica {@code replica} of {@code slot} reached {@code leo}; recomputes the HW.
+     *
+     * @return the HW this call published, or {@link #NO_ADVANCE}. When it published one, the caller moves the
+     * log's HW and then calls {@link #completeWaiters}.
+     */
+    public long onLeo(final int slot, final int replica, final long leo)
+    {
+        table.localLeo(slot, replica, leo);
+        return gate.maybeAdvance(slot);
+    }
+
+    /** Completes the waits of {@code slot} that its HW reached. */
+    public void completeWaiters(final int slot)
+    {
+        purgatory.onHighWatermarkAdvanced(slot);
+    }
+
+    public long highWatermark(final int slot)
+    {
+        return table.highWatermark(slot);
+    }
+
+    public long replicaLeo(final int slot, final int replica)
+    {
+        return table.localLeo(slot, replica);
+    }
+
+    /** The ISR mask the gate uses now. */
+    public int isrMask(final int slot)
+    {
+        return PartitionRowDescriptor.isrMask(table.localIsrWord(slot));
+    }
+
+    /**
+     * Publishes a new ISR (and min.insync.replicas). Members it adds must have reached the HW, or nothing
+     * changes (hazard 2's rule, locally): a joining replica never lets the HW pass a record it lacks.
+     *
+     * @return whether it was published.
+     */
+    public boolean changeIsr(final int slot, final int isrMask, final int minIsr)
+    {
+        if (!table.localIsrIfCaughtUp(slot, isrMask, minIsr))
+        {
+            return false;
+        }
+        purgatory.onMembershipChanged(slot);
+        return true;
+    }
+
+    /** Whether an acks=all append must be refused now: the ISR the gate uses is under min.insync.replicas. */
+    public boolean isrBelowMin(final int slot)
+    {
+        return gate.localIsrBelowMin(slot);
+    }
+
+    public RequestShard newShard(final int maxRequests, final int maxWaits, final ProduceCompletionHandler handler,
+        final OwnerWakeup wakeup, final long nowMs)
+    {
+        return purgatory.newShard(maxRequests, maxWaits, handler, wakeup, nowMs);
+    }
+
+    /** Off-heap bytes held by the partition table. */
+    public long allocatedBytes()
+    {
+        return table.allocatedBytes();
+    }
+}

@@ -1,0 +1,556 @@
+package io.syncmirror.broker.replica;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.locks.ReentrantLock;
+
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.NotEnoughReplicasException;
+import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+
+import io.syncmirror.broker.adapter.HotPathAdapter;
+import io.syncmirror.broker.metadata.PartitionState;
+import io.syncmirror.broker.storage.PartitionLog;
+import io.syncmirror.hwgate.RequestShard;
+import io.syncmirror.offheap.PartitionSlotIndex;
+
+/**
+ * One partition replica hosted by this broker: its log, its role (leader or follower) and, as leader, its
+ * followers' progress and the bridge to the hot path's row. Thread-safety: role changes come from the metadata
+ * thread under the append lock; appends hold the append lock only to append and register their wait; reads
+ * and follower progress reports take no lock. The current role is one immutable {@link Role} in a volatile
+ * field, so a reader sees one consistent epoch, assignment and ISR.
+ */
+public final class Partition
+{
+    /** The role as of the last metadata change: immutable, replaced whole. */
+    public record Role(boolean leader, int leaderId, int leaderEpoch, int partitionEpoch, List<Integer> replicas,
+        List<Integer> isr, int slot, int minIsr)
+    {
+        /** The position of {@code brokerId} in the assignment (its ISR bit and LEO cell), or -1. */
+        public int replicaIndex(final int brokerId)
+        {
+            return replicas.indexOf(brokerId);
+        }
+
+        public int isrMask()
+        {
+            int mask = 0;
+            for (final int id : isr)
+            {
+                final int index = replicas.indexOf(id);
+                if (index >= 0)
+                {
+                    mask |= 1 << index;
+                }
+            }
+            return mask;
+        }
+    }
+
+    private static final Role NONE = new Role(false, -1, -1, -1, List.of(), List.of(), PartitionSlotIndex.NO_SLOT, 1);
+
+    private final TopicPartition topicPartition;
+    private final Uuid topicId;
+    private final PartitionLog log;
+    private final HotPathAdapter hotPath;
+    private final int localBrokerId;
+    private final ReentrantLock appendLock = new ReentrantLock();
+    private final ConcurrentLinkedQueue<Runnable> leoWaiters = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<Runnable> hwWaiters = new ConcurrentLinkedQueue<>();
+    private volatile Role role = NONE;
+    private volatile Map<String, String> topicConfig;
+
+    // Follower progress as the leader sees it, by replica index; each index is written by the connection of
+    // that follower (one event loop), read by the ISR check.
+    private final AtomicLongArray followerLeo;
+    private final AtomicLongArray lastCaughtUpTimeMs;
+    private final AtomicLongArray lastFetchLeaderLeo;
+    private final AtomicLongArray lastFetchTimeMs;
+    /** An ISR change sent to the controller and not yet seen in metadata; one at a time, as Kafka does. */
+    private volatile boolean isrChangeInFlight;
+
+    Partition(final TopicPartition topicPartition, final Uuid topicId, final PartitionLog log,
+        final HotPathAdapter hotPath, final int localBrokerId, final Map<String, String> topicConfig)
+    {
+        this.topicPartition = topicPartition;
+        this.topicId = topicId;
+        this.log = log;
+        this.hotPath = hotPath;
+        this.localBrokerId = localBrokerId;
+        this.topicConfig = topicConfig;
+        final int replicas = hotPath.maxReplicas();
+        this.followerLeo = new AtomicLongArray(replicas);
+        this.lastCaughtUpTimeMs = new AtomicLongArray(replicas);
+        this.lastFetchLeaderLeo = new AtomicLongArray(replicas);
+        this.lastFetchTimeMs = new AtomicLongArray(replicas);
+    }
+
+    public TopicPartition topicPartition()
+    {
+        return topicPartition;
+    }
+
+    public Uuid topicId()
+    {
+        return topicId;
+    }
+
+    public PartitionLog log()
+    {
+        return log;
+    }
+
+    public Role role()
+    {
+        return role;
+    }
+
+    public boolean isLeader()
+    {
+        return role.leader;
+    }
+
+    Map<String, String> topicConfig()
+    {
+        return topicConfig;
+    }
+
+    void topicConfig(final Map<String, String> config)
+    {
+        this.topicConfig = config;
+    }
+
+    // ------------------------------------------------------------------------------------------------------
+    // Role changes (metadata thread).
+    // ------------------------------------------------------------------------------------------------------
+
+    /**
+     * Applies a metadata change naming this broker leader. A new epoch starts the log's epoch at its LEO and
+     * re-initializes the hot-path row; the same epoch with a new ISR only publishes the ISR.
+     *
+     * @return false when the broker has no slot left to lead the partition.
+     */
+    boolean becomeLeader(final PartitionState state, final int minIsr, final long nowMs)
+    {
+        appendLock.lock();
+        try
+        {
+            final Role previous = role;
+            final int mask = isrMaskOf(state);
+            if (previous.leader && previous.leaderEpoch == state.leaderEpoch())
+            {
+                final Role next = new Role(true, localBrokerId, state.leaderEpoch(), state.partitionEpoch(),
+                    state.replicas(), state.isr(), previous.slot, minIsr);
+                role = next;
+                isrChangeInFlight = false;
+                // A committed ISR that adds a member the gate does not count yet waits for that member to reach
+                // the HW (see maybeExpandGateIsr); shrinks and same-membership changes publish at once.
+                if (!hotPath.changeIsr(previous.slot, mask, minIsr))
+                {
+                    hotPath.changeIsr(previous.slot, mask & hotPath.isrMask(previous.slot), minIsr);
+                }
+                maybeAdvanceHighWatermark(previous.slot, hotPath.highWatermark(previous.slot));
+                return true;
+            }
+            final long leo = log.logEndOffset();
+            final OptionalInt latest = log.latestEpoch();
+            if (latest.isEmpty() || latest.getAsInt() < state.leaderEpoch())
+            {
+                log.assignEpochStartOffset(state.leaderEpoch(), leo);
+            }
+            final int slot = hotPath.attachLeader(topicId, topicPartition.partition(),
+                Math.min(log.highWatermark(), leo), mask, minIsr);
+            if (slot == PartitionSlotIndex.NO_SLOT)
+            {
+                role = NONE;
+                return false;
+            }
+            for (int i = 0; i < followerLeo.length(); i++)
+            {
+                followerLeo.set(i, -1L);
+                lastCaughtUpTimeMs.set(i, nowMs); // a new leader gives every ISR member a full lag window
+                lastFetchLeaderLeo.set(i, -1L);
+                lastFetchTimeMs.set(i, nowMs);
+            }
+            role = new Role(true, localBrokerId, state.leaderEpoch(), state.partitionEpoch(), state.replicas(),
+                state.isr(), slot, minIsr);
+            isrChangeInFlight = false;
+            final int self = state.replicas().indexOf(localBrokerId);
+            final long hw = hotPath.onLeo(slot, self, leo);
+            maybeAdvanceHighWatermark(slot, hw);
+        }
+        finally
+        {
+            appendLock.unlock();
+        }
+        wakeAll();
+        return true;
+    }
+
+    /** Applies a metadata change naming another broker (or none) leader. */
+    void becomeFollower(final PartitionState state)
+    {
+        appendLock.lock();
+        try
+        {
+            if (role.leader)
+            {
+                hotPath.detach(topicId, topicPartition.partition());
+            }
+            role = new Role(false, state.leader(), state.leaderEpoch(), state.partitionEpoch(), state.replicas(),
+                state.isr(), PartitionSlotIndex.NO_SLOT, 1);
+            isrChangeInFlight = false;
+        }
+        finally
+        {
+            appendLock.unlock();
+        }
+        wakeAll();
+    }
+
+    /** The partition is going away from this broker. */
+    void stop()
+    {
+        appendLock.lock();
+        try
+        {
+            if (role.leader)
+            {
+                hotPath.detach(topicId, topicPartition.partition());
+            }
+            role = NONE;
+        }
+        finally
+        {
+            appendLock.unlock();
+        }
+        wakeAll();
+    }
+
+    private static int isrMaskOf(final PartitionState state)
+    {
+        int mask = 0;
+        for (final int id : state.isr())
+        {
+            final int index = state.replicas().indexOf(id);
+            if (index >= 0)
+            {
+                mask |= 1 << index;
+            }
+        }
+        return mask;
+    }
+
+    // ------------------------------------------------------------------------------------------------------
+    // Leader appends.
+    // ------------------------------------------------------------------------------------------------------
+
+    /**
+     * Appends a producer's batch as leader. With {@code shard} non-null (acks=all) the request's wait is
+     * registered inside the append's critical section, so this slot's waits queue in offset order (hazard 7).
+     *
+     * @throws org.apache.kafka.common.errors.ApiException the append's error, nothing appended.
+     */
+    public PartitionLog.AppendResult appendAsLeader(final MemoryRecords records, final boolean acksAll,
+        final RequestShard shard, final int request, final boolean markers)
+    {
+        final Role current;
+        final PartitionLog.AppendResult result;
+        appendLock.lock();
+        try
+        {
+            current = role;
+            if (!current.leader)
+            {
+                throw new NotLeaderOrFollowerException("broker " + localBrokerId + " does not lead " +
+                    topicPartition);
+            }
+            if (acksAll && hotPath.isrBelowMin(current.slot))
+            {
+                throw new NotEnoughReplicasException("the ISR of " + topicPartition + " has fewer than " +
+                    current.minIsr + " (min.insync.replicas) replicas");
+            }
+            result = markers ? log.appendMarkerAsLeader(records, current.leaderEpoch) :
+                log.appendAsLeader(records, current.leaderEpoch);
+            if (shard != null)
+            {
+                shard.watch(request, current.slot, result.lastOffset() + 1);
+            }
+            final long hw = hotPath.onLeo(current.slot, current.replicaIndex(localBrokerId), log.logEndOffset());
+            maybeAdvanceHighWatermark(current.slot, hw);
+        }
+        finally
+        {
+            appendLock.unlock();
+        }
+        wake(leoWaiters);
+        return result;
+    }
+
+    /** Follows a HW the gate published: the log's HW first, then the waits it reached, then parked consumers. */
+    private void maybeAdvanceHighWatermark(final int slot, final long hw)
+    {
+        if (hw != HotPathAdapter.NO_ADVANCE)
+        {
+            log.maybeIncrementHighWatermark(hw);
+            hotPath.completeWaiters(slot);
+            wake(hwWaiters);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------------
+    // Follower progress (leader side), from the follower's fetch.
+    // ------------------------------------------------------------------------------------------------------
+
+    /**
+     * A follower fetched at {@code fetchOffset}, which the caller validated against the leader's epoch history
+     * (it never credits a diverging tail). Records the follower's LEO in its hot-path cell and its caught-up
+     * time, as Kafka's {@code Replica.updateFetchStateOrThrow} does.
+     *
+     * @return the replica index, or -1 when the broker is not an assigned replica.
+     */
+    public int onFollowerFetch(final Role current, final int followerId, final long fetchOffset, final long nowMs)
+    {
+        final int index = current.replicaIndex(followerId);
+        if (index < 0 || !current.leader)
+        {
+            return -1;
+        }
+        final long leaderLeo = log.logEndOffset();
+        final long leo = Math.min(fetchOffset, leaderLeo);
+        if (fetchOffset >= leaderLeo)
+        {
+            lastCaughtUpTimeMs.set(index, nowMs);
+        }
+        else if (fetchOffset >= lastFetchLeaderLeo.get(index))
+        {
+            lastCaughtUpTimeMs.set(index, Math.max(lastCaughtUpTimeMs.get(index), lastFetchTimeMs.get(index)));
+        }
+        lastFetchLeaderLeo.set(index, leaderLeo);
+        lastFetchTimeMs.set(index, nowMs);
+        followerLeo.set(index, leo);
+        if (role != current)
+        {
+            return index; // the slot may already serve another leadership: report nothing into it
+        }
+        final long hw = hotPath.onLeo(current.slot, index, leo);
+        maybeAdvanceHighWatermark(current.slot, hw);
+        return index;
+    }
+
+    /**
+     * The ISR this leader should propose now, or null for no change: followers that lag more than
+     * {@code lagTimeMaxMs} leave, followers that reached the HW (and the current epoch's start) join.
+     */
+    List<Integer> proposedIsr(final long nowMs, final long lagTimeMaxMs)
+    {
+        final Role current = role;
+        if (!current.leader || isrChangeInFlight)
+        {
+            return null;
+        }
+        final long hw = log.highWatermark();
+        final java.util.ArrayList<Integer> next = new java.util.ArrayList<>(current.replicas.size());
+        boolean changed = false;
+        for (int index = 0; index < current.replicas.size(); index++)
+        {
+            final int id = current.replicas.get(index);
+            final boolean inIsr = current.isr.contains(id);
+            if (id == localBrokerId)
+            {
+                next.add(id);
+                changed |= !inIsr;
+                continue;
+            }
+            final boolean laggingOut = nowMs - lastCaughtUpTimeMs.get(index) > lagTimeMaxMs;
+            if (inIsr && !laggingOut)
+            {
+                next.add(id);
+            }
+            else if (inIsr)
+            {
+                changed = true;
+            }
+            else if (followerLeo.get(index) >= hw && followerLeo.get(index) >= 0 &&
+                nowMs - lastCaughtUpTimeMs.get(index) <= lagTimeMaxMs)
+            {
+                next.add(id);
+                changed = true;
+            }
+        }
+        return changed ? next : null;
+    }
+
+    /**
+     * An ISR change is about to be sent: for an expansion the gate counts the joining member at once (Kafka's
+     * maximal ISR), so the HW cannot pass a record the member lacks while the controller decides.
+     *
+     * @return false when the member fell behind the HW meanwhile (try again later).
+     */
+    boolean beginIsrChange(final Role expected, final List<Integer> proposed)
+    {
+        appendLock.lock();
+        try
+        {
+            if (role != expected || isrChangeInFlight)
+            {
+                return false;
+            }
+            int mask = hotPath.isrMask(expected.slot);
+            for (final int id : proposed)
+            {
+                mask |= 1 << expected.replicas.indexOf(id);
+            }
+            if (!hotPath.changeIsr(expected.slot, mask, expected.minIsr))
+            {
+                return false;
+            }
+            isrChangeInFlight = true;
+            return true;
+        }
+        finally
+        {
+            appendLock.unlock();
+        }
+    }
+
+    /** The controller refused the change: the gate goes back to the committed ISR. */
+    void abortIsrChange(final Role expected)
+    {
+        appendLock.lock();
+        try
+        {
+            if (role == expected && expected.leader)
+            {
+                hotPath.changeIsr(expected.slot, expected.isrMask(), expected.minIsr);
+                isrChangeInFlight = false;
+            }
+        }
+        finally
+        {
+            appendLock.unlock();
+        }
+    }
+
+    /** The replica indexes the gate counts now (for diagnostics and tests). */
+    public int gateIsrMask()
+    {
+        final Role current = role;
+        return current.leader ? hotPath.isrMask(current.slot) : 0;
+    }
+
+    // ------------------------------------------------------------------------------------------------------
+    // Follower side: appends of what the leader sent.
+    // ------------------------------------------------------------------------------------------------------
+
+    /** Appends fetched batches as a follower and follows the leader's HW; returns the new LEO. */
+    public long appendAsFollower(final MemoryRecords records, final long leaderHighWatermark)
+    {
+        appendLock.lock();
+        try
+        {
+            if (records.sizeInBytes() > 0)
+            {
+                int maxEpoch = -1;
+                for (final var batch : records.batches())
+                {
+                    maxEpoch = Math.max(maxEpoch, batch.partitionLeaderEpoch());
+                }
+                // The log skips batches whose epoch is above the one passed: pass the highest epoch carried.
+                log.appendAsFollower(records, Math.max(maxEpoch, role.leaderEpoch));
+            }
+            final long leo = log.logEndOffset();
+            if (leaderHighWatermark >= 0)
+            {
+                log.updateHighWatermark(Math.min(leaderHighWatermark, leo));
+            }
+            return leo;
+        }
+        finally
+        {
+            appendLock.unlock();
+        }
+    }
+
+    /** Truncates the follower's log to {@code offset} (DivergingEpoch), returning the new LEO. */
+    public long truncateTo(final long offset)
+    {
+        appendLock.lock();
+        try
+        {
+            if (offset < log.logEndOffset())
+            {
+                log.truncateTo(offset);
+            }
+            return log.logEndOffset();
+        }
+        finally
+        {
+            appendLock.unlock();
+        }
+    }
+
+    /** Restarts the follower's log empty at {@code offset} (the leader's log start moved past our LEO). */
+    public long truncateFullyAndStartAt(final long offset)
+    {
+        appendLock.lock();
+        try
+        {
+            log.truncateFullyAndStartAt(offset);
+            return log.logEndOffset();
+        }
+        finally
+        {
+            appendLock.unlock();
+        }
+    }
+
+    public Optional<PartitionLog.EpochEndOffset> endOffsetForEpoch(final int epoch)
+    {
+        return log.endOffsetForEpoch(epoch);
+    }
+
+    // ------------------------------------------------------------------------------------------------------
+    // Parked fetches.
+    // ------------------------------------------------------------------------------------------------------
+
+    /** Parks a fetch until this partition's LEO moves (replica fetches read to LEO). */
+    public void parkUntilAppend(final Runnable wake)
+    {
+        leoWaiters.add(wake);
+    }
+
+    /** Parks a fetch until this partition's HW moves (consumers read to the HW or LSO). */
+    public void parkUntilHighWatermark(final Runnable wake)
+    {
+        hwWaiters.add(wake);
+    }
+
+    private void wakeAll()
+    {
+        wake(leoWaiters);
+        wake(hwWaiters);
+    }
+
+    private static void wake(final ConcurrentLinkedQueue<Runnable> waiters)
+    {
+        Runnable waiter;
+        while ((waiter = waiters.poll()) != null)
+        {
+            waiter.run();
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        return "Partition{" + topicPartition + ", " + role + '}';
+    }
+}

@@ -1,0 +1,605 @@
+package io.syncmirror.broker.replica;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.message.ListOffsetsRequestData;
+import org.apache.kafka.common.message.ListOffsetsResponseData;
+import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData;
+import org.apache.kafka.common.message.OffsetForLeaderEpochResponseData;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.ProduceResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.FileRecords;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.Records;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.FetchRequest;
+import org.apache.kafka.common.requests.FetchResponse;
+import org.apache.kafka.common.requests.ListOffsetsRequest;
+import org.apache.kafka.common.requests.ListOffsetsResponse;
+import org.apache.kafka.common.requests.OffsetsForLeaderEpochRequest;
+import org.apache.kafka.common.requests.OffsetsForLeaderEpochResponse;
+import org.apache.kafka.common.requests.ProduceRequest;
+import org.apache.kafka.common.requests.ProduceResponse;
+import org.apache.kafka.server.storage.log.FetchIsolation;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.syncmirror.broker.network.RequestContext;
+import io.syncmirror.broker.storage.PartitionLog;
+import io.syncmirror.hwgate.AckOutcome;
+import io.syncmirror.hwgate.RequestShard;
+
+/**
+ * The data-path APIs: Produce, Fetch (consumers and followers, long-polled), ListOffsets and
+ * OffsetsForLeaderEpoch. Thread-safety: stateless apart from the replica manager; handlers run on the
+ * connection's event loop and complete their futures there or on the produce owner's thread.
+ */
+public final class ReplicaApis
+{
+    private static final Logger LOG = LoggerFactory.getLogger(ReplicaApis.class);
+
+    private final ReplicaManager replicas;
+    private final FetchSessions sessions;
+
+    public ReplicaApis(final ReplicaManager replicas, final FetchSessions sessions)
+    {
+        this.replicas = replicas;
+        this.sessions = sessions;
+    }
+
+    public static short minVersion(final ApiKeys key)
+    {
+        return switch (key)
+        {
+            case PRODUCE -> 3;
+            case FETCH -> 4;
+            case LIST_OFFSETS -> 1;
+            case OFFSET_FOR_LEADER_EPOCH -> 2;
+            default -> -1;
+        };
+    }
+
+    public static short maxVersion(final ApiKeys key)
+    {
+        return switch (key)
+        {
+            case PRODUCE, FETCH, LIST_OFFSETS, OFFSET_FOR_LEADER_EPOCH -> key.latestVersion();
+            default -> -1;
+        };
+    }
+
+    // ------------------------------------------------------------------------------------------------------
+    // Produce.
+    // ------------------------------------------------------------------------------------------------------
+
+    /** One partition of a produce request and what became of it. */
+    private static final class ProducePartition
+    {
+        final ProduceResponseData.TopicProduceResponse topic;
+        final ProduceResponseData.PartitionProduceResponse response;
+        final Partition partition;
+        final MemoryRecords records;
+
+        ProducePartition(final ProduceResponseData.TopicProduceResponse topic, final int index,
+            final Partition partition, final MemoryRecords records)
+        {
+            this.topic = topic;
+            this.partition = partition;
+            this.records = records;
+            this.response = new ProduceResponseData.PartitionProduceResponse().setIndex(index)
+                .setBaseOffset(ProduceResponse.INVALID_OFFSET).setLogAppendTimeMs(-1L).setLogStartOffset(-1L);
+            topic.partitionResponses().add(response);
+        }
+    }
+
+    public CompletableFuture<AbstractResponse> handleProduce(final RequestContext context, final ProduceRequest request)
+    {
+        final short version = context.header().apiVersion();
+        final ProduceResponseData data = new ProduceResponseData();
+        final List<ProducePartition> parts = new ArrayList<>();
+        for (final ProduceRequestData.TopicProduceData topic : request.data().topicData())
+        {
+            final ProduceResponseData.TopicProduceResponse topicResponse =
+                new ProduceResponseData.TopicProduceResponse().setName(topic.name()).setTopicId(topic.topicId());
+            data.responses().add(topicResponse);
+            for (final ProduceRequestData.PartitionProduceData partitionData : topic.partitionData())
+            {
+                final Partition partition = version >= 13 ?
+                    replicas.partitionOrNull(topic.topicId(), partitionData.index()) :
+                    replicas.partitionOrNull(new org.apache.kafka.common.TopicPartition(topic.name(),
+                        partitionData.index()));
+                MemoryRecords records = null;
+                Errors error = Errors.NONE;
+                if (partition == null)
+                {
+                    error = version >= 13 ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION;
+                }
+                else
+                {
+                    try
+                    {
+                        ProduceRequest.validateRecords(version, partitionData.records());
+                        records = (MemoryRecords)partitionData.records();
+                    }
+                    catch (final ApiException ex)
+                    {
+                        error = Errors.forException(ex);
+                    }
+                    catch (final ClassCastException ex)
+                    {
+                        error = Errors.CORRUPT_MESSAGE;
+                    }
+                }
+                final ProducePartition part = new ProducePartition(topicResponse, partitionData.index(), partition,
+                    records);
+                if (error != Errors.NONE)
+                {
+                    part.response.setErrorCode(error.code()).setErrorMessage(error.message());
+                }
+                parts.add(part);
+            }
+        }
+        final CompletableFuture<AbstractResponse> future = new CompletableFuture<>();
+        if (request.acks() != -1)
+        {
+            for (final ProducePartition part : parts)
+            {
+                appendOne(part, null, RequestShard.NO_REQUEST);
+            }
+            request.clearPartitionRecords();
+            future.complete(request.acks() == 0 ? null : new ProduceResponse(data));
+            return future;
+        }
+        final ProduceOwner owner = replicas.ownerForCurrentThread();
+        final Runnable produce = () -> produceAcksAll(owner, parts, data, request.timeout(), future);
+        if (owner.executor().inEventLoop())
+        {
+            produce.run();
+        }
+        else
+        {
+            owner.executor().execute(produce);
+        }
+        return future.thenApply(response ->
+        {
+            request.clearPartitionRecords();
+            return response;
+        });
+    }
+
+    private void produceAcksAll(final ProduceOwner owner, final List<ProducePartition> parts,
+        final ProduceResponseData data, final int timeoutMs, final CompletableFuture<AbstractResponse> future)
+    {
+        final int request = owner.begin(parts.size(), timeoutMs, (shard, req) ->
+        {
+            int cell = shard.firstCell(req);
+            for (final ProducePartition part : parts)
+            {
+                final int outcome = shard.cellOutcome(cell);
+                final short code = AckOutcome.errorCode(outcome);
+                if (code != Errors.NONE.code() && part.response.errorCode() == Errors.NONE.code())
+                {
+                    final Errors error = Errors.forCode(code);
+                    part.response.setErrorCode(code).setErrorMessage(error.message());
+                }
+                cell = shard.nextCell(cell);
+            }
+            future.complete(new ProduceResponse(data));
+        });
+        if (request == RequestShard.NO_REQUEST)
+        {
+            for (final ProducePartition part : parts)
+            {
+                part.response.setErrorCode(Errors.REQUEST_TIMED_OUT.code())
+                    .setErrorMessage("too many acks=all produces in flight on this broker thread");
+            }
+            future.complete(new ProduceResponse(data));
+            return;
+        }
+        for (final ProducePartition part : parts)
+        {
+            appendOne(part, owner.shard(), request);
+        }
+        owner.drain();
+    }
+
+    /** Appends one partition's batch; with a shard, registers its wait or skips it with the error. */
+    private void appendOne(final ProducePartition part, final RequestShard shard, final int request)
+    {
+        if (part.response.errorCode() != Errors.NONE.code())
+        {
+            if (shard != null)
+            {
+                shard.skip(request, part.response.errorCode());
+            }
+            return;
+        }
+        try
+        {
+            final PartitionLog.AppendResult result = part.partition.appendAsLeader(part.records, shard != null,
+                shard, request, false);
+            part.response.setBaseOffset(result.firstOffset()).setLogAppendTimeMs(result.logAppendTimeMs())
+                .setLogStartOffset(result.logStartOffset());
+        }
+        catch (final ApiException ex)
+        {
+            final Errors error = Errors.forException(ex);
+            part.response.setErrorCode(error.code()).setErrorMessage(ex.getMessage());
+            if (shard != null)
+            {
+                shard.skip(request, error.code());
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            LOG.error("append to {} failed", part.partition.topicPartition(), ex);
+            part.response.setErrorCode(Errors.UNKNOWN_SERVER_ERROR.code()).setErrorMessage(ex.toString());
+            if (shard != null)
+            {
+                shard.skip(request, Errors.UNKNOWN_SERVER_ERROR.code());
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------------
+    // Fetch.
+    // ------------------------------------------------------------------------------------------------------
+
+    public CompletableFuture<AbstractResponse> handleFetch(final RequestContext context, final FetchRequest request)
+    {
+        final CompletableFuture<AbstractResponse> future = new CompletableFuture<>();
+        final FetchSessions.Resolved resolved = sessions.resolve(context, request);
+        if (resolved.error() != Errors.NONE)
+        {
+            future.complete(FetchResponse.of(resolved.error(), 0, 0, new java.util.LinkedHashMap<>(), List.of()));
+            return future;
+        }
+        final long deadlineMs = replicas.nowMs() + Math.max(0, request.maxWait());
+        final io.netty.util.concurrent.EventExecutor executor = replicas.ownerForCurrentThread().executor();
+        attemptFetch(context, request, resolved, deadlineMs, executor, future);
+        return future;
+    }
+
+    private void attemptFetch(final RequestContext context, final FetchRequest request,
+        final FetchSessions.Resolved resolved, final long deadlineMs,
+        final io.netty.util.concurrent.EventExecutor executor, final CompletableFuture<AbstractResponse> future)
+    {
+        if (future.isDone())
+        {
+            return;
+        }
+        final short version = context.header().apiVersion();
+        final int replicaId = request.replicaId();
+        final boolean follower = replicaId >= 0;
+        final FetchIsolation isolation = follower ? FetchIsolation.LOG_END :
+            request.isolationLevel() == IsolationLevel.READ_COMMITTED ? FetchIsolation.TXN_COMMITTED :
+                FetchIsolation.HIGH_WATERMARK;
+        final long nowMs = replicas.nowMs();
+        int remainingBytes = Math.max(0, request.maxBytes());
+        int bytes = 0;
+        boolean anyError = false;
+        final List<FetchSessions.Entry> entries = resolved.entries();
+        final FetchResponseData.PartitionData[] results = new FetchResponseData.PartitionData[entries.size()];
+        for (int i = 0; i < entries.size(); i++)
+        {
+            final FetchSessions.Entry entry = entries.get(i);
+            final FetchResponseData.PartitionData data = readPartition(entry, follower, replicaId, isolation,
+                remainingBytes, bytes == 0, version, nowMs);
+            results[i] = data;
+            final int size = data.records() == null ? 0 : data.records().sizeInBytes();
+            bytes += size;
+            remainingBytes = Math.max(0, remainingBytes - size);
+            anyError |= data.errorCode() != Errors.NONE.code() || data.divergingEpoch().epoch() >= 0;
+        }
+        if (bytes >= request.minBytes() || anyError || nowMs >= deadlineMs || entries.isEmpty())
+        {
+            future.complete(sessions.respond(resolved, entries, results, version));
+            return;
+        }
+        // Park: wake on the first append (followers) or HW move (consumers) of any fetched partition, or at the
+        // deadline, then read again.
+        final AtomicBoolean fired = new AtomicBoolean();
+        final Runnable retry = () ->
+        {
+            if (fired.compareAndSet(false, true))
+            {
+                executor.execute(() -> attemptFetch(context, request, resolved, deadlineMs, executor, future));
+            }
+        };
+        for (final FetchSessions.Entry entry : entries)
+        {
+            final Partition partition = entry.partition();
+            if (partition != null)
+            {
+                if (follower)
+                {
+                    partition.parkUntilAppend(retry);
+                }
+                else
+                {
+                    partition.parkUntilHighWatermark(retry);
+                }
+            }
+        }
+        executor.schedule(() ->
+        {
+            if (fired.compareAndSet(false, true))
+            {
+                attemptFetch(context, request, resolved, deadlineMs, executor, future);
+            }
+        }, Math.max(1, deadlineMs - nowMs), TimeUnit.MILLISECONDS);
+    }
+
+    private FetchResponseData.PartitionData readPartition(final FetchSessions.Entry entry, final boolean follower,
+        final int replicaId, final FetchIsolation isolation, final int remainingBytes, final boolean minOneMessage,
+        final short version, final long nowMs)
+    {
+        final FetchResponseData.PartitionData data = new FetchResponseData.PartitionData()
+            .setPartitionIndex(entry.partitionIndex())
+            .setHighWatermark(FetchResponse.INVALID_HIGH_WATERMARK)
+            .setLastStableOffset(FetchResponse.INVALID_LAST_STABLE_OFFSET)
+            .setLogStartOffset(FetchResponse.INVALID_LOG_START_OFFSET)
+            .setRecords(MemoryRecords.EMPTY);
+        final Partition partition = entry.partition();
+        if (partition == null)
+        {
+            return data.setErrorCode((version >= 13 ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION)
+                .code());
+        }
+        final Partition.Role role = partition.role();
+        final PartitionLog log = partition.log();
+        if (!role.leader())
+        {
+            return data.setErrorCode(Errors.NOT_LEADER_OR_FOLLOWER.code())
+                .setCurrentLeader(new FetchResponseData.LeaderIdAndEpoch().setLeaderId(role.leaderId())
+                    .setLeaderEpoch(role.leaderEpoch()));
+        }
+        final FetchRequestData.FetchPartition asked = entry.request();
+        if (asked.currentLeaderEpoch() >= 0 && asked.currentLeaderEpoch() != role.leaderEpoch())
+        {
+            return data.setErrorCode((asked.currentLeaderEpoch() < role.leaderEpoch() ?
+                Errors.FENCED_LEADER_EPOCH : Errors.UNKNOWN_LEADER_EPOCH).code());
+        }
+        final long fetchOffset = asked.fetchOffset();
+        if (follower && asked.lastFetchedEpoch() >= 0)
+        {
+            final Optional<PartitionLog.EpochEndOffset> end = partition.endOffsetForEpoch(asked.lastFetchedEpoch());
+            if (end.isEmpty() || end.get().epoch() != asked.lastFetchedEpoch() || end.get().endOffset() < fetchOffset)
+            {
+                // The follower's tail diverges from this leader's history: tell it where to truncate, and credit
+                // nothing of that tail (hazard 1's rule for local followers).
+                final int epoch = end.map(PartitionLog.EpochEndOffset::epoch).orElse(-1);
+                final long endOffset = end.map(PartitionLog.EpochEndOffset::endOffset).orElse(-1L);
+                return data.setDivergingEpoch(new FetchResponseData.EpochEndOffset().setEpoch(epoch)
+                    .setEndOffset(endOffset))
+                    .setHighWatermark(log.highWatermark()).setLogStartOffset(log.logStartOffset())
+                    .setLastStableOffset(log.lastStableOffset());
+            }
+        }
+        if (follower && fetchOffset <= log.logEndOffset() && fetchOffset >= log.logStartOffset())
+        {
+            final int index = partition.onFollowerFetch(role, replicaId, fetchOffset, nowMs);
+            if (index >= 0 && !role.isr().contains(replicaId) && fetchOffset >= log.highWatermark())
+            {
+                replicas.onFollowerCaughtUp(partition);
+            }
+        }
+        try
+        {
+            final PartitionLog.ReadResult read = log.read(fetchOffset,
+                Math.min(asked.partitionMaxBytes(), remainingBytes), isolation, minOneMessage);
+            data.setHighWatermark(read.highWatermark())
+                .setLastStableOffset(read.lastStableOffset())
+                .setLogStartOffset(read.logStartOffset())
+                .setRecords(toMemoryRecords(read.records()));
+            if (isolation == FetchIsolation.TXN_COMMITTED)
+            {
+                data.setAbortedTransactions(read.abortedTransactions() == null ? List.of() :
+                    read.abortedTransactions());
+            }
+            else
+            {
+                data.setAbortedTransactions(null);
+            }
+            return data;
+        }
+        catch (final ApiException ex)
+        {
+            return data.setErrorCode(Errors.forException(ex).code())
+                .setHighWatermark(log.highWatermark()).setLogStartOffset(log.logStartOffset())
+                .setLastStableOffset(log.lastStableOffset());
+        }
+    }
+
+    /** Responses are written with kafka-clients' serializer, which takes in-memory records only. */
+    static MemoryRecords toMemoryRecords(final Records records)
+    {
+        if (records == null || records.sizeInBytes() == 0)
+        {
+            return MemoryRecords.EMPTY;
+        }
+        if (records instanceof MemoryRecords memory)
+        {
+            return memory;
+        }
+        if (records instanceof FileRecords file)
+        {
+            final ByteBuffer buffer = ByteBuffer.allocate(file.sizeInBytes());
+            try
+            {
+                file.readInto(buffer, 0);
+            }
+            catch (final IOException ex)
+            {
+                throw new UncheckedIOException(ex);
+            }
+            buffer.flip();
+            return MemoryRecords.readableRecords(buffer);
+        }
+        throw new IllegalStateException("unexpected records type " + records.getClass());
+    }
+
+    // ------------------------------------------------------------------------------------------------------
+    // ListOffsets and OffsetsForLeaderEpoch.
+    // ------------------------------------------------------------------------------------------------------
+
+    public CompletableFuture<AbstractResponse> handleListOffsets(final RequestContext context,
+        final ListOffsetsRequest request)
+    {
+        final ListOffsetsResponseData data = new ListOffsetsResponseData();
+        final boolean consumer = request.replicaId() < 0;
+        final boolean readCommitted = request.isolationLevel() == IsolationLevel.READ_COMMITTED;
+        for (final ListOffsetsRequestData.ListOffsetsTopic topic : request.data().topics())
+        {
+            final ListOffsetsResponseData.ListOffsetsTopicResponse topicResponse =
+                new ListOffsetsResponseData.ListOffsetsTopicResponse().setName(topic.name());
+            data.topics().add(topicResponse);
+            for (final ListOffsetsRequestData.ListOffsetsPartition asked : topic.partitions())
+            {
+                final ListOffsetsResponseData.ListOffsetsPartitionResponse response =
+                    new ListOffsetsResponseData.ListOffsetsPartitionResponse().setPartitionIndex(asked.partitionIndex())
+                        .setTimestamp(-1L).setOffset(-1L).setLeaderEpoch(-1);
+                topicResponse.partitions().add(response);
+                final Partition partition = replicas.partitionOrNull(
+                    new org.apache.kafka.common.TopicPartition(topic.name(), asked.partitionIndex()));
+                if (partition == null)
+                {
+                    response.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+                    continue;
+                }
+                final Partition.Role role = partition.role();
+                if (!role.leader())
+                {
+                    response.setErrorCode(Errors.NOT_LEADER_OR_FOLLOWER.code());
+                    continue;
+                }
+                if (asked.currentLeaderEpoch() >= 0 && asked.currentLeaderEpoch() != role.leaderEpoch())
+                {
+                    response.setErrorCode((asked.currentLeaderEpoch() < role.leaderEpoch() ?
+                        Errors.FENCED_LEADER_EPOCH : Errors.UNKNOWN_LEADER_EPOCH).code());
+                    continue;
+                }
+                final PartitionLog log = partition.log();
+                final long timestamp = asked.timestamp();
+                if (timestamp == ListOffsetsRequest.LATEST_TIMESTAMP)
+                {
+                    final long offset = !consumer ? log.logEndOffset() :
+                        readCommitted ? log.lastStableOffset() : log.highWatermark();
+                    response.setOffset(offset).setLeaderEpoch(role.leaderEpoch());
+                    continue;
+                }
+                if (timestamp == ListOffsetsRequest.EARLIEST_TIMESTAMP ||
+                    timestamp == ListOffsetsRequest.EARLIEST_LOCAL_TIMESTAMP)
+                {
+                    final long offset = log.logStartOffset();
+                    response.setOffset(offset).setLeaderEpoch(log.endOffsetForEpoch(Integer.MAX_VALUE).isPresent() ?
+                        epochAt(log, offset) : -1);
+                    continue;
+                }
+                try
+                {
+                    final Optional<PartitionLog.TimestampOffset> found = log.offsetForTimestamp(timestamp);
+                    final long bound = !consumer ? log.logEndOffset() :
+                        readCommitted ? log.lastStableOffset() : log.highWatermark();
+                    if (found.isPresent() && found.get().offset() < bound)
+                    {
+                        response.setTimestamp(found.get().timestamp()).setOffset(found.get().offset())
+                            .setLeaderEpoch(found.get().leaderEpoch());
+                    }
+                }
+                catch (final ApiException ex)
+                {
+                    response.setErrorCode(Errors.forException(ex).code());
+                }
+            }
+        }
+        return CompletableFuture.completedFuture(new ListOffsetsResponse(data));
+    }
+
+    private static int epochAt(final PartitionLog log, final long offset)
+    {
+        // The epoch of the batch at offset: the smallest epoch whose end is above it.
+        final java.util.OptionalInt latest = log.latestEpoch();
+        if (latest.isEmpty())
+        {
+            return -1;
+        }
+        int answer = latest.getAsInt();
+        for (int epoch = latest.getAsInt(); epoch >= 0; )
+        {
+            final Optional<PartitionLog.EpochEndOffset> end = log.endOffsetForEpoch(epoch);
+            if (end.isEmpty())
+            {
+                break;
+            }
+            if (end.get().endOffset() > offset)
+            {
+                answer = end.get().epoch();
+            }
+            epoch = end.get().epoch() - 1;
+        }
+        return answer;
+    }
+
+    public CompletableFuture<AbstractResponse> handleOffsetsForLeaderEpoch(final RequestContext context,
+        final OffsetsForLeaderEpochRequest request)
+    {
+        final OffsetForLeaderEpochResponseData data = new OffsetForLeaderEpochResponseData();
+        for (final OffsetForLeaderEpochRequestData.OffsetForLeaderTopic topic : request.data().topics())
+        {
+            final OffsetForLeaderEpochResponseData.OffsetForLeaderTopicResult result =
+                new OffsetForLeaderEpochResponseData.OffsetForLeaderTopicResult().setTopic(topic.topic());
+            data.topics().add(result);
+            for (final OffsetForLeaderEpochRequestData.OffsetForLeaderPartition asked : topic.partitions())
+            {
+                final OffsetForLeaderEpochResponseData.EpochEndOffset response =
+                    new OffsetForLeaderEpochResponseData.EpochEndOffset().setPartition(asked.partition())
+                        .setLeaderEpoch(OffsetsForLeaderEpochResponse.UNDEFINED_EPOCH)
+                        .setEndOffset(OffsetsForLeaderEpochResponse.UNDEFINED_EPOCH_OFFSET);
+                result.partitions().add(response);
+                final Partition partition = replicas.partitionOrNull(
+                    new org.apache.kafka.common.TopicPartition(topic.topic(), asked.partition()));
+                if (partition == null)
+                {
+                    response.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+                    continue;
+                }
+                final Partition.Role role = partition.role();
+                if (!role.leader())
+                {
+                    response.setErrorCode(Errors.NOT_LEADER_OR_FOLLOWER.code());
+                    continue;
+                }
+                if (asked.currentLeaderEpoch() >= 0 && asked.currentLeaderEpoch() != role.leaderEpoch())
+                {
+                    response.setErrorCode((asked.currentLeaderEpoch() < role.leaderEpoch() ?
+                        Errors.FENCED_LEADER_EPOCH : Errors.UNKNOWN_LEADER_EPOCH).code());
+                    continue;
+                }
+                partition.endOffsetForEpoch(asked.leaderEpoch()).ifPresent(end ->
+                    response.setLeaderEpoch(end.epoch()).setEndOffset(end.endOffset()));
+            }
+        }
+        return CompletableFuture.completedFuture(new OffsetsForLeaderEpochResponse(data));
+    }
+
+    static Uuid idOf(final FetchRequestData.FetchTopic topic)
+    {
+        return topic.topicId();
+    }
+}

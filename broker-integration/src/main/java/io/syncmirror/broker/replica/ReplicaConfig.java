@@ -1,0 +1,24 @@
+package io.syncmirror.broker.replica;
+
+/**
+ * The replica layer's settings, with Kafka's keys where Kafka has one.
+ *
+ * @param brokerId               node.id
+ * @param defaultMinIsr          min.insync.replicas (broker default; a topic's override wins)
+ * @param replicaLagTimeMaxMs    replica.lag.time.max.ms: a follower not caught up for this long leaves the ISR
+ * @param maxReplicas            the largest replication factor a partition may have here
+ * @param partitionSlots         syncmirror.partition.slots: partitions this broker may lead at once
+ * @param waitersPerPartition    syncmirror.produce.waiters.per.partition: acks=all produces waiting on one
+ *                               partition at once (a power of two)
+ * @param maxRequestsPerOwner    acks=all produce requests in flight per event loop
+ */
+public record ReplicaConfig(int brokerId, int defaultMinIsr, long replicaLagTimeMaxMs, int maxReplicas,
+    int partitionSlots, int waitersPerPartition, int maxRequestsPerOwner)
+{
+    public static final String PARTITION_SLOTS_CONFIG = "syncmirror.partition.slots";
+    public static final int PARTITION_SLOTS_DEFAULT = 16384;
+    public static final String WAITERS_PER_PARTITION_CONFIG = "syncmirror.produce.waiters.per.partition";
+    public static final int WAITERS_PER_PARTITION_DEFAULT = 64;
+    public static final int MAX_REPLICAS = 8;
+    public static final int MAX_REQUESTS_PER_OWNER = 4096;
+}

@@ -1,0 +1,487 @@
+package io.syncmirror.broker.replica;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+import org.apache.kafka.common.TopicIdPartition;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.netty.util.concurrent.DefaultEventExecutor;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.internal.ThreadExecutorMap;
+import io.syncmirror.broker.adapter.HotPathAdapter;
+import io.syncmirror.broker.coordinator.ReplicaAccess;
+import io.syncmirror.broker.metadata.IsrChangeChannel;
+import io.syncmirror.broker.metadata.MetadataListener;
+import io.syncmirror.broker.metadata.PartitionState;
+import io.syncmirror.broker.storage.LogStore;
+import io.syncmirror.broker.storage.PartitionLog;
+import io.syncmirror.hwgate.AckOutcome;
+import io.syncmirror.hwgate.RequestShard;
+
+/**
+ * The partitions this broker hosts and their roles, applied from the metadata log; the ISR upkeep of the
+ * partitions it leads; and the acks=all append path for internal callers. Thread-safety: metadata callbacks on
+ * the metadata thread; lookups from any thread; produces from their owner threads (event loops, or the internal
+ * executor for callers outside any event loop).
+ */
+public final class ReplicaManager implements MetadataListener, ReplicaAccess, AutoCloseable
+{
+    /** Creates internal topics through the controller (the broker's forwarding path). */
+    public interface TopicCreator
+    {
+        CompletableFuture<Void> ensureTopic(String topic, int partitions, short replicationFactor,
+            Map<String, String> config);
+    }
+
+    private static final Logger LOG = LoggerFactory.getLogger(ReplicaManager.class);
+
+    private final ReplicaConfig config;
+    private final LogStore logs;
+    private final HotPathAdapter hotPath;
+    private final IsrChangeChannel isrChannel;
+    private final LongSupplier clockMs;
+    private final TopicCreator topicCreator;
+    private final ConcurrentHashMap<TopicPartition, Partition> byName = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<TopicIdPartition, Partition> byId = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, CopyOnWriteArrayList<LeadershipListener>> leadershipListeners =
+        new ConcurrentHashMap<>();
+    private final ThreadLocal<ProduceOwner> owners = new ThreadLocal<>();
+    private final ConcurrentHashMap<EventExecutor, ProduceOwner> ownersByExecutor = new ConcurrentHashMap<>();
+    private final DefaultEventExecutor internalExecutor;
+    private final ScheduledExecutorService isrScheduler;
+    private final ScheduledFuture<?> isrTask;
+    private volatile FollowerFetching fetching;
+
+    public ReplicaManager(final ReplicaConfig config, final LogStore logs, final IsrChangeChannel isrChannel,
+        final TopicCreator topicCreator, final LongSupplier clockMs)
+    {
+        this.config = config;
+        this.logs = logs;
+        this.isrChannel = isrChannel;
+        this.topicCreator = topicCreator;
+        this.clockMs = clockMs;
+        this.hotPath = new HotPathAdapter(config.partitionSlots(), config.maxReplicas(),
+            config.waitersPerPartition(), 256);
+        this.internalExecutor = new DefaultEventExecutor(runnable ->
+        {
+            final Thread thread = new Thread(runnable, "replica-internal-" + config.brokerId());
+            thread.setDaemon(true);
+            return thread;
+        });
+        this.isrScheduler = Executors.newSingleThreadScheduledExecutor(runnable ->
+        {
+            final Thread thread = new Thread(runnable, "isr-upkeep-" + config.brokerId());
+            thread.setDaemon(true);
+            return thread;
+        });
+        final long periodMs = Math.max(10, config.replicaLagTimeMaxMs() / 2);
+        this.isrTask = isrScheduler.scheduleWithFixedDelay(this::maybeChangeIsrs, periodMs, periodMs,
+            TimeUnit.MILLISECONDS);
+    }
+
+    /** Sets the fetchers that follow leaders; before the first metadata is applied. */
+    public void followerFetching(final FollowerFetching fetching)
+    {
+        this.fetching = fetching;
+    }
+
+    public ReplicaConfig config()
+    {
+        return config;
+    }
+
+    public int brokerId()
+    {
+        return config.brokerId();
+    }
+
+    public long nowMs()
+    {
+        return clockMs.getAsLong();
+    }
+
+    public HotPathAdapter hotPath()
+    {
+        return hotPath;
+    }
+
+    public Optional<Partition> partition(final TopicPartition topicPartition)
+    {
+        return Optional.ofNullable(byName.get(topicPartition));
+    }
+
+    public Partition partitionOrNull(final Uuid topicId, final int partition)
+    {
+        return byId.get(new TopicIdPartition(topicId, partition, null));
+    }
+
+    public Partition partitionOrNull(final TopicPartition topicPartition)
+    {
+        return byName.get(topicPartition);
+    }
+
+    public java.util.Collection<Partition> partitions()
+    {
+        return byName.values();
+    }
+
+    // ------------------------------------------------------------------------------------------------------
+    // Metadata (metadata thread).
+    // ------------------------------------------------------------------------------------------------------
+
+    @Override
+    public void onPartitionChanged(final PartitionState state, final Map<String, String> topicConfig)
+    {
+        final TopicPartition tp = state.topicPartition();
+        if (state.replicas().size() > config.maxReplicas())
+        {
+            LOG.error("{} has {} replicas, more than the {} this broker supports; not hosting it", tp,
+                state.replicas().size(), config.maxReplicas());
+            return;
+        }
+        Partition partition = byName.get(tp);
+        if (partition != null && !partition.topicId().equals(state.topicId()))
+        {
+            // A topic deleted and created again under the same name while this broker was away.
+            onPartitionRemoved(tp);
+            partition = null;
+        }
+        if (partition == null)
+        {
+            final PartitionLog log = logs.getOrCreate(tp, state.topicId(), topicConfig);
+            partition = new Partition(tp, state.topicId(), log, hotPath, config.brokerId(), topicConfig);
+            byName.put(tp, partition);
+            byId.put(new TopicIdPartition(state.topicId(), tp.partition(), null), partition);
+        }
+        partition.topicConfig(topicConfig);
+        final boolean wasLeader = partition.isLeader();
+        final FollowerFetching fetchers = fetching;
+        if (state.leader() == config.brokerId())
+        {
+            if (fetchers != null)
+            {
+                fetchers.unfollow(partition);
+            }
+            if (!partition.becomeLeader(state, minIsr(topicConfig), nowMs()))
+            {
+                LOG.error("no partition slot left to lead {} ({} = {}); raise it", tp,
+                    ReplicaConfig.PARTITION_SLOTS_CONFIG, config.partitionSlots());
+                return;
+            }
+            if (!wasLeader)
+            {
+                notifyLeadership(tp, state.leaderEpoch(), true);
+            }
+        }
+        else
+        {
+            partition.becomeFollower(state);
+            if (wasLeader)
+            {
+                notifyLeadership(tp, state.leaderEpoch(), false);
+            }
+            if (fetchers != null)
+            {
+                if (state.leader() >= 0)
+                {
+                    fetchers.follow(partition, state.leader(), state.leaderEpoch());
+                }
+                else
+                {
+                    fetchers.unfollow(partition);
+                }
+            }
+        }
+    }
+
+    @Override
+    public void onPartitionRemoved(final TopicPartition topicPartition)
+    {
+        final Partition partition = byName.remove(topicPartition);
+        if (partition == null)
+        {
+            return;
+        }
+        byId.remove(new TopicIdPartition(partition.topicId(), topicPartition.partition(), null));
+        final boolean wasLeader = partition.isLeader();
+        final FollowerFetching fetchers = fetching;
+        if (fetchers != null)
+        {
+            fetchers.unfollow(partition);
+        }
+        partition.stop();
+        if (wasLeader)
+        {
+            notifyLeadership(topicPartition, -1, false);
+        }
+        logs.delete(topicPartition);
+    }
+
+    @Override
+    public void onTopicConfigChanged(final String topic, final Map<String, String> topicConfig)
+    {
+        for (final Partition partition : byName.values())
+        {
+            if (partition.topicPartition().topic().equals(topic))
+            {
+                partition.topicConfig(topicConfig);
+                logs.updateConfig(partition.topicPartition(), topicConfig);
+            }
+        }
+    }
+
+    int minIsr(final Map<String, String> topicConfig)
+    {
+        final String value = topicConfig == null ? null : topicConfig.get("min.insync.replicas");
+        if (value != null)
+        {
+            try
+            {
+                return Math.max(1, Integer.parseInt(value.trim()));
+            }
+            catch (final NumberFormatException ignored)
+            {
+                // validated by the controller; a bad value here falls back to the broker default
+            }
+        }
+        return config.defaultMinIsr();
+    }
+
+    private void notifyLeadership(final TopicPartition tp, final int leaderEpoch, final boolean leader)
+    {
+        final List<LeadershipListener> listeners = leadershipListeners.get(tp.topic());
+        if (listeners == null)
+        {
+            return;
+        }
+        for (final LeadershipListener listener : listeners)
+        {
+            try
+            {
+                if (leader)
+                {
+                    listener.onBecomeLeader(tp, leaderEpoch);
+                }
+                else
+                {
+                    listener.onResign(tp);
+                }
+            }
+            catch (final RuntimeException ex)
+            {
+                LOG.error("leadership listener failed for {}", tp, ex);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------------
+    // ISR upkeep: shrink after replica.lag.time.max.ms, expand on catch-up, through the controller.
+    // ------------------------------------------------------------------------------------------------------
+
+    private void maybeChangeIsrs()
+    {
+        try
+        {
+            final long nowMs = nowMs();
+            for (final Partition partition : byName.values())
+            {
+                maybeChangeIsr(partition, nowMs);
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            LOG.error("ISR upkeep failed", ex);
+        }
+    }
+
+    /** Proposes an ISR change for one partition if its followers' progress calls for one. Any thread. */
+    public void maybeChangeIsr(final Partition partition, final long nowMs)
+    {
+        final Partition.Role role = partition.role();
+        final List<Integer> proposed = partition.proposedIsr(nowMs, config.replicaLagTimeMaxMs());
+        if (proposed == null || !partition.beginIsrChange(role, proposed))
+        {
+            return;
+        }
+        isrChannel.alterIsr(partition.topicPartition(), partition.topicId(), role.leaderEpoch(),
+            role.partitionEpoch(), proposed).whenComplete((committed, error) ->
+            {
+                if (error != null)
+                {
+                    LOG.info("ISR change of {} to {} refused: {}", partition.topicPartition(), proposed,
+                        error.toString());
+                    partition.abortIsrChange(role);
+                }
+                // On success the committed state arrives through the metadata log and replaces the role.
+            });
+    }
+
+    /** A follower that is out of the ISR reached the HW: expand now rather than at the next upkeep. */
+    public void onFollowerCaughtUp(final Partition partition)
+    {
+        isrScheduler.execute(() -> maybeChangeIsr(partition, nowMs()));
+    }
+
+    // ------------------------------------------------------------------------------------------------------
+    // Produce owners.
+    // ------------------------------------------------------------------------------------------------------
+
+    /**
+     * The produce owner of the calling thread when it is an event loop, else the internal executor's (the
+     * caller then must run the produce on {@link ProduceOwner#executor()}).
+     */
+    ProduceOwner ownerForCurrentThread()
+    {
+        ProduceOwner owner = owners.get();
+        if (owner != null)
+        {
+            return owner;
+        }
+        final EventExecutor current = ThreadExecutorMap.currentExecutor();
+        owner = ownerFor(current != null ? current : internalExecutor);
+        if (current != null)
+        {
+            owners.set(owner);
+        }
+        return owner;
+    }
+
+    ProduceOwner ownerFor(final EventExecutor executor)
+    {
+        return ownersByExecutor.computeIfAbsent(executor, e -> new ProduceOwner(e, hotPath, clockMs,
+            config.maxRequestsPerOwner(), 4 * config.maxRequestsPerOwner()));
+    }
+
+    // ------------------------------------------------------------------------------------------------------
+    // ReplicaAccess: internal appends (coordinators).
+    // ------------------------------------------------------------------------------------------------------
+
+    @Override
+    public CompletableFuture<PartitionLog.AppendResult> appendAndWait(final TopicPartition partition,
+        final MemoryRecords records, final long timeoutMs)
+    {
+        return appendInternal(partition, records, timeoutMs, false);
+    }
+
+    @Override
+    public CompletableFuture<PartitionLog.AppendResult> appendMarkersAndWait(final TopicPartition partition,
+        final MemoryRecords markers, final long timeoutMs)
+    {
+        return appendInternal(partition, markers, timeoutMs, true);
+    }
+
+    private CompletableFuture<PartitionLog.AppendResult> appendInternal(final TopicPartition tp,
+        final MemoryRecords records, final long timeoutMs, final boolean markers)
+    {
+        final CompletableFuture<PartitionLog.AppendResult> future = new CompletableFuture<>();
+        final ProduceOwner owner = ownerFor(internalExecutor);
+        internalExecutor.execute(() -> appendOnOwner(owner, tp, records, timeoutMs, markers, future));
+        return future;
+    }
+
+    private void appendOnOwner(final ProduceOwner owner, final TopicPartition tp, final MemoryRecords records,
+        final long timeoutMs, final boolean markers, final CompletableFuture<PartitionLog.AppendResult> future)
+    {
+        final Partition partition = byName.get(tp);
+        if (partition == null)
+        {
+            future.completeExceptionally(new NotLeaderOrFollowerException("no replica of " + tp + " here"));
+            return;
+        }
+        final PartitionLog.AppendResult[] appended = new PartitionLog.AppendResult[1];
+        final int request = owner.begin(1, timeoutMs, (shard, req) ->
+        {
+            final int outcome = shard.cellOutcome(shard.firstCell(req));
+            final short code = AckOutcome.errorCode(outcome);
+            if (code == Errors.NONE.code())
+            {
+                future.complete(appended[0]);
+            }
+            else
+            {
+                future.completeExceptionally(Errors.forCode(code).exception());
+            }
+        });
+        if (request == RequestShard.NO_REQUEST)
+        {
+            future.completeExceptionally(new TimeoutException("too many appends in flight"));
+            return;
+        }
+        try
+        {
+            appended[0] = partition.appendAsLeader(records, true, owner.shard(), request, markers);
+        }
+        catch (final ApiException ex)
+        {
+            owner.shard().skip(request, Errors.forException(ex).code());
+        }
+        catch (final RuntimeException ex)
+        {
+            LOG.error("internal append to {} failed", tp, ex);
+            owner.shard().skip(request, Errors.UNKNOWN_SERVER_ERROR.code());
+        }
+        owner.drain();
+    }
+
+    @Override
+    public Optional<PartitionLog> leaderLog(final TopicPartition partition)
+    {
+        final Partition p = byName.get(partition);
+        return p != null && p.isLeader() ? Optional.of(p.log()) : Optional.empty();
+    }
+
+    @Override
+    public CompletableFuture<Void> ensureTopic(final String topic, final int partitions,
+        final short replicationFactor, final Map<String, String> topicConfig)
+    {
+        return topicCreator.ensureTopic(topic, partitions, replicationFactor, topicConfig);
+    }
+
+    @Override
+    public void addLeadershipListener(final String topic, final LeadershipListener listener)
+    {
+        leadershipListeners.computeIfAbsent(topic, t -> new CopyOnWriteArrayList<>()).add(listener);
+        for (final Partition partition : byName.values())
+        {
+            if (partition.topicPartition().topic().equals(topic) && partition.isLeader())
+            {
+                listener.onBecomeLeader(partition.topicPartition(), partition.role().leaderEpoch());
+            }
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        isrTask.cancel(false);
+        isrScheduler.shutdownNow();
+        final FollowerFetching fetchers = fetching;
+        if (fetchers != null)
+        {
+            fetchers.close();
+        }
+        for (final Partition partition : byName.values())
+        {
+            partition.stop();
+        }
+        internalExecutor.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+    }
+}
