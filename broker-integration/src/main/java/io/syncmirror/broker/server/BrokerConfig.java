@@ -1,0 +1,291 @@
+package io.syncmirror.broker.server;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Range;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigException;
+
+import io.syncmirror.broker.replica.ReplicaConfig;
+
+/**
+ * A broker's settings, read from a Kafka-style server.properties with Kafka's own keys and defaults where Kafka
+ * has the setting, validated by Kafka's {@code ConfigDef} (a bad value names its key). Immutable.
+ *
+ * <p>The controller: one node runs it ({@code process.roles=broker,controller}); every node, that one included,
+ * reaches it at {@code controller.quorum.bootstrap.servers} (one {@code host:port}, the controller node's
+ * listener). The controller is not replicated: while it is down, brokers keep serving but no leader can be
+ * elected.
+ */
+public final class BrokerConfig extends AbstractConfig
+{
+    public static final String NODE_ID_CONFIG = "node.id";
+    public static final String PROCESS_ROLES_CONFIG = "process.roles";
+    public static final String LISTENERS_CONFIG = "listeners";
+    public static final String ADVERTISED_LISTENERS_CONFIG = "advertised.listeners";
+    public static final String LOG_DIRS_CONFIG = "log.dirs";
+    public static final String LOG_DIR_CONFIG = "log.dir";
+    public static final String CONTROLLER_SERVERS_CONFIG = "controller.quorum.bootstrap.servers";
+    public static final String CLUSTER_ID_CONFIG = "cluster.id";
+    public static final String NUM_PARTITIONS_CONFIG = "num.partitions";
+    public static final String DEFAULT_REPLICATION_FACTOR_CONFIG = "default.replication.factor";
+    public static final String MIN_INSYNC_REPLICAS_CONFIG = "min.insync.replicas";
+    public static final String REPLICA_LAG_TIME_MAX_MS_CONFIG = "replica.lag.time.max.ms";
+    public static final String UNCLEAN_LEADER_ELECTION_CONFIG = "unclean.leader.election.enable";
+    public static final String AUTO_CREATE_TOPICS_CONFIG = "auto.create.topics.enable";
+    public static final String BROKER_SESSION_TIMEOUT_MS_CONFIG = "broker.session.timeout.ms";
+    public static final String BROKER_HEARTBEAT_INTERVAL_MS_CONFIG = "broker.heartbeat.interval.ms";
+    public static final String SOCKET_REQUEST_MAX_BYTES_CONFIG = "socket.request.max.bytes";
+    public static final String NUM_NETWORK_THREADS_CONFIG = "num.network.threads";
+    public static final String REPLICA_FETCH_WAIT_MAX_MS_CONFIG = "replica.fetch.wait.max.ms";
+    public static final String REPLICA_FETCH_MAX_BYTES_CONFIG = "replica.fetch.max.bytes";
+    public static final String REPLICA_FETCH_RESPONSE_MAX_BYTES_CONFIG = "replica.fetch.response.max.bytes";
+    public static final String REPLICA_FETCH_BACKOFF_MS_CONFIG = "replica.fetch.backoff.ms";
+    public static final String NUM_REPLICA_FETCHERS_CONFIG = "num.replica.fetchers";
+    public static final String HW_CHECKPOINT_INTERVAL_MS_CONFIG = "replica.high.watermark.checkpoint.interval.ms";
+    public static final String LOG_RETENTION_CHECK_INTERVAL_MS_CONFIG = "log.retention.check.interval.ms";
+    public static final String OFFSETS_TOPIC_PARTITIONS_CONFIG = "offsets.topic.num.partitions";
+    public static final String OFFSETS_TOPIC_REPLICATION_FACTOR_CONFIG = "offsets.topic.replication.factor";
+    public static final String TXN_TOPIC_PARTITIONS_CONFIG = "transaction.state.log.num.partitions";
+    public static final String TXN_TOPIC_REPLICATION_FACTOR_CONFIG = "transaction.state.log.replication.factor";
+    public static final String TXN_TOPIC_MIN_ISR_CONFIG = "transaction.state.log.min.isr";
+    public static final String TXN_MAX_TIMEOUT_MS_CONFIG = "transaction.max.timeout.ms";
+    public static final String LOG_STORAGE_CONFIG = "syncmirror.log.storage";
+    public static final String LOG_STORAGE_DURABLE = "durable";
+    public static final String LOG_STORAGE_MEMORY = "memory";
+
+    /** Broker-level log defaults handed to the log store, in topic-config key form. */
+    private static final Map<String, String> LOG_DEFAULT_KEYS = Map.of(
+        "log.retention.ms", "retention.ms",
+        "log.retention.bytes", "retention.bytes",
+        "log.segment.bytes", "segment.bytes",
+        "log.cleanup.policy", "cleanup.policy",
+        "compression.type", "compression.type",
+        "log.message.timestamp.type", "message.timestamp.type");
+
+    public static final ConfigDef DEFINITION = new ConfigDef()
+        .define(NODE_ID_CONFIG, Type.INT, ConfigDef.NO_DEFAULT_VALUE, Range.atLeast(0), Importance.HIGH,
+            "This node's id, unique in the cluster.")
+        .define(PROCESS_ROLES_CONFIG, Type.LIST, "broker", Importance.HIGH,
+            "broker, or broker,controller on the one node that runs the controller.")
+        .define(LISTENERS_CONFIG, Type.LIST, "PLAINTEXT://127.0.0.1:9092", Importance.HIGH,
+            "Listeners as NAME://host:port; only PLAINTEXT security is served.")
+        .define(ADVERTISED_LISTENERS_CONFIG, Type.LIST, "", Importance.HIGH,
+            "What clients are told to connect to; defaults to listeners.")
+        .define(LOG_DIRS_CONFIG, Type.LIST, "", Importance.HIGH, "Directories for the partitions' logs.")
+        .define(LOG_DIR_CONFIG, Type.STRING, "/tmp/syncmirror-logs", Importance.HIGH,
+            "The log directory when log.dirs is not set.")
+        .define(CONTROLLER_SERVERS_CONFIG, Type.LIST, ConfigDef.NO_DEFAULT_VALUE, Importance.HIGH,
+            "host:port of the controller node's listener.")
+        .define(CLUSTER_ID_CONFIG, Type.STRING, "syncmirror-cluster", Importance.LOW,
+            "The cluster id reported in Metadata responses.")
+        .define(NUM_PARTITIONS_CONFIG, Type.INT, 1, Range.atLeast(1), Importance.MEDIUM,
+            "Partitions of an auto-created topic or a CreateTopics without a count.")
+        .define(DEFAULT_REPLICATION_FACTOR_CONFIG, Type.SHORT, (short)1, Range.atLeast(1), Importance.MEDIUM,
+            "Replication factor of auto-created topics and CreateTopics without one.")
+        .define(MIN_INSYNC_REPLICAS_CONFIG, Type.INT, 1, Range.atLeast(1), Importance.HIGH,
+            "ISR size an acks=all produce needs, unless the topic overrides it.")
+        .define(REPLICA_LAG_TIME_MAX_MS_CONFIG, Type.LONG, 30000L, Range.atLeast(1), Importance.HIGH,
+            "A follower that has not caught up for this long leaves the ISR.")
+        .define(UNCLEAN_LEADER_ELECTION_CONFIG, Type.BOOLEAN, false, Importance.HIGH,
+            "Elect an out-of-sync replica when no ISR member is alive (may lose acknowledged records).")
+        .define(AUTO_CREATE_TOPICS_CONFIG, Type.BOOLEAN, true, Importance.MEDIUM,
+            "Create topics named in Metadata requests that allow it.")
+        .define(BROKER_SESSION_TIMEOUT_MS_CONFIG, Type.INT, 9000, Range.atLeast(1), Importance.MEDIUM,
+            "A broker without a heartbeat for this long is fenced and loses its leaderships.")
+        .define(BROKER_HEARTBEAT_INTERVAL_MS_CONFIG, Type.INT, 2000, Range.atLeast(1), Importance.MEDIUM,
+            "Heartbeat interval to the controller.")
+        .define(SOCKET_REQUEST_MAX_BYTES_CONFIG, Type.INT, 100 * 1024 * 1024, Range.atLeast(1), Importance.LOW,
+            "Largest request accepted; a larger frame closes the connection.")
+        .define(NUM_NETWORK_THREADS_CONFIG, Type.INT, 2, Range.atLeast(1), Importance.LOW,
+            "Event loops serving connections.")
+        .define(REPLICA_FETCH_WAIT_MAX_MS_CONFIG, Type.INT, 500, Range.atLeast(0), Importance.LOW,
+            "Longest time a follower's fetch waits for data.")
+        .define(REPLICA_FETCH_MAX_BYTES_CONFIG, Type.INT, 1024 * 1024, Range.atLeast(1), Importance.LOW,
+            "Bytes fetched per partition by followers.")
+        .define(REPLICA_FETCH_RESPONSE_MAX_BYTES_CONFIG, Type.INT, 10 * 1024 * 1024, Range.atLeast(1),
+            Importance.LOW, "Bytes per follower fetch response.")
+        .define(REPLICA_FETCH_BACKOFF_MS_CONFIG, Type.INT, 1000, Range.atLeast(0), Importance.LOW,
+            "Back-off after a failed follower fetch.")
+        .define(NUM_REPLICA_FETCHERS_CONFIG, Type.INT, 1, Range.atLeast(1), Importance.LOW,
+            "Fetcher threads per source broker.")
+        .define(HW_CHECKPOINT_INTERVAL_MS_CONFIG, Type.LONG, 5000L, Range.atLeast(1), Importance.LOW,
+            "How often the HW, log start offset and recovery point checkpoints are written.")
+        .define(LOG_RETENTION_CHECK_INTERVAL_MS_CONFIG, Type.LONG, 300000L, Range.atLeast(1), Importance.LOW,
+            "How often retention deletes old segments.")
+        .define(OFFSETS_TOPIC_PARTITIONS_CONFIG, Type.INT, 50, Range.atLeast(1), Importance.LOW,
+            "Partitions of __consumer_offsets.")
+        .define(OFFSETS_TOPIC_REPLICATION_FACTOR_CONFIG, Type.SHORT, (short)3, Range.atLeast(1), Importance.LOW,
+            "Replication factor of __consumer_offsets (capped by the brokers alive).")
+        .define(TXN_TOPIC_PARTITIONS_CONFIG, Type.INT, 50, Range.atLeast(1), Importance.LOW,
+            "Partitions of __transaction_state.")
+        .define(TXN_TOPIC_REPLICATION_FACTOR_CONFIG, Type.SHORT, (short)3, Range.atLeast(1), Importance.LOW,
+            "Replication factor of __transaction_state (capped by the brokers alive).")
+        .define(TXN_TOPIC_MIN_ISR_CONFIG, Type.INT, 2, Range.atLeast(1), Importance.LOW,
+            "min.insync.replicas of __transaction_state (capped by its replication factor).")
+        .define(TXN_MAX_TIMEOUT_MS_CONFIG, Type.INT, 900000, Range.atLeast(1), Importance.LOW,
+            "Largest transaction timeout a producer may ask for.")
+        .define(LOG_STORAGE_CONFIG, Type.STRING, LOG_STORAGE_DURABLE,
+            ConfigDef.ValidString.in(LOG_STORAGE_DURABLE, LOG_STORAGE_MEMORY), Importance.MEDIUM,
+            "durable: Kafka's log engine under log.dirs; memory: heap logs, lost on stop (benchmarks).")
+        .define(ReplicaConfig.PARTITION_SLOTS_CONFIG, Type.INT, ReplicaConfig.PARTITION_SLOTS_DEFAULT,
+            Range.atLeast(1), Importance.LOW, "Partitions this broker may lead at once (off-heap rows).")
+        .define(ReplicaConfig.WAITERS_PER_PARTITION_CONFIG, Type.INT, ReplicaConfig.WAITERS_PER_PARTITION_DEFAULT,
+            Range.atLeast(1), Importance.LOW,
+            "acks=all produces waiting on one partition at once, a power of two; more get a retriable error.");
+
+    /** A listener as configured: its name and address. */
+    public record Listener(String name, String host, int port)
+    {
+    }
+
+    public BrokerConfig(final Map<?, ?> props)
+    {
+        super(DEFINITION, props, false);
+        final int waiters = getInt(ReplicaConfig.WAITERS_PER_PARTITION_CONFIG);
+        if (Integer.bitCount(waiters) != 1)
+        {
+            throw new ConfigException(ReplicaConfig.WAITERS_PER_PARTITION_CONFIG, waiters, "must be a power of two");
+        }
+        listeners();
+        advertisedListeners();
+        controllerAddress();
+    }
+
+    public static BrokerConfig fromProperties(final Properties properties)
+    {
+        return new BrokerConfig(properties);
+    }
+
+    public int nodeId()
+    {
+        return getInt(NODE_ID_CONFIG);
+    }
+
+    public boolean runsController()
+    {
+        return getList(PROCESS_ROLES_CONFIG).contains("controller");
+    }
+
+    public List<Listener> listeners()
+    {
+        return parseListeners(LISTENERS_CONFIG, getList(LISTENERS_CONFIG));
+    }
+
+    public List<Listener> advertisedListeners()
+    {
+        final List<String> advertised = getList(ADVERTISED_LISTENERS_CONFIG);
+        return advertised.isEmpty() ? listeners() : parseListeners(ADVERTISED_LISTENERS_CONFIG, advertised);
+    }
+
+    /** The controller's host and port. */
+    public Listener controllerAddress()
+    {
+        final List<String> servers = getList(CONTROLLER_SERVERS_CONFIG);
+        if (servers.size() != 1)
+        {
+            throw new ConfigException(CONTROLLER_SERVERS_CONFIG, servers,
+                "name exactly one host:port (the controller is a single node)");
+        }
+        final String server = servers.get(0);
+        final int colon = server.lastIndexOf(':');
+        if (colon <= 0)
+        {
+            throw new ConfigException(CONTROLLER_SERVERS_CONFIG, server, "expected host:port");
+        }
+        return new Listener("CONTROLLER", server.substring(0, colon), parsePort(CONTROLLER_SERVERS_CONFIG,
+            server.substring(colon + 1)));
+    }
+
+    public List<Path> logDirs()
+    {
+        final List<String> dirs = getList(LOG_DIRS_CONFIG);
+        final List<Path> paths = new ArrayList<>();
+        for (final String dir : dirs.isEmpty() ? List.of(getString(LOG_DIR_CONFIG)) : dirs)
+        {
+            paths.add(Path.of(dir));
+        }
+        return paths;
+    }
+
+    public boolean durableStorage()
+    {
+        return LOG_STORAGE_DURABLE.equals(getString(LOG_STORAGE_CONFIG));
+    }
+
+    /** Broker-level log defaults in topic-config key form, for the log store. */
+    public Map<String, String> logDefaults()
+    {
+        final Map<String, String> defaults = new HashMap<>();
+        for (final Map.Entry<String, String> key : LOG_DEFAULT_KEYS.entrySet())
+        {
+            final Object value = originals().get(key.getKey());
+            if (value != null)
+            {
+                defaults.put(key.getValue(), value.toString());
+            }
+        }
+        final Object hours = originals().get("log.retention.hours");
+        if (hours != null && !defaults.containsKey("retention.ms"))
+        {
+            defaults.put("retention.ms", Long.toString(Long.parseLong(hours.toString().trim()) * 3_600_000L));
+        }
+        defaults.put("min.insync.replicas", Integer.toString(getInt(MIN_INSYNC_REPLICAS_CONFIG)));
+        defaults.put("unclean.leader.election.enable", Boolean.toString(getBoolean(UNCLEAN_LEADER_ELECTION_CONFIG)));
+        return defaults;
+    }
+
+    public ReplicaConfig replicaConfig()
+    {
+        return new ReplicaConfig(nodeId(), getInt(MIN_INSYNC_REPLICAS_CONFIG), getLong(REPLICA_LAG_TIME_MAX_MS_CONFIG),
+            ReplicaConfig.MAX_REPLICAS, getInt(ReplicaConfig.PARTITION_SLOTS_CONFIG),
+            getInt(ReplicaConfig.WAITERS_PER_PARTITION_CONFIG), ReplicaConfig.MAX_REQUESTS_PER_OWNER);
+    }
+
+    private static List<Listener> parseListeners(final String key, final List<String> values)
+    {
+        final List<Listener> listeners = new ArrayList<>();
+        for (final String value : values)
+        {
+            final int scheme = value.indexOf("://");
+            final int colon = value.lastIndexOf(':');
+            if (scheme <= 0 || colon <= scheme + 2)
+            {
+                throw new ConfigException(key, value, "expected NAME://host:port");
+            }
+            final String host = value.substring(scheme + 3, colon);
+            listeners.add(new Listener(value.substring(0, scheme), host.isEmpty() ? "0.0.0.0" : host,
+                parsePort(key, value.substring(colon + 1))));
+        }
+        if (listeners.isEmpty())
+        {
+            throw new ConfigException(key, values, "at least one listener is needed");
+        }
+        return listeners;
+    }
+
+    private static int parsePort(final String key, final String port)
+    {
+        try
+        {
+            final int value = Integer.parseInt(port.trim());
+            if (value < 0 || value > 65535)
+            {
+                throw new ConfigException(key, port, "port out of range");
+            }
+            return value;
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new ConfigException(key, port, "port is not a number");
+        }
+    }
+}

@@ -1,0 +1,63 @@
+package io.syncmirror.broker.server;
+
+import java.util.EnumMap;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import org.apache.kafka.common.errors.UnsupportedVersionException;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.AbstractResponse;
+
+import io.syncmirror.broker.network.RequestContext;
+import io.syncmirror.broker.network.RequestHandler;
+
+/**
+ * The broker's request dispatcher: each API key goes to the one {@link ApiGroup} that serves it (the first in
+ * the list that claims it). Thread-safety: immutable after construction.
+ */
+public final class KafkaApis implements RequestHandler
+{
+    private final EnumMap<ApiKeys, ApiGroup> routes = new EnumMap<>(ApiKeys.class);
+
+    public KafkaApis(final List<ApiGroup> groups)
+    {
+        for (final ApiKeys key : ApiKeys.values())
+        {
+            for (final ApiGroup group : groups)
+            {
+                if (group.maxVersion(key) >= 0)
+                {
+                    routes.put(key, group);
+                    break;
+                }
+            }
+        }
+    }
+
+    @Override
+    public short maxVersion(final ApiKeys key)
+    {
+        final ApiGroup group = routes.get(key);
+        return group == null ? -1 : group.maxVersion(key);
+    }
+
+    @Override
+    public short minVersion(final ApiKeys key)
+    {
+        final ApiGroup group = routes.get(key);
+        return group == null ? -1 : group.minVersion(key);
+    }
+
+    @Override
+    public CompletableFuture<AbstractResponse> handle(final RequestContext context, final AbstractRequest request)
+    {
+        final ApiGroup group = routes.get(request.apiKey());
+        if (group == null)
+        {
+            return CompletableFuture.failedFuture(new UnsupportedVersionException(
+                "API " + request.apiKey() + " is not served by this broker"));
+        }
+        return group.handle(context, request);
+    }
+}
