@@ -56,7 +56,10 @@ public interface PartitionLog extends AutoCloseable
 
     /**
      * Reads from {@code offset} up to {@code maxBytes} (at least one batch when {@code minOneMessage}), bounded
-     * by the isolation: LEO, HW or LSO. Aborted transactions are included for {@code TXN_COMMITTED}.
+     * by the isolation: LEO, HW or LSO. Whole batches are returned, so the first may start before {@code offset}
+     * (readers skip records below it, as Kafka's consumers do). Aborted transactions overlapping the records read
+     * are included for {@code TXN_COMMITTED}; the list is empty for the other isolations. Throws
+     * {@code OffsetOutOfRangeException} when {@code offset} is below the log start offset or above the LEO.
      */
     ReadResult read(long offset, int maxBytes, FetchIsolation isolation, boolean minOneMessage);
 
@@ -71,6 +74,12 @@ public interface PartitionLog extends AutoCloseable
 
     /** Records that {@code leaderEpoch} starts at {@code startOffset}, as a new leader does. */
     void assignEpochStartOffset(int leaderEpoch, long startOffset);
+
+    /**
+     * Moves the log start offset forward to {@code offset} (DeleteRecords, a leader's moved start); never backwards.
+     * Returns whether it moved. Throws {@code OffsetOutOfRangeException} when {@code offset} is above the HW.
+     */
+    boolean maybeIncrementLogStartOffset(long offset);
 
     /** Removes everything at and above {@code offset}; the HW follows down when above it. */
     void truncateTo(long offset);

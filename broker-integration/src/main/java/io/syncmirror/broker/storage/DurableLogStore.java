@@ -1,0 +1,488 @@
+package io.syncmirror.broker.storage;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.server.util.KafkaScheduler;
+import org.apache.kafka.storage.internals.checkpoint.CleanShutdownFileHandler;
+import org.apache.kafka.storage.internals.checkpoint.OffsetCheckpointFile;
+import org.apache.kafka.storage.internals.log.LogConfig;
+import org.apache.kafka.storage.internals.log.LogDirFailureChannel;
+import org.apache.kafka.storage.internals.log.ProducerStateManagerConfig;
+import org.apache.kafka.storage.internals.log.UnifiedLog;
+import org.apache.kafka.storage.log.metrics.BrokerTopicStats;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The broker's durable logs under its {@code log.dirs}, each a Kafka {@code UnifiedLog}; thread-safe: the map of
+ * logs is concurrent, creation and deletion are serialized on the store, checkpoints on their own lock.
+ *
+ * <p>Each log directory carries Kafka's own files, so a directory written here reads as a Kafka broker's would:
+ * {@code replication-offset-checkpoint} (HW), {@code recovery-point-offset-checkpoint},
+ * {@code log-start-offset-checkpoint} ({@code OffsetCheckpointFile}), and {@code .kafka_cleanshutdown}
+ * ({@code CleanShutdownFileHandler}), which is deleted at start and written last by {@link #close()}: its absence
+ * at start means a crash, and every log found is then opened with {@code lastShutdownClean=false}, which makes
+ * {@code UnifiedLog} recover the segments above the recovery point and rebuild producer state from them. Topic ids
+ * live in each partition directory's {@code partition.metadata}, which {@code UnifiedLog} keeps itself.
+ *
+ * <p>Threads: one {@link KafkaScheduler} (daemon threads {@code syncmirror-log-scheduler-*}), started before any
+ * log opens because {@code UnifiedLog} schedules segment deletion, flush-after-roll and producer-id expiry on it
+ * and a stopped scheduler drops them silently. It also runs the HW checkpoint every
+ * {@code replica.high.watermark.checkpoint.interval.ms} and retention every {@code log.retention.check.interval.ms}.
+ * {@link #close()} stops it.
+ */
+public final class DurableLogStore implements LogStore
+{
+    public static final String HW_CHECKPOINT_FILE = "replication-offset-checkpoint";
+    public static final String RECOVERY_POINT_CHECKPOINT_FILE = "recovery-point-offset-checkpoint";
+    public static final String LOG_START_OFFSET_CHECKPOINT_FILE = "log-start-offset-checkpoint";
+    public static final long HW_CHECKPOINT_INTERVAL_MS_DEFAULT = 5000L;
+    public static final long RETENTION_CHECK_INTERVAL_MS_DEFAULT = 300_000L;
+
+    /** transaction.max.timeout.ms's default: how long a transaction may stay open before producer state drops it. */
+    private static final int MAX_TRANSACTION_TIMEOUT_MS = 900_000;
+    /** producer.id.expiration.ms and producer.id.expiration.check.interval.ms defaults. */
+    private static final int PRODUCER_ID_EXPIRATION_MS = 86_400_000;
+    private static final int PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS = 600_000;
+
+    private static final Logger LOG = LoggerFactory.getLogger(DurableLogStore.class);
+
+    private final List<LogDir> logDirs = new ArrayList<>();
+    private final Map<String, String> defaultTopicConfig;
+    private final Time time;
+    private final KafkaScheduler scheduler;
+    private final BrokerTopicStats brokerTopicStats = new BrokerTopicStats();
+    private final LogDirFailureChannel logDirFailureChannel;
+    private final ProducerStateManagerConfig producerStateManagerConfig =
+        new ProducerStateManagerConfig(PRODUCER_ID_EXPIRATION_MS, false);
+    private final ConcurrentHashMap<TopicPartition, UnifiedLogPartitionLog> logs = new ConcurrentHashMap<>();
+    private final Object checkpointLock = new Object();
+    private final boolean lastShutdownClean;
+    private boolean closed;
+
+    public DurableLogStore(final List<Path> logDirs, final Map<String, String> defaultTopicConfig, final Time time)
+    {
+        this(logDirs, defaultTopicConfig, time, HW_CHECKPOINT_INTERVAL_MS_DEFAULT, RETENTION_CHECK_INTERVAL_MS_DEFAULT);
+    }
+
+    /**
+     * Opens (creating when absent) every log directory and loads every partition found in them.
+     *
+     * @param defaultTopicConfig broker defaults in topic-config key form (retention.ms, segment.bytes, ...)
+     * @param hwCheckpointIntervalMs replica.high.watermark.checkpoint.interval.ms; 0 or less disables the timer
+     * @param retentionCheckIntervalMs log.retention.check.interval.ms; 0 or less disables the timer
+     */
+    public DurableLogStore(final List<Path> logDirs, final Map<String, String> defaultTopicConfig, final Time time,
+        final long hwCheckpointIntervalMs, final long retentionCheckIntervalMs)
+    {
+        if (logDirs.isEmpty())
+        {
+            throw new IllegalArgumentException("At least one log directory is needed");
+        }
+        this.defaultTopicConfig = Map.copyOf(defaultTopicConfig);
+        this.time = time;
+        this.logDirFailureChannel = new LogDirFailureChannel(logDirs.size());
+        this.scheduler = new KafkaScheduler(1, true, "syncmirror-log-scheduler-");
+        scheduler.startup();
+        boolean allClean = true;
+        try
+        {
+            for (final Path path : logDirs)
+            {
+                final LogDir dir = new LogDir(path.toAbsolutePath().toFile(), logDirFailureChannel);
+                this.logDirs.add(dir);
+            }
+            for (final LogDir dir : this.logDirs)
+            {
+                // A directory without logs (a first start) has nothing to recover.
+                allClean &= loadLogs(dir) == 0 || dir.hadCleanShutdown;
+            }
+        }
+        catch (final IOException e)
+        {
+            shutdownScheduler();
+            throw new UncheckedIOException("Cannot open log directories " + logDirs, e);
+        }
+        catch (final RuntimeException e)
+        {
+            shutdownScheduler();
+            throw e;
+        }
+        this.lastShutdownClean = allClean;
+        if (hwCheckpointIntervalMs > 0)
+        {
+            scheduler.schedule("syncmirror-checkpoint", this::checkpointQuietly, hwCheckpointIntervalMs,
+                hwCheckpointIntervalMs);
+        }
+        if (retentionCheckIntervalMs > 0)
+        {
+            scheduler.schedule("syncmirror-retention", this::retentionQuietly, retentionCheckIntervalMs,
+                retentionCheckIntervalMs);
+        }
+    }
+
+    /** Opens every partition directory under {@code dir}; returns how many. */
+    private int loadLogs(final LogDir dir) throws IOException
+    {
+        int loaded = 0;
+        final Map<TopicPartition, Long> hws = dir.hwCheckpoint.read();
+        final Map<TopicPartition, Long> recoveryPoints = dir.recoveryPointCheckpoint.read();
+        final Map<TopicPartition, Long> logStartOffsets = dir.logStartOffsetCheckpoint.read();
+        final File[] children = dir.dir.listFiles();
+        if (children == null)
+        {
+            return 0;
+        }
+        for (final File child : children)
+        {
+            if (!child.isDirectory() || !isPartitionDirName(child.getName()))
+            {
+                continue;
+            }
+            final TopicPartition tp = UnifiedLog.parseTopicPartitionName(child);
+            final UnifiedLog log = UnifiedLog.create(child, logConfig(Map.of()), logStartOffsets.getOrDefault(tp, 0L),
+                recoveryPoints.getOrDefault(tp, 0L), scheduler, brokerTopicStats, time, MAX_TRANSACTION_TIMEOUT_MS,
+                producerStateManagerConfig, PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS, logDirFailureChannel,
+                dir.hadCleanShutdown, Optional.empty());
+            // The HW is not part of the log: restore it, bounded by what recovery kept.
+            log.updateHighWatermark(Math.min(hws.getOrDefault(tp, 0L), log.logEndOffset()));
+            if (logs.putIfAbsent(tp, new UnifiedLogPartitionLog(log)) != null)
+            {
+                log.close();
+                throw new KafkaException("Partition " + tp + " found in more than one log directory");
+            }
+            loaded++;
+        }
+        return loaded;
+    }
+
+    /** {@code <topic>-<partition>}, not Kafka's {@code -delete}, {@code -future} or {@code -stray} directories. */
+    private static boolean isPartitionDirName(final String name)
+    {
+        final int dash = name.lastIndexOf('-');
+        if (dash <= 0 || dash == name.length() - 1)
+        {
+            return false;
+        }
+        for (int i = dash + 1; i < name.length(); i++)
+        {
+            if (!Character.isDigit(name.charAt(i)))
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private LogConfig logConfig(final Map<String, String> topicConfig)
+    {
+        final Map<String, String> merged = new HashMap<>(defaultTopicConfig);
+        merged.putAll(topicConfig);
+        return new LogConfig(merged, new HashSet<>(topicConfig.keySet()));
+    }
+
+    @Override
+    public PartitionLog getOrCreate(final TopicPartition partition, final Uuid topicId,
+        final Map<String, String> topicConfig)
+    {
+        final UnifiedLogPartitionLog existing = logs.get(partition);
+        if (existing != null)
+        {
+            existing.maybeAssignTopicId(topicId);
+            existing.unifiedLog().updateConfig(logConfig(topicConfig));
+            return existing;
+        }
+        synchronized (this)
+        {
+            ensureOpen();
+            final UnifiedLogPartitionLog raced = logs.get(partition);
+            if (raced != null)
+            {
+                return raced;
+            }
+            final LogDir dir = leastLoadedDir();
+            final File partitionDir = new File(dir.dir, UnifiedLog.logDirName(partition));
+            final Optional<Uuid> id = Uuid.ZERO_UUID.equals(topicId) ? Optional.empty() : Optional.of(topicId);
+            try
+            {
+                final UnifiedLog log = UnifiedLog.create(partitionDir, logConfig(topicConfig), 0L, 0L, scheduler,
+                    brokerTopicStats, time, MAX_TRANSACTION_TIMEOUT_MS, producerStateManagerConfig,
+                    PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS, logDirFailureChannel, true, id);
+                final UnifiedLogPartitionLog created = new UnifiedLogPartitionLog(log);
+                logs.put(partition, created);
+                return created;
+            }
+            catch (final IOException e)
+            {
+                throw new UncheckedIOException("Cannot create the log of " + partition + " in " + dir.dir, e);
+            }
+        }
+    }
+
+    private LogDir leastLoadedDir()
+    {
+        final Map<String, Integer> counts = new HashMap<>();
+        for (final UnifiedLogPartitionLog log : logs.values())
+        {
+            counts.merge(log.unifiedLog().parentDir(), 1, Integer::sum);
+        }
+        LogDir best = null;
+        int bestCount = Integer.MAX_VALUE;
+        for (final LogDir dir : logDirs)
+        {
+            if (logDirFailureChannel.hasOfflineLogDir(dir.dir.getAbsolutePath()))
+            {
+                continue;
+            }
+            final int count = counts.getOrDefault(dir.dir.getAbsolutePath(), 0);
+            if (count < bestCount)
+            {
+                best = dir;
+                bestCount = count;
+            }
+        }
+        if (best == null)
+        {
+            throw new org.apache.kafka.common.errors.KafkaStorageException("Every log directory is offline");
+        }
+        return best;
+    }
+
+    @Override
+    public Optional<PartitionLog> get(final TopicPartition partition)
+    {
+        return Optional.ofNullable(logs.get(partition));
+    }
+
+    @Override
+    public Collection<PartitionLog> all()
+    {
+        return List.copyOf(logs.values());
+    }
+
+    @Override
+    public void updateConfig(final TopicPartition partition, final Map<String, String> topicConfig)
+    {
+        final UnifiedLogPartitionLog log = logs.get(partition);
+        if (log != null)
+        {
+            log.unifiedLog().updateConfig(logConfig(topicConfig));
+        }
+    }
+
+    @Override
+    public void delete(final TopicPartition partition)
+    {
+        final UnifiedLogPartitionLog log;
+        synchronized (this)
+        {
+            log = logs.remove(partition);
+        }
+        if (log != null)
+        {
+            log.delete();
+            checkpoint();
+        }
+    }
+
+    @Override
+    public void checkpoint()
+    {
+        synchronized (checkpointLock)
+        {
+            for (final LogDir dir : logDirs)
+            {
+                final String path = dir.dir.getAbsolutePath();
+                if (logDirFailureChannel.hasOfflineLogDir(path))
+                {
+                    continue;
+                }
+                final Map<TopicPartition, Long> hws = new HashMap<>();
+                final Map<TopicPartition, Long> recoveryPoints = new HashMap<>();
+                final Map<TopicPartition, Long> logStartOffsets = new HashMap<>();
+                for (final Map.Entry<TopicPartition, UnifiedLogPartitionLog> e : logs.entrySet())
+                {
+                    final UnifiedLog log = e.getValue().unifiedLog();
+                    if (path.equals(log.parentDir()))
+                    {
+                        hws.put(e.getKey(), log.highWatermark());
+                        recoveryPoints.put(e.getKey(), log.recoveryPoint());
+                        logStartOffsets.put(e.getKey(), log.logStartOffset());
+                    }
+                }
+                dir.hwCheckpoint.write(hws);
+                dir.recoveryPointCheckpoint.write(recoveryPoints);
+                dir.logStartOffsetCheckpoint.write(logStartOffsets);
+            }
+        }
+    }
+
+    private void checkpointQuietly()
+    {
+        try
+        {
+            checkpoint();
+        }
+        catch (final RuntimeException e)
+        {
+            LOG.error("Checkpoint failed", e);
+        }
+    }
+
+    private void retentionQuietly()
+    {
+        for (final UnifiedLogPartitionLog log : logs.values())
+        {
+            try
+            {
+                log.deleteOldSegments();
+            }
+            catch (final RuntimeException e)
+            {
+                LOG.error("Retention failed on {}", log.topicPartition(), e);
+            }
+        }
+    }
+
+    @Override
+    public boolean lastShutdownClean()
+    {
+        return lastShutdownClean;
+    }
+
+    /** The directories the logs live in, as given. */
+    public List<Path> logDirs()
+    {
+        final List<Path> dirs = new ArrayList<>();
+        for (final LogDir dir : logDirs)
+        {
+            dirs.add(dir.dir.toPath());
+        }
+        return dirs;
+    }
+
+    @Override
+    public void close()
+    {
+        synchronized (this)
+        {
+            if (closed)
+            {
+                return;
+            }
+            closed = true;
+        }
+        // Tasks first, so no checkpoint or retention runs against a closing log.
+        shutdownScheduler();
+        boolean clean = true;
+        for (final UnifiedLogPartitionLog log : logs.values())
+        {
+            try
+            {
+                log.close();
+            }
+            catch (final RuntimeException e)
+            {
+                clean = false;
+                LOG.error("Closing {} failed", log.topicPartition(), e);
+            }
+        }
+        // After the close the recovery points are at the flushed LEOs: checkpoint them before marking clean.
+        checkpoint();
+        if (clean)
+        {
+            for (final LogDir dir : logDirs)
+            {
+                if (!logDirFailureChannel.hasOfflineLogDir(dir.dir.getAbsolutePath()))
+                {
+                    dir.markCleanShutdown();
+                }
+            }
+        }
+        brokerTopicStats.close();
+    }
+
+    private void shutdownScheduler()
+    {
+        try
+        {
+            scheduler.shutdown();
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private synchronized void ensureOpen()
+    {
+        if (closed)
+        {
+            throw new IllegalStateException("The log store is closed");
+        }
+    }
+
+    /** One log directory and its checkpoint files. */
+    private static final class LogDir
+    {
+        final File dir;
+        final OffsetCheckpointFile hwCheckpoint;
+        final OffsetCheckpointFile recoveryPointCheckpoint;
+        final OffsetCheckpointFile logStartOffsetCheckpoint;
+        final CleanShutdownFileHandler cleanShutdown;
+        final boolean hadCleanShutdown;
+
+        LogDir(final File dir, final LogDirFailureChannel failureChannel) throws IOException
+        {
+            this.dir = dir;
+            Files.createDirectories(dir.toPath());
+            hwCheckpoint = new OffsetCheckpointFile(new File(dir, HW_CHECKPOINT_FILE), failureChannel);
+            recoveryPointCheckpoint = new OffsetCheckpointFile(new File(dir, RECOVERY_POINT_CHECKPOINT_FILE),
+                failureChannel);
+            logStartOffsetCheckpoint = new OffsetCheckpointFile(new File(dir, LOG_START_OFFSET_CHECKPOINT_FILE),
+                failureChannel);
+            cleanShutdown = new CleanShutdownFileHandler(dir.getAbsolutePath());
+            hadCleanShutdown = cleanShutdown.exists();
+            if (hadCleanShutdown)
+            {
+                // Gone from now on, so a crash before the next clean close is seen as one.
+                try
+                {
+                    cleanShutdown.delete();
+                }
+                catch (final Exception e)
+                {
+                    throw new IOException("Cannot delete the clean-shutdown file in " + dir, e);
+                }
+            }
+        }
+
+        void markCleanShutdown()
+        {
+            try
+            {
+                cleanShutdown.write(-1L);
+            }
+            catch (final Exception e)
+            {
+                LOG.error("Cannot write the clean-shutdown file in {}", dir, e);
+            }
+        }
+    }
+}
