@@ -1,0 +1,112 @@
+package io.syncmirror.broker.network;
+
+import org.apache.kafka.common.errors.InvalidRequestException;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersion;
+import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersionCollection;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.ApiVersionsRequest;
+import org.apache.kafka.common.requests.ApiVersionsResponse;
+
+/**
+ * Builds the socket server's ApiVersions answers and decides which versions of an API it hands to the
+ * {@link RequestHandler}. Thread-safe: stateless beyond its (thread-safe) handler and features.
+ *
+ * <p>An API is advertised when the handler serves it, whatever listener type Kafka files it under: a
+ * controller's handler serving BrokerRegistration must advertise it, because kafka-clients' NetworkClient
+ * refuses to send an API the peer did not list. The advertised range is the handler's, clamped to what
+ * kafka-clients can parse: a version the server cannot parse would only close the connection.
+ * ApiVersions itself is the server's own, over every version kafka-clients knows.
+ */
+final class ApiVersionsResponder
+{
+    private final RequestHandler handler;
+    private final ApiVersionsFeatures features;
+
+    ApiVersionsResponder(final RequestHandler handler, final ApiVersionsFeatures features)
+    {
+        this.handler = handler;
+        this.features = features;
+    }
+
+    /** The lowest version of {@code key} answered by the handler, or -1 when it is not served. */
+    short minServed(final ApiKeys key)
+    {
+        if (key == ApiKeys.API_VERSIONS)
+        {
+            return key.oldestVersion();
+        }
+        final short max = maxServed(key);
+        if (max < 0)
+        {
+            return -1;
+        }
+        final short min = (short)Math.max(handler.minVersion(key), key.oldestVersion());
+        return min <= max ? min : -1;
+    }
+
+    /** The highest version of {@code key} answered by the handler, or -1 when it is not served. */
+    short maxServed(final ApiKeys key)
+    {
+        if (key == ApiKeys.API_VERSIONS)
+        {
+            return key.latestVersion(false);
+        }
+        final short max = handler.maxVersion(key);
+        if (max < 0)
+        {
+            return -1;
+        }
+        return (short)Math.min(max, key.latestVersion());
+    }
+
+    boolean serves(final ApiKeys key, final short version)
+    {
+        final short max = maxServed(key);
+        return max >= 0 && version <= max && version >= minServed(key);
+    }
+
+    /** The answer to a parsed ApiVersions request. */
+    AbstractResponse respond(final ApiVersionsRequest request)
+    {
+        if (!request.isValid())
+        {
+            return request.getErrorResponse(0, new InvalidRequestException(
+                "invalid client software name or version in ApiVersions request"));
+        }
+        final ApiVersionsResponseData data = new ApiVersionsResponseData()
+            .setErrorCode(Errors.NONE.code())
+            .setThrottleTimeMs(0)
+            .setApiKeys(servedApis());
+        features.addTo(data, request.version());
+        return new ApiVersionsResponse(data);
+    }
+
+    /**
+     * Kafka's answer to ApiVersions at a version this server does not know: a v0 response with
+     * UNSUPPORTED_VERSION and the served ranges, from which the client picks a version both sides speak.
+     */
+    ApiVersionsResponse unsupportedVersion()
+    {
+        return new ApiVersionsResponse(new ApiVersionsResponseData()
+            .setErrorCode(Errors.UNSUPPORTED_VERSION.code())
+            .setApiKeys(servedApis()));
+    }
+
+    private ApiVersionCollection servedApis()
+    {
+        final ApiVersionCollection apis = new ApiVersionCollection();
+        for (final ApiKeys key : ApiKeys.values())
+        {
+            final short max = maxServed(key);
+            final short min = minServed(key);
+            if (max >= 0 && min >= 0)
+            {
+                apis.add(new ApiVersion().setApiKey(key.id).setMinVersion(min).setMaxVersion(max));
+            }
+        }
+        return apis;
+    }
+}

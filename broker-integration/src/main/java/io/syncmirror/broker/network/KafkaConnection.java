@@ -1,0 +1,410 @@
+package io.syncmirror.broker.network;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.ApiVersionsRequest;
+import org.apache.kafka.common.requests.RequestHeader;
+import org.apache.kafka.common.requests.RequestUtils;
+import org.apache.kafka.common.requests.ResponseHeader;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One accepted connection: parses request frames, hands requests to the {@link RequestHandler} and writes
+ * the responses back in request order. Not thread-safe except {@link #onComplete}: everything else runs on
+ * the connection's event loop, which owns all of its state.
+ *
+ * <p>Ordering: each parsed request takes a slot at the tail of a FIFO; a response is written only when its
+ * slot reaches the head. Handler futures complete on any thread; such a completion marks its slot done (a
+ * volatile store) and, unless a drain is already scheduled, queues one drain task on the event loop, so a
+ * burst of completions costs one task and one flush. Completions on the event loop itself drain at once; inside
+ * a read burst the flush is left to {@code channelReadComplete}, so pipelined requests answered synchronously
+ * go out in one write.
+ *
+ * <p>Back-pressure: at {@code maxInFlight} unanswered requests the connection stops reading and resumes when
+ * half of them are answered. Frames already read when the limit is hit are still dispatched, so the bound is
+ * soft by at most one socket read.
+ *
+ * <p>Bad input (size prefix, unparsable header or body, a version kafka-clients has no schema for) closes
+ * this connection with one warning. A version kafka-clients cannot parse cannot be answered either: the
+ * response would be encoded with the same missing schema, and the client could not decode any other version.
+ */
+final class KafkaConnection extends ChannelInboundHandlerAdapter
+{
+    private static final Logger LOG = LoggerFactory.getLogger(KafkaConnection.class);
+
+    private final RequestHandler handler;
+    private final ApiVersionsResponder apiVersions;
+    private final long connectionId;
+    private final String listenerName;
+    private final int maxInFlight;
+    private final AtomicBoolean drainScheduled = new AtomicBoolean();
+    private final Runnable drainTask = this::drainScheduled;
+
+    // Owned by the event loop.
+    private final ArrayDeque<Slot> slots = new ArrayDeque<>();
+    private ChannelHandlerContext ctx;
+    private InetAddress clientAddress;
+    private boolean reading;
+    private boolean unflushed;
+    private boolean closed;
+
+    KafkaConnection(
+        final RequestHandler handler,
+        final ApiVersionsResponder apiVersions,
+        final long connectionId,
+        final String listenerName,
+        final int maxInFlight)
+    {
+        this.handler = handler;
+        this.apiVersions = apiVersions;
+        this.connectionId = connectionId;
+        this.listenerName = listenerName;
+        this.maxInFlight = maxInFlight;
+    }
+
+    @Override
+    public void handlerAdded(final ChannelHandlerContext ctx)
+    {
+        this.ctx = ctx;
+        final SocketAddress remote = ctx.channel().remoteAddress();
+        this.clientAddress = remote instanceof InetSocketAddress inet ? inet.getAddress() : null;
+    }
+
+    @Override
+    public void channelRead(final ChannelHandlerContext ctx, final Object msg)
+    {
+        reading = true;
+        if (!closed)
+        {
+            onFrame((ByteBuffer)msg);
+        }
+    }
+
+    @Override
+    public void channelReadComplete(final ChannelHandlerContext ctx)
+    {
+        reading = false;
+        maybeFlush();
+    }
+
+    @Override
+    public void channelInactive(final ChannelHandlerContext ctx)
+    {
+        closed = true;
+        slots.clear();
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause)
+    {
+        if (cause instanceof IOException)
+        {
+            LOG.debug("Connection {} from {} on listener {}: {}", connectionId, clientAddress, listenerName,
+                cause.toString());
+        }
+        else
+        {
+            LOG.warn("Closing connection {} from {} on listener {}: {}", connectionId, clientAddress, listenerName,
+                cause.toString());
+        }
+        closed = true;
+        ctx.close();
+    }
+
+    /** Closes this connection for input it cannot parse, with one warning. Event loop only. */
+    void closeOnBadInput(final ChannelHandlerContext anyCtx, final String reason)
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        LOG.warn("Closing connection {} from {} on listener {}: {}", connectionId, clientAddress, listenerName,
+            reason);
+        anyCtx.channel().close();
+    }
+
+    private void onFrame(final ByteBuffer frame)
+    {
+        final RequestHeader header;
+        try
+        {
+            header = RequestHeader.parse(frame);
+        }
+        catch (final RuntimeException e)
+        {
+            closeOnBadInput(ctx, "unparsable request header: " + e);
+            return;
+        }
+        final ApiKeys key = header.apiKey();
+        final short version = header.apiVersion();
+        if (key == ApiKeys.API_VERSIONS && !key.isVersionSupported(version))
+        {
+            final Slot slot = new Slot(header.correlationId(), key, (short)0, null);
+            slots.addLast(slot);
+            slot.complete(apiVersions.unsupportedVersion(), null);
+            afterDispatch();
+            return;
+        }
+        if (!key.isVersionSupported(version))
+        {
+            closeOnBadInput(ctx, key + " v" + version + " has no schema in this build, so it can be neither " +
+                "parsed nor answered (correlation id " + header.correlationId() + ")");
+            return;
+        }
+        final AbstractRequest request;
+        try
+        {
+            request = AbstractRequest.parseRequest(key, version, new ByteBufferAccessor(frame)).request;
+        }
+        catch (final RuntimeException e)
+        {
+            closeOnBadInput(ctx, "unparsable " + key + " v" + version + " body (correlation id " +
+                header.correlationId() + "): " + e);
+            return;
+        }
+
+        final Slot slot = new Slot(header.correlationId(), key, version, request);
+        slots.addLast(slot);
+        if (key == ApiKeys.API_VERSIONS)
+        {
+            slot.complete(apiVersions.respond((ApiVersionsRequest)request), null);
+        }
+        else if (!apiVersions.serves(key, version))
+        {
+            final String message = apiVersions.maxServed(key) < 0 ?
+                key + " is not served by this node" :
+                key + " v" + version + " is outside the served range [" + apiVersions.minServed(key) + ", " +
+                    apiVersions.maxServed(key) + "]";
+            slot.complete(request.getErrorResponse(0, new UnsupportedVersionException(message)), null);
+        }
+        else
+        {
+            dispatch(slot, new RequestContext(header, clientAddress, connectionId, listenerName), request);
+        }
+        afterDispatch();
+    }
+
+    private void dispatch(final Slot slot, final RequestContext context, final AbstractRequest request)
+    {
+        final CompletableFuture<AbstractResponse> future;
+        try
+        {
+            future = handler.handle(context, request);
+        }
+        catch (final RuntimeException e)
+        {
+            slot.complete(null, e);
+            return;
+        }
+        if (future == null)
+        {
+            slot.complete(null, new IllegalStateException("handler returned no future for " + request.apiKey()));
+            return;
+        }
+        future.whenComplete((response, error) -> onComplete(slot, response, error));
+    }
+
+    private void afterDispatch()
+    {
+        if (slots.size() >= maxInFlight && ctx.channel().config().isAutoRead())
+        {
+            ctx.channel().config().setAutoRead(false);
+        }
+        drain();
+    }
+
+    /** Records a handler's answer; callable from any thread. */
+    private void onComplete(final Slot slot, final AbstractResponse response, final Throwable error)
+    {
+        slot.complete(response, error);
+        if (ctx.executor().inEventLoop())
+        {
+            drain();
+            if (!reading)
+            {
+                maybeFlush();
+            }
+        }
+        else if (drainScheduled.compareAndSet(false, true))
+        {
+            try
+            {
+                ctx.executor().execute(drainTask);
+            }
+            catch (final RejectedExecutionException e)
+            {
+                // The server is shutting down and the connection with it: nobody is left to answer.
+                drainScheduled.set(false);
+            }
+        }
+    }
+
+    private void drainScheduled()
+    {
+        // Cleared before scanning: a completion that sees the flag still set is visible to the scan below.
+        drainScheduled.set(false);
+        drain();
+        maybeFlush();
+    }
+
+    private void drain()
+    {
+        Slot head;
+        while ((head = slots.peekFirst()) != null && head.done)
+        {
+            slots.pollFirst();
+            if (!closed)
+            {
+                write(head);
+            }
+        }
+        if (!closed && !ctx.channel().config().isAutoRead() && slots.size() <= maxInFlight / 2)
+        {
+            ctx.channel().config().setAutoRead(true);
+        }
+    }
+
+    private void maybeFlush()
+    {
+        if (unflushed)
+        {
+            unflushed = false;
+            ctx.flush();
+        }
+    }
+
+    private void write(final Slot slot)
+    {
+        AbstractResponse response = slot.response;
+        if (slot.error != null)
+        {
+            response = errorResponse(slot, unwrap(slot.error));
+            if (response == null)
+            {
+                return;
+            }
+        }
+        if (response == null)
+        {
+            return;
+        }
+        Object message;
+        try
+        {
+            message = encode(slot, response);
+        }
+        catch (final RuntimeException e)
+        {
+            LOG.warn("Connection {}: cannot encode {} v{} response (correlation id {}), answering with its error: {}",
+                connectionId, slot.key, slot.version, slot.correlationId, e.toString());
+            final AbstractResponse fallback = errorResponse(slot, e);
+            if (fallback == null)
+            {
+                return;
+            }
+            try
+            {
+                message = encode(slot, fallback);
+            }
+            catch (final RuntimeException e2)
+            {
+                closeOnBadInput(ctx, "cannot encode " + slot.key + " v" + slot.version + " error response: " + e2);
+                return;
+            }
+        }
+        ctx.write(message, ctx.voidPromise());
+        unflushed = true;
+    }
+
+    private AbstractResponse errorResponse(final Slot slot, final Throwable error)
+    {
+        if (slot.request == null)
+        {
+            closeOnBadInput(ctx, "no request to answer " + slot.key + " failure: " + error);
+            return null;
+        }
+        try
+        {
+            return slot.request.getErrorResponse(0, error);
+        }
+        catch (final RuntimeException e)
+        {
+            closeOnBadInput(ctx, "cannot build " + slot.key + " error response for " + error + ": " + e);
+            return null;
+        }
+    }
+
+    private Object encode(final Slot slot, final AbstractResponse response)
+    {
+        final ResponseHeader header = new ResponseHeader(slot.correlationId, slot.key.responseHeaderVersion(slot.version));
+        if (slot.key == ApiKeys.FETCH)
+        {
+            // Fetch records may be log segment files: Kafka's own Send writes them with transferTo.
+            return new SendFileRegion(response.toSend(header, slot.version));
+        }
+        final ByteBuffer body = RequestUtils.serialize(header.data(), header.headerVersion(), response.data(), slot.version);
+        final ByteBuf out = ctx.alloc().ioBuffer(KafkaFrameDecoder.SIZE_PREFIX_BYTES + body.remaining());
+        out.writeInt(body.remaining());
+        out.writeBytes(body);
+        return out;
+    }
+
+    private static Throwable unwrap(final Throwable error)
+    {
+        Throwable cause = error;
+        while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null)
+        {
+            cause = cause.getCause();
+        }
+        return cause;
+    }
+
+    /** One request's place in the response order. */
+    private static final class Slot
+    {
+        final int correlationId;
+        final ApiKeys key;
+        final short version;
+        final AbstractRequest request;
+        AbstractResponse response;
+        Throwable error;
+        volatile boolean done;
+
+        Slot(final int correlationId, final ApiKeys key, final short version, final AbstractRequest request)
+        {
+            this.correlationId = correlationId;
+            this.key = key;
+            this.version = version;
+            this.request = request;
+        }
+
+        void complete(final AbstractResponse response, final Throwable error)
+        {
+            this.response = response;
+            this.error = error;
+            // Release: the fields above are visible to whichever thread sees done.
+            done = true;
+        }
+    }
+}
