@@ -1,0 +1,1084 @@
+package io.syncmirror.broker.controller;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.Supplier;
+import java.util.function.LongSupplier;
+
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.errors.InvalidConfigurationException;
+import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.internals.Topic;
+import org.apache.kafka.common.message.AllocateProducerIdsRequestData;
+import org.apache.kafka.common.message.AllocateProducerIdsResponseData;
+import org.apache.kafka.common.message.AlterPartitionRequestData;
+import org.apache.kafka.common.message.AlterPartitionResponseData;
+import org.apache.kafka.common.message.BrokerHeartbeatRequestData;
+import org.apache.kafka.common.message.BrokerHeartbeatResponseData;
+import org.apache.kafka.common.message.BrokerRegistrationRequestData;
+import org.apache.kafka.common.message.BrokerRegistrationResponseData;
+import org.apache.kafka.common.message.CreateTopicsRequestData;
+import org.apache.kafka.common.message.CreateTopicsResponseData;
+import org.apache.kafka.common.message.DeleteTopicsRequestData;
+import org.apache.kafka.common.message.DeleteTopicsResponseData;
+import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData;
+import org.apache.kafka.common.message.IncrementalAlterConfigsResponseData;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.Records;
+import org.apache.kafka.common.requests.AlterPartitionRequest;
+import org.apache.kafka.storage.internals.log.LogConfig;
+
+import io.syncmirror.broker.metadata.BrokerEndpoint;
+import io.syncmirror.broker.metadata.MetadataRecord;
+import io.syncmirror.broker.metadata.MetadataRecordCodec;
+import io.syncmirror.broker.metadata.PartitionState;
+
+/**
+ * The cluster's single controller as a deterministic state machine: every change is a batch of
+ * {@link MetadataRecord}s appended to the {@link MetadataLog} and applied to the in-memory state by the same
+ * {@link #replay} that rebuilds it on start. No network, no threads, no wall clock (time comes from
+ * {@code nowMs}). Not thread-safe: one thread (the {@link ControllerApis} event thread) calls everything.
+ *
+ * <p>Known limit: there is one controller and its log is not replicated; if the controller's node is lost the
+ * cluster's metadata is lost with it, and while it is down no leader elections or topic changes happen.
+ *
+ * <p>Leader election follows Kafka's KRaft controller without eligible leader replicas: a fenced broker leaves
+ * every ISR except where it is the last member (the last ISR member is kept so that the partition knows whom to
+ * wait for); where it led, the first replica in assignment order that is in the ISR and unfenced leads; when none
+ * is, a live replica is chosen only with {@code unclean.leader.election.enable} (topic override over the broker
+ * default), else the leader is -1 until a member of the last ISR returns. Every leader change bumps the leader
+ * epoch, every state change bumps the partition epoch (AlterPartition's fencing token).
+ *
+ * <p>A broker's epoch is the metadata offset of its RegisterBroker record, so it grows with every registration,
+ * also across controller restarts. A registration starts fenced; the broker is unfenced by the first heartbeat
+ * whose applied metadata offset has reached its registration.
+ */
+public final class Controller
+{
+    public static final String NUM_PARTITIONS_CONFIG = "num.partitions";
+    public static final int NUM_PARTITIONS_DEFAULT = 1;
+    public static final String DEFAULT_REPLICATION_FACTOR_CONFIG = "default.replication.factor";
+    public static final short DEFAULT_REPLICATION_FACTOR_DEFAULT = 1;
+    public static final String UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG = "unclean.leader.election.enable";
+    public static final boolean UNCLEAN_LEADER_ELECTION_ENABLE_DEFAULT = false;
+    public static final String BROKER_SESSION_TIMEOUT_MS_CONFIG = "broker.session.timeout.ms";
+    public static final long BROKER_SESSION_TIMEOUT_MS_DEFAULT = 9000;
+    public static final String CLUSTER_ID_CONFIG = "cluster.id";
+
+    /** Producer ids are handed to brokers in blocks of this size (Kafka's {@code ProducerIdsBlock.PRODUCER_ID_BLOCK_SIZE}). */
+    public static final int PRODUCER_ID_BLOCK_SIZE = 1000;
+
+    private static final int NO_LEADER = -1;
+    private static final int REPLAY_READ_BYTES = 1 << 20;
+
+    private final MetadataLog log;
+    private final LongSupplier nowMs;
+    private final Supplier<Uuid> topicIds;
+    private final String clusterId;
+    private final int defaultPartitions;
+    private final short defaultReplicationFactor;
+    private final boolean uncleanLeaderElectionDefault;
+    private final long sessionTimeoutMs;
+
+    private final TreeMap<Integer, BrokerInfo> brokers = new TreeMap<>();
+    private final Map<Integer, Long> lastHeartbeatMs = new HashMap<>();
+    private final LinkedHashMap<Uuid, TopicInfo> topicsById = new LinkedHashMap<>();
+    private final Map<String, Uuid> topicIdsByName = new HashMap<>();
+    private final Map<String, TreeMap<String, String>> topicConfigs = new HashMap<>();
+    private long nextProducerIdBlockStart;
+    private int topicsCreated;
+
+    /** Records of the operation in progress: applied to the state as they are emitted, appended at commit. */
+    private final List<MetadataRecord> pending = new ArrayList<>();
+
+    /**
+     * Opens the controller on {@code log}, replaying every record in it. {@code config} holds the controller
+     * node's server.properties keys read here (num.partitions, default.replication.factor,
+     * unclean.leader.election.enable, broker.session.timeout.ms, cluster.id); absent keys take Kafka's defaults.
+     */
+    public Controller(final MetadataLog log, final LongSupplier nowMs, final Map<String, String> config)
+    {
+        this(log, nowMs, config, Uuid::randomUuid);
+    }
+
+    /** As above, with the source of new topic ids ({@link #seededTopicIds} for reproducible simulations). */
+    public Controller(final MetadataLog log, final LongSupplier nowMs, final Map<String, String> config,
+        final Supplier<Uuid> topicIds)
+    {
+        this.topicIds = Objects.requireNonNull(topicIds);
+        this.log = Objects.requireNonNull(log);
+        this.nowMs = Objects.requireNonNull(nowMs);
+        this.clusterId = config.get(CLUSTER_ID_CONFIG);
+        this.defaultPartitions = Integer.parseInt(config.getOrDefault(NUM_PARTITIONS_CONFIG,
+            String.valueOf(NUM_PARTITIONS_DEFAULT)).trim());
+        this.defaultReplicationFactor = Short.parseShort(config.getOrDefault(DEFAULT_REPLICATION_FACTOR_CONFIG,
+            String.valueOf(DEFAULT_REPLICATION_FACTOR_DEFAULT)).trim());
+        this.uncleanLeaderElectionDefault = Boolean.parseBoolean(config.getOrDefault(
+            UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG, String.valueOf(UNCLEAN_LEADER_ELECTION_ENABLE_DEFAULT)).trim());
+        this.sessionTimeoutMs = Long.parseLong(config.getOrDefault(BROKER_SESSION_TIMEOUT_MS_CONFIG,
+            String.valueOf(BROKER_SESSION_TIMEOUT_MS_DEFAULT)).trim());
+        replayLog();
+    }
+
+    /** Topic ids drawn from a seeded generator, skipping the reserved ids as {@link Uuid#randomUuid} does. */
+    public static Supplier<Uuid> seededTopicIds(final long seed)
+    {
+        final java.util.Random random = new java.util.Random(seed);
+        return () ->
+        {
+            while (true)
+            {
+                final Uuid id = new Uuid(random.nextLong(), random.nextLong());
+                if (!Uuid.RESERVED.contains(id) && !id.toString().startsWith("-"))
+                {
+                    return id;
+                }
+            }
+        };
+    }
+
+    private void replayLog()
+    {
+        long offset = 0;
+        final long end = log.highWatermark();
+        while (offset < end)
+        {
+            final Records records = log.read(offset, REPLAY_READ_BYTES);
+            long next = offset;
+            for (final MetadataRecordCodec.OffsetRecord r : MetadataRecordCodec.decodeAll(records))
+            {
+                if (r.offset() >= offset)
+                {
+                    replay(r.record());
+                    next = r.offset() + 1;
+                }
+            }
+            if (next == offset)
+            {
+                throw new IllegalStateException("metadata log yields nothing at offset " + offset + " below " + end);
+            }
+            offset = next;
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ brokers
+
+    public BrokerRegistrationResponseData registerBroker(final BrokerRegistrationRequestData request)
+    {
+        final BrokerRegistrationResponseData response = new BrokerRegistrationResponseData();
+        if (clusterId != null && request.clusterId() != null && !clusterId.equals(request.clusterId()))
+        {
+            return response.setErrorCode(Errors.INCONSISTENT_CLUSTER_ID.code()).setBrokerEpoch(-1);
+        }
+        final int brokerId = request.brokerId();
+        final BrokerInfo existing = brokers.get(brokerId);
+        if (existing != null && existing.incarnationId.equals(request.incarnationId()))
+        {
+            // A retry of a registration that already committed.
+            return response.setBrokerEpoch(existing.epoch);
+        }
+        if (existing != null && !existing.fenced && !sessionExpired(brokerId)
+            && request.previousBrokerEpoch() != existing.epoch)
+        {
+            return response.setErrorCode(Errors.DUPLICATE_BROKER_REGISTRATION.code()).setBrokerEpoch(-1);
+        }
+        if (request.listeners().isEmpty())
+        {
+            return response.setErrorCode(Errors.INVALID_REQUEST.code()).setBrokerEpoch(-1);
+        }
+        final BrokerRegistrationRequestData.Listener listener = request.listeners().iterator().next();
+        if (existing != null && !existing.fenced)
+        {
+            fenceBroker(existing);
+        }
+        final long epoch = log.endOffset() + pending.size();
+        emit(new MetadataRecord.RegisterBroker(brokerId, epoch, request.incarnationId(), listener.host(),
+            listener.port(), request.rack()));
+        commit();
+        return response.setBrokerEpoch(epoch);
+    }
+
+    public BrokerHeartbeatResponseData heartbeat(final BrokerHeartbeatRequestData request)
+    {
+        final BrokerHeartbeatResponseData response = new BrokerHeartbeatResponseData();
+        final BrokerInfo broker = brokers.get(request.brokerId());
+        if (broker == null)
+        {
+            return response.setErrorCode(Errors.BROKER_ID_NOT_REGISTERED.code()).setIsFenced(true);
+        }
+        if (broker.epoch != request.brokerEpoch())
+        {
+            return response.setErrorCode(Errors.STALE_BROKER_EPOCH.code()).setIsFenced(true);
+        }
+        lastHeartbeatMs.put(broker.id, nowMs.getAsLong());
+        final boolean caughtUp = request.currentMetadataOffset() >= broker.epoch;
+        if (request.wantShutDown())
+        {
+            if (!broker.fenced)
+            {
+                fenceBroker(broker);
+                commit();
+            }
+            return response.setIsCaughtUp(caughtUp).setIsFenced(true).setShouldShutDown(true);
+        }
+        if (request.wantFence())
+        {
+            if (!broker.fenced)
+            {
+                fenceBroker(broker);
+                commit();
+            }
+        }
+        else if (broker.fenced && caughtUp)
+        {
+            unfenceBroker(broker);
+            commit();
+        }
+        return response.setIsCaughtUp(caughtUp).setIsFenced(broker.fenced);
+    }
+
+    /**
+     * Fences every unfenced broker whose last heartbeat is older than broker.session.timeout.ms. Returns whether
+     * anything was appended. Call it periodically (a fraction of the session timeout).
+     */
+    public boolean tick()
+    {
+        boolean changed = false;
+        for (final BrokerInfo broker : new ArrayList<>(brokers.values()))
+        {
+            if (!broker.fenced && sessionExpired(broker.id))
+            {
+                fenceBroker(broker);
+                commit();
+                changed = true;
+            }
+        }
+        return changed;
+    }
+
+    private boolean sessionExpired(final int brokerId)
+    {
+        final Long last = lastHeartbeatMs.get(brokerId);
+        return last == null || nowMs.getAsLong() - last > sessionTimeoutMs;
+    }
+
+    private void fenceBroker(final BrokerInfo broker)
+    {
+        emit(new MetadataRecord.FenceBroker(broker.id, broker.epoch));
+        for (final TopicInfo topic : topicsById.values())
+        {
+            for (final PartitionState s : topic.partitions)
+            {
+                if (s.isr().contains(broker.id) || s.leader() == broker.id)
+                {
+                    maybeChange(topic, s, withoutMember(s.isr(), broker.id));
+                }
+            }
+        }
+    }
+
+    private void unfenceBroker(final BrokerInfo broker)
+    {
+        emit(new MetadataRecord.UnfenceBroker(broker.id, broker.epoch));
+        for (final TopicInfo topic : topicsById.values())
+        {
+            for (final PartitionState s : topic.partitions)
+            {
+                if (s.leader() == NO_LEADER && s.replicas().contains(broker.id))
+                {
+                    maybeChange(topic, s, s.isr());
+                }
+            }
+        }
+    }
+
+    /** The ISR without {@code brokerId}, unless it is the last member: Kafka keeps the last one. */
+    private static List<Integer> withoutMember(final List<Integer> isr, final int brokerId)
+    {
+        if (isr.size() == 1 && isr.get(0) == brokerId)
+        {
+            return isr;
+        }
+        final List<Integer> out = new ArrayList<>(isr);
+        out.remove(Integer.valueOf(brokerId));
+        return out;
+    }
+
+    /**
+     * Emits a PartitionChange when electing over {@code newIsr} (keeping a live leader that is in it) changes
+     * the partition.
+     */
+    private void maybeChange(final TopicInfo topic, final PartitionState s, final List<Integer> newIsr)
+    {
+        int leader = s.leader();
+        List<Integer> isr = newIsr;
+        if (leader == NO_LEADER || !isLive(leader) || !isr.contains(leader))
+        {
+            leader = NO_LEADER;
+            for (final int replica : s.replicas())
+            {
+                if (isr.contains(replica) && isLive(replica))
+                {
+                    leader = replica;
+                    break;
+                }
+            }
+            if (leader == NO_LEADER && uncleanLeaderElection(topic.name))
+            {
+                for (final int replica : s.replicas())
+                {
+                    if (isLive(replica))
+                    {
+                        leader = replica;
+                        isr = List.of(replica);
+                        break;
+                    }
+                }
+            }
+        }
+        if (leader == s.leader() && isr.equals(s.isr()))
+        {
+            return;
+        }
+        final int leaderEpoch = leader != s.leader() ? s.leaderEpoch() + 1 : s.leaderEpoch();
+        emit(new MetadataRecord.PartitionChange(topic.id, s.partition(), isr, leader, leaderEpoch,
+            s.partitionEpoch() + 1));
+    }
+
+    private boolean isLive(final int brokerId)
+    {
+        final BrokerInfo broker = brokers.get(brokerId);
+        return broker != null && !broker.fenced;
+    }
+
+    private boolean uncleanLeaderElection(final String topic)
+    {
+        final Map<String, String> overrides = topicConfigs.get(topic);
+        final String value = overrides == null ? null : overrides.get(UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG);
+        return value == null ? uncleanLeaderElectionDefault : Boolean.parseBoolean(value.trim());
+    }
+
+    // ------------------------------------------------------------------------------------------------- topics
+
+    public CreateTopicsResponseData createTopics(final CreateTopicsRequestData request)
+    {
+        final CreateTopicsResponseData response = new CreateTopicsResponseData();
+        final Set<String> seen = new HashSet<>();
+        for (final CreateTopicsRequestData.CreatableTopic topic : request.topics())
+        {
+            final CreateTopicsResponseData.CreatableTopicResult result =
+                new CreateTopicsResponseData.CreatableTopicResult().setName(topic.name())
+                    .setNumPartitions(-1).setReplicationFactor((short) -1);
+            response.topics().add(result);
+            if (!seen.add(topic.name()))
+            {
+                setError(result, Errors.INVALID_REQUEST, "topic named twice in one request");
+                continue;
+            }
+            try
+            {
+                final TopicPlan plan = planTopic(topic);
+                result.setNumPartitions(plan.assignments.size()).setReplicationFactor(
+                    (short) plan.assignments.get(0).size());
+                if (request.validateOnly())
+                {
+                    continue;
+                }
+                final Uuid topicId = topicIds.get();
+                emit(new MetadataRecord.Topic(topic.name(), topicId));
+                for (final Map.Entry<String, String> config : plan.configs.entrySet())
+                {
+                    emit(new MetadataRecord.Config(topic.name(), config.getKey(), config.getValue()));
+                }
+                for (int p = 0; p < plan.assignments.size(); p++)
+                {
+                    final List<Integer> replicas = plan.assignments.get(p);
+                    final List<Integer> isr = new ArrayList<>();
+                    for (final int replica : replicas)
+                    {
+                        if (isLive(replica))
+                        {
+                            isr.add(replica);
+                        }
+                    }
+                    final int leader = isr.isEmpty() ? NO_LEADER : isr.get(0);
+                    emit(new MetadataRecord.Partition(new PartitionState(topic.name(), topicId, p,
+                        List.copyOf(replicas), isr.isEmpty() ? List.copyOf(replicas) : List.copyOf(isr), leader,
+                        0, 0)));
+                }
+                commit();
+                result.setTopicId(topicId);
+            }
+            catch (final ApiException e)
+            {
+                setError(result, Errors.forException(e), e.getMessage());
+            }
+        }
+        return response;
+    }
+
+    private static void setError(final CreateTopicsResponseData.CreatableTopicResult result, final Errors error,
+        final String message)
+    {
+        result.setErrorCode(error.code()).setErrorMessage(message).setNumPartitions(-1)
+            .setReplicationFactor((short) -1).setTopicConfigErrorCode(error.code());
+    }
+
+    private record TopicPlan(List<List<Integer>> assignments, Map<String, String> configs)
+    {
+    }
+
+    private TopicPlan planTopic(final CreateTopicsRequestData.CreatableTopic topic)
+    {
+        final String name = topic.name();
+        Topic.validate(name);
+        if (Topic.isInternal(name) && Topic.CLUSTER_METADATA_TOPIC_NAME.equals(name))
+        {
+            throw new InvalidTopicException("the metadata topic cannot be created");
+        }
+        if (topicIdsByName.containsKey(name))
+        {
+            throw new org.apache.kafka.common.errors.TopicExistsException("Topic '" + name + "' already exists.");
+        }
+        for (final String existing : topicIdsByName.keySet())
+        {
+            if (Topic.hasCollision(name, existing))
+            {
+                throw new InvalidTopicException("Topic '" + name + "' collides with existing topic '" + existing
+                    + "' ('.' and '_' are the same in metric names).");
+            }
+        }
+        final TreeMap<String, String> configs = new TreeMap<>();
+        for (final CreateTopicsRequestData.CreatableTopicConfig config : topic.configs())
+        {
+            if (config.value() != null)
+            {
+                configs.put(config.name(), config.value());
+            }
+        }
+        validateTopicConfig(configs);
+
+        final List<Integer> live = new ArrayList<>();
+        for (final BrokerInfo broker : brokers.values())
+        {
+            if (!broker.fenced)
+            {
+                live.add(broker.id);
+            }
+        }
+        final List<List<Integer>> assignments = new ArrayList<>();
+        if (!topic.assignments().isEmpty())
+        {
+            if (topic.numPartitions() != -1 || topic.replicationFactor() != -1)
+            {
+                throw new org.apache.kafka.common.errors.InvalidRequestException(
+                    "both a manual assignment and numPartitions/replicationFactor were given");
+            }
+            final TreeMap<Integer, List<Integer>> byPartition = new TreeMap<>();
+            for (final CreateTopicsRequestData.CreatableReplicaAssignment a : topic.assignments())
+            {
+                if (a.brokerIds().isEmpty() || new HashSet<>(a.brokerIds()).size() != a.brokerIds().size())
+                {
+                    throw new org.apache.kafka.common.errors.InvalidReplicaAssignmentException(
+                        "partition " + a.partitionIndex() + " has an empty or repeated replica list");
+                }
+                for (final int brokerId : a.brokerIds())
+                {
+                    if (!brokers.containsKey(brokerId))
+                    {
+                        throw new org.apache.kafka.common.errors.InvalidReplicaAssignmentException(
+                            "broker " + brokerId + " is not registered");
+                    }
+                }
+                byPartition.put(a.partitionIndex(), List.copyOf(a.brokerIds()));
+            }
+            if (byPartition.firstKey() != 0 || byPartition.lastKey() != byPartition.size() - 1)
+            {
+                throw new org.apache.kafka.common.errors.InvalidReplicaAssignmentException(
+                    "partitions must be numbered 0.." + (byPartition.size() - 1));
+            }
+            assignments.addAll(byPartition.values());
+            return new TopicPlan(assignments, configs);
+        }
+        final int partitions = topic.numPartitions() == -1 ? defaultPartitions : topic.numPartitions();
+        final int replicationFactor = topic.replicationFactor() == -1 ? defaultReplicationFactor
+            : topic.replicationFactor();
+        if (partitions <= 0)
+        {
+            throw new org.apache.kafka.common.errors.InvalidPartitionsException(
+                "Number of partitions was set to an invalid non-positive value.");
+        }
+        if (replicationFactor <= 0)
+        {
+            throw new org.apache.kafka.common.errors.InvalidReplicationFactorException(
+                "Replication factor must be larger than 0.");
+        }
+        if (replicationFactor > live.size())
+        {
+            throw new org.apache.kafka.common.errors.InvalidReplicationFactorException(
+                "Unable to replicate the partition " + replicationFactor + " time(s): The target replication "
+                    + "factor of " + replicationFactor + " cannot be reached because only " + live.size()
+                    + " broker(s) are registered.");
+        }
+        final int start = topicsCreated;
+        for (int p = 0; p < partitions; p++)
+        {
+            final List<Integer> replicas = new ArrayList<>(replicationFactor);
+            for (int r = 0; r < replicationFactor; r++)
+            {
+                replicas.add(live.get((start + p + r) % live.size()));
+            }
+            assignments.add(replicas);
+        }
+        return new TopicPlan(assignments, configs);
+    }
+
+    private static void validateTopicConfig(final Map<String, String> overrides)
+    {
+        try
+        {
+            LogConfig.validate(overrides);
+        }
+        catch (final ConfigException e)
+        {
+            throw new InvalidConfigurationException(e.getMessage());
+        }
+    }
+
+    public DeleteTopicsResponseData deleteTopics(final DeleteTopicsRequestData request)
+    {
+        final DeleteTopicsResponseData response = new DeleteTopicsResponseData();
+        final List<DeleteTopicsRequestData.DeleteTopicState> targets = new ArrayList<>(request.topics());
+        for (final String name : request.topicNames())
+        {
+            targets.add(new DeleteTopicsRequestData.DeleteTopicState().setName(name));
+        }
+        for (final DeleteTopicsRequestData.DeleteTopicState target : targets)
+        {
+            final DeleteTopicsResponseData.DeletableTopicResult result =
+                new DeleteTopicsResponseData.DeletableTopicResult().setName(target.name())
+                    .setTopicId(target.topicId());
+            response.responses().add(result);
+            final TopicInfo topic;
+            if (target.name() != null)
+            {
+                final Uuid id = topicIdsByName.get(target.name());
+                topic = id == null ? null : topicsById.get(id);
+                if (topic == null)
+                {
+                    result.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code())
+                        .setErrorMessage(Errors.UNKNOWN_TOPIC_OR_PARTITION.message());
+                    continue;
+                }
+            }
+            else
+            {
+                topic = topicsById.get(target.topicId());
+                if (topic == null)
+                {
+                    result.setErrorCode(Errors.UNKNOWN_TOPIC_ID.code())
+                        .setErrorMessage(Errors.UNKNOWN_TOPIC_ID.message());
+                    continue;
+                }
+            }
+            result.setName(topic.name).setTopicId(topic.id);
+            emit(new MetadataRecord.RemoveTopic(topic.id));
+            commit();
+        }
+        return response;
+    }
+
+    public IncrementalAlterConfigsResponseData incrementalAlterConfigs(
+        final IncrementalAlterConfigsRequestData request)
+    {
+        final IncrementalAlterConfigsResponseData response = new IncrementalAlterConfigsResponseData();
+        for (final IncrementalAlterConfigsRequestData.AlterConfigsResource resource : request.resources())
+        {
+            final IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse result =
+                new IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse()
+                    .setResourceType(resource.resourceType()).setResourceName(resource.resourceName());
+            response.responses().add(result);
+            try
+            {
+                if (resource.resourceType() != ConfigResource.Type.TOPIC.id())
+                {
+                    throw new org.apache.kafka.common.errors.InvalidRequestException(
+                        "only topic configs can be altered here; broker configs are static (server.properties)");
+                }
+                final String topic = resource.resourceName();
+                if (!topicIdsByName.containsKey(topic))
+                {
+                    throw new org.apache.kafka.common.errors.UnknownTopicOrPartitionException(
+                        "Topic " + topic + " does not exist.");
+                }
+                final TreeMap<String, String> current = topicConfigs.getOrDefault(topic, new TreeMap<>());
+                final TreeMap<String, String> updated = applyConfigOps(current, resource.configs());
+                validateTopicConfig(updated);
+                if (request.validateOnly())
+                {
+                    continue;
+                }
+                final TreeSet<String> keys = new TreeSet<>(current.keySet());
+                keys.addAll(updated.keySet());
+                for (final String key : keys)
+                {
+                    final String before = current.get(key);
+                    final String after = updated.get(key);
+                    if (!Objects.equals(before, after))
+                    {
+                        emit(new MetadataRecord.Config(topic, key, after));
+                    }
+                }
+                commit();
+            }
+            catch (final ApiException e)
+            {
+                result.setErrorCode(Errors.forException(e).code()).setErrorMessage(e.getMessage());
+            }
+        }
+        return response;
+    }
+
+    /**
+     * Applies IncrementalAlterConfigs operations to a topic's overrides. Shared with the broker, which predicts
+     * the outcome to know when its image shows the change.
+     */
+    public static TreeMap<String, String> applyConfigOps(final Map<String, String> current,
+        final Collection<IncrementalAlterConfigsRequestData.AlterableConfig> ops)
+    {
+        final TreeMap<String, String> updated = new TreeMap<>(current);
+        for (final IncrementalAlterConfigsRequestData.AlterableConfig op : ops)
+        {
+            final String key = op.name();
+            if (!LogConfig.configNames().contains(key))
+            {
+                throw new InvalidConfigurationException("Unknown topic config name: " + key);
+            }
+            final AlterConfigOp.OpType type = AlterConfigOp.OpType.forId(op.configOperation());
+            if (type == null)
+            {
+                throw new org.apache.kafka.common.errors.InvalidRequestException(
+                    "unknown config operation " + op.configOperation());
+            }
+            switch (type)
+            {
+                case SET:
+                    if (op.value() == null)
+                    {
+                        throw new InvalidConfigurationException("null value for " + key);
+                    }
+                    updated.put(key, op.value());
+                    break;
+                case DELETE:
+                    updated.remove(key);
+                    break;
+                case APPEND:
+                case SUBTRACT:
+                    if (LogConfig.configType(key).orElse(null) != ConfigDef.Type.LIST)
+                    {
+                        throw new InvalidConfigurationException(
+                            "Config value append/subtract is not allowed for config key " + key);
+                    }
+                    final List<String> values = new ArrayList<>(splitList(updated.getOrDefault(key,
+                        defaultAsString(key))));
+                    for (final String v : splitList(op.value()))
+                    {
+                        if (type == AlterConfigOp.OpType.APPEND)
+                        {
+                            if (!values.contains(v))
+                            {
+                                values.add(v);
+                            }
+                        }
+                        else
+                        {
+                            values.remove(v);
+                        }
+                    }
+                    updated.put(key, String.join(",", values));
+                    break;
+                default:
+                    throw new org.apache.kafka.common.errors.InvalidRequestException("unsupported " + type);
+            }
+        }
+        return updated;
+    }
+
+    private static String defaultAsString(final String key)
+    {
+        final ConfigDef.ConfigKey configKey = LogConfig.configKeys().get(key);
+        if (configKey == null || !configKey.hasDefault() || configKey.defaultValue == null)
+        {
+            return "";
+        }
+        return ConfigDef.convertToString(configKey.defaultValue, configKey.type);
+    }
+
+    private static List<String> splitList(final String value)
+    {
+        final List<String> out = new ArrayList<>();
+        if (value == null)
+        {
+            return out;
+        }
+        for (final String part : value.split(","))
+        {
+            final String trimmed = part.trim();
+            if (!trimmed.isEmpty())
+            {
+                out.add(trimmed);
+            }
+        }
+        return out;
+    }
+
+    // ------------------------------------------------------------------------------------- ISR, producer ids
+
+    /** Kafka's AlterPartition (v2+, topic ids) with its validation order and errors. */
+    public AlterPartitionResponseData alterPartition(final AlterPartitionRequestData request, final short version)
+    {
+        final AlterPartitionResponseData response = new AlterPartitionResponseData();
+        final BrokerInfo requester = brokers.get(request.brokerId());
+        if (requester == null || requester.epoch != request.brokerEpoch())
+        {
+            return response.setErrorCode(Errors.STALE_BROKER_EPOCH.code());
+        }
+        for (final AlterPartitionRequestData.TopicData topicData : request.topics())
+        {
+            final AlterPartitionResponseData.TopicData topicResult =
+                new AlterPartitionResponseData.TopicData().setTopicId(topicData.topicId());
+            response.topics().add(topicResult);
+            final TopicInfo topic = topicsById.get(topicData.topicId());
+            for (final AlterPartitionRequestData.PartitionData data : topicData.partitions())
+            {
+                final AlterPartitionResponseData.PartitionData result =
+                    new AlterPartitionResponseData.PartitionData().setPartitionIndex(data.partitionIndex());
+                topicResult.partitions().add(result);
+                if (topic == null)
+                {
+                    result.setErrorCode(Errors.UNKNOWN_TOPIC_ID.code());
+                    continue;
+                }
+                final PartitionState s = data.partitionIndex() >= 0 && data.partitionIndex() < topic.partitions.size()
+                    ? topic.partitions.get(data.partitionIndex()) : null;
+                final List<AlterPartitionRequestData.BrokerState> newIsr = new ArrayList<>();
+                if (version >= 3)
+                {
+                    newIsr.addAll(data.newIsrWithEpochs());
+                }
+                else
+                {
+                    newIsr.addAll(AlterPartitionRequest.newIsrToSimpleNewIsrWithBrokerEpochs(data.newIsr()));
+                }
+                final Errors error = validateAlterPartition(request.brokerId(), s, data, newIsr, version);
+                if (error != Errors.NONE)
+                {
+                    result.setErrorCode(error.code());
+                    continue;
+                }
+                final List<Integer> isr = new ArrayList<>();
+                for (final AlterPartitionRequestData.BrokerState b : newIsr)
+                {
+                    isr.add(b.brokerId());
+                }
+                PartitionState now = s;
+                if (!isr.equals(s.isr()))
+                {
+                    emit(new MetadataRecord.PartitionChange(topic.id, s.partition(), isr, s.leader(),
+                        s.leaderEpoch(), s.partitionEpoch() + 1));
+                    commit();
+                    now = topic.partitions.get(s.partition());
+                }
+                result.setLeaderId(now.leader()).setLeaderEpoch(now.leaderEpoch()).setIsr(new ArrayList<>(now.isr()))
+                    .setPartitionEpoch(now.partitionEpoch()).setLeaderRecoveryState((byte) 0);
+            }
+        }
+        return response;
+    }
+
+    private Errors validateAlterPartition(final int brokerId, final PartitionState s,
+        final AlterPartitionRequestData.PartitionData data, final List<AlterPartitionRequestData.BrokerState> newIsr,
+        final short version)
+    {
+        if (s == null)
+        {
+            return Errors.UNKNOWN_TOPIC_OR_PARTITION;
+        }
+        // A requester ahead of us means this controller lost state it had acknowledged: the requester should
+        // look for the controller again (there is only one, so it retries).
+        if (data.leaderEpoch() > s.leaderEpoch() || data.partitionEpoch() > s.partitionEpoch())
+        {
+            return Errors.NOT_CONTROLLER;
+        }
+        if (data.leaderEpoch() < s.leaderEpoch())
+        {
+            return Errors.FENCED_LEADER_EPOCH;
+        }
+        if (brokerId != s.leader())
+        {
+            return Errors.INVALID_REQUEST;
+        }
+        if (data.partitionEpoch() < s.partitionEpoch())
+        {
+            return Errors.INVALID_UPDATE_VERSION;
+        }
+        final Set<Integer> distinct = new HashSet<>();
+        boolean containsLeader = false;
+        for (final AlterPartitionRequestData.BrokerState b : newIsr)
+        {
+            if (!distinct.add(b.brokerId()) || !s.replicas().contains(b.brokerId()))
+            {
+                return Errors.INVALID_REQUEST;
+            }
+            containsLeader |= b.brokerId() == s.leader();
+        }
+        if (!containsLeader)
+        {
+            return Errors.INVALID_REQUEST;
+        }
+        for (final AlterPartitionRequestData.BrokerState b : newIsr)
+        {
+            final BrokerInfo broker = brokers.get(b.brokerId());
+            if (broker == null || broker.fenced || (b.brokerEpoch() != -1 && b.brokerEpoch() != broker.epoch))
+            {
+                return version > 1 ? Errors.INELIGIBLE_REPLICA : Errors.OPERATION_NOT_ATTEMPTED;
+            }
+        }
+        return Errors.NONE;
+    }
+
+    public AllocateProducerIdsResponseData allocateProducerIds(final AllocateProducerIdsRequestData request)
+    {
+        final AllocateProducerIdsResponseData response = new AllocateProducerIdsResponseData();
+        final BrokerInfo broker = brokers.get(request.brokerId());
+        if (broker == null)
+        {
+            return response.setErrorCode(Errors.BROKER_ID_NOT_REGISTERED.code());
+        }
+        if (broker.epoch != request.brokerEpoch())
+        {
+            return response.setErrorCode(Errors.STALE_BROKER_EPOCH.code());
+        }
+        final long start = nextProducerIdBlockStart;
+        emit(new MetadataRecord.ProducerIds(broker.id, broker.epoch, start + PRODUCER_ID_BLOCK_SIZE));
+        commit();
+        return response.setProducerIdStart(start).setProducerIdLen(PRODUCER_ID_BLOCK_SIZE);
+    }
+
+    // -------------------------------------------------------------------------------------- log and replay
+
+    private void emit(final MetadataRecord record)
+    {
+        replay(record);
+        pending.add(record);
+    }
+
+    private void commit()
+    {
+        if (pending.isEmpty())
+        {
+            return;
+        }
+        final List<MetadataRecord> batch = new ArrayList<>(pending);
+        pending.clear();
+        log.append(MetadataRecordCodec.encodeBatch(log.endOffset(), nowMs.getAsLong(), batch));
+    }
+
+    /** Applies one record to the in-memory state; the only place state changes. */
+    private void replay(final MetadataRecord record)
+    {
+        if (record instanceof MetadataRecord.RegisterBroker r)
+        {
+            brokers.put(r.brokerId(), new BrokerInfo(r.brokerId(), r.brokerEpoch(), r.incarnationId(),
+                new BrokerEndpoint(r.brokerId(), r.host(), r.port(), r.rack())));
+            lastHeartbeatMs.put(r.brokerId(), nowMs.getAsLong());
+        }
+        else if (record instanceof MetadataRecord.FenceBroker r)
+        {
+            final BrokerInfo broker = brokers.get(r.brokerId());
+            if (broker != null && broker.epoch == r.brokerEpoch())
+            {
+                broker.fenced = true;
+            }
+        }
+        else if (record instanceof MetadataRecord.UnfenceBroker r)
+        {
+            final BrokerInfo broker = brokers.get(r.brokerId());
+            if (broker != null && broker.epoch == r.brokerEpoch())
+            {
+                broker.fenced = false;
+                // A broker unfenced by the log on replay gets a fresh session from the replay's time.
+                lastHeartbeatMs.put(r.brokerId(), nowMs.getAsLong());
+            }
+        }
+        else if (record instanceof MetadataRecord.Topic r)
+        {
+            topicsById.put(r.topicId(), new TopicInfo(r.name(), r.topicId()));
+            topicIdsByName.put(r.name(), r.topicId());
+            topicsCreated++;
+        }
+        else if (record instanceof MetadataRecord.Partition r)
+        {
+            final TopicInfo topic = topicsById.get(r.state().topicId());
+            if (topic != null)
+            {
+                while (topic.partitions.size() <= r.state().partition())
+                {
+                    topic.partitions.add(null);
+                }
+                topic.partitions.set(r.state().partition(), r.state());
+            }
+        }
+        else if (record instanceof MetadataRecord.PartitionChange r)
+        {
+            final TopicInfo topic = topicsById.get(r.topicId());
+            if (topic != null && r.partition() < topic.partitions.size())
+            {
+                final PartitionState s = topic.partitions.get(r.partition());
+                topic.partitions.set(r.partition(), new PartitionState(s.topic(), s.topicId(), s.partition(),
+                    s.replicas(), r.isr(), r.leader(), r.leaderEpoch(), r.partitionEpoch()));
+            }
+        }
+        else if (record instanceof MetadataRecord.RemoveTopic r)
+        {
+            final TopicInfo topic = topicsById.remove(r.topicId());
+            if (topic != null)
+            {
+                topicIdsByName.remove(topic.name);
+                topicConfigs.remove(topic.name);
+            }
+        }
+        else if (record instanceof MetadataRecord.Config r)
+        {
+            if (r.value() == null)
+            {
+                final TreeMap<String, String> overrides = topicConfigs.get(r.topic());
+                if (overrides != null)
+                {
+                    overrides.remove(r.key());
+                }
+            }
+            else
+            {
+                topicConfigs.computeIfAbsent(r.topic(), k -> new TreeMap<>()).put(r.key(), r.value());
+            }
+        }
+        else if (record instanceof MetadataRecord.ProducerIds r)
+        {
+            nextProducerIdBlockStart = Math.max(nextProducerIdBlockStart, r.nextBlockStart());
+        }
+    }
+
+    // ------------------------------------------------------------------------------------ read-only views
+
+    public MetadataLog log()
+    {
+        return log;
+    }
+
+    public String clusterId()
+    {
+        return clusterId;
+    }
+
+    public long sessionTimeoutMs()
+    {
+        return sessionTimeoutMs;
+    }
+
+    public Optional<PartitionState> partition(final String topic, final int partition)
+    {
+        final Uuid id = topicIdsByName.get(topic);
+        final TopicInfo info = id == null ? null : topicsById.get(id);
+        if (info == null || partition < 0 || partition >= info.partitions.size())
+        {
+            return Optional.empty();
+        }
+        return Optional.ofNullable(info.partitions.get(partition));
+    }
+
+    public Optional<Uuid> topicId(final String topic)
+    {
+        return Optional.ofNullable(topicIdsByName.get(topic));
+    }
+
+    public Map<String, String> topicConfig(final String topic)
+    {
+        final TreeMap<String, String> overrides = topicConfigs.get(topic);
+        return overrides == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(overrides));
+    }
+
+    /** Whether the broker is registered and fenced; unregistered brokers count as fenced. */
+    public boolean isFenced(final int brokerId)
+    {
+        return !isLive(brokerId);
+    }
+
+    /** The broker's current epoch, or -1 when it is not registered. */
+    public long brokerEpoch(final int brokerId)
+    {
+        final BrokerInfo broker = brokers.get(brokerId);
+        return broker == null ? -1 : broker.epoch;
+    }
+
+    public Collection<BrokerEndpoint> registeredBrokers()
+    {
+        final List<BrokerEndpoint> out = new ArrayList<>();
+        for (final BrokerInfo broker : brokers.values())
+        {
+            out.add(broker.endpoint);
+        }
+        return out;
+    }
+
+    public long nextProducerIdBlockStart()
+    {
+        return nextProducerIdBlockStart;
+    }
+
+    private static final class BrokerInfo
+    {
+        final int id;
+        final long epoch;
+        final Uuid incarnationId;
+        final BrokerEndpoint endpoint;
+        boolean fenced = true;
+
+        BrokerInfo(final int id, final long epoch, final Uuid incarnationId, final BrokerEndpoint endpoint)
+        {
+            this.id = id;
+            this.epoch = epoch;
+            this.incarnationId = incarnationId;
+            this.endpoint = endpoint;
+        }
+    }
+
+    private static final class TopicInfo
+    {
+        final String name;
+        final Uuid id;
+        final List<PartitionState> partitions = new ArrayList<>();
+
+        TopicInfo(final String name, final Uuid id)
+        {
+            this.name = name;
+            this.id = id;
+        }
+    }
+}

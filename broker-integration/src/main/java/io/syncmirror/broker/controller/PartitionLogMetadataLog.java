@@ -1,0 +1,65 @@
+package io.syncmirror.broker.controller;
+
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.Records;
+import org.apache.kafka.server.storage.log.FetchIsolation;
+
+import io.syncmirror.broker.storage.PartitionLog;
+
+/**
+ * The durable {@link MetadataLog}: {@code __cluster_metadata-0} on a {@link PartitionLog} in the controller's
+ * first log directory. Thread-safety as {@link MetadataLog}: appends from one thread, reads from any.
+ *
+ * <p>An append is flushed before it counts, so everything the log holds when it is reopened was committed:
+ * opening moves the HW to the log end (the log store does not need to have checkpointed it).
+ */
+public final class PartitionLogMetadataLog implements MetadataLog
+{
+    /** Batches are written with this leader epoch; with one controller there is never another. */
+    private static final int CONTROLLER_EPOCH = 0;
+
+    private final PartitionLog partitionLog;
+
+    public PartitionLogMetadataLog(final PartitionLog partitionLog)
+    {
+        this.partitionLog = partitionLog;
+        partitionLog.maybeIncrementHighWatermark(partitionLog.logEndOffset());
+    }
+
+    @Override
+    public long append(final MemoryRecords batch)
+    {
+        final PartitionLog.AppendResult result = partitionLog.appendAsLeader(batch, CONTROLLER_EPOCH);
+        partitionLog.flush();
+        partitionLog.maybeIncrementHighWatermark(partitionLog.logEndOffset());
+        return result.lastOffset();
+    }
+
+    @Override
+    public Records read(final long offset, final int maxBytes)
+    {
+        if (offset >= partitionLog.highWatermark())
+        {
+            return MemoryRecords.EMPTY;
+        }
+        return partitionLog.read(offset, maxBytes, FetchIsolation.HIGH_WATERMARK, true).records();
+    }
+
+    @Override
+    public long endOffset()
+    {
+        return partitionLog.logEndOffset();
+    }
+
+    @Override
+    public long highWatermark()
+    {
+        return partitionLog.highWatermark();
+    }
+
+    @Override
+    public void close()
+    {
+        partitionLog.close();
+    }
+}

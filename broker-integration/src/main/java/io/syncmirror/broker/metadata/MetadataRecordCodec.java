@@ -1,0 +1,332 @@
+package io.syncmirror.broker.metadata;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.errors.CorruptRecordException;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.Record;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.record.internal.Records;
+import org.apache.kafka.common.record.internal.SimpleRecord;
+
+/**
+ * The binary form of {@link MetadataRecord}s, stored as Kafka record values in record batches. Stateless, so
+ * thread-safe.
+ *
+ * <p>Layout of a value, big-endian: {@code int16 frameVersion, int8 type, int16 typeVersion, fields...}. Strings
+ * are {@code int16 length + UTF-8} with length -1 for null; uuids two {@code int64}; int lists {@code int32 count +
+ * int32 each}. A reader that meets a higher frame version or an unknown type fails loudly
+ * ({@link CorruptRecordException}) rather than skipping state: a silently skipped record would fork the image.
+ * New fields are added by bumping a type's version and reading them only at that version.
+ */
+public final class MetadataRecordCodec
+{
+    public static final short FRAME_VERSION = 0;
+
+    static final byte TYPE_REGISTER_BROKER = 1;
+    static final byte TYPE_FENCE_BROKER = 2;
+    static final byte TYPE_UNFENCE_BROKER = 3;
+    static final byte TYPE_TOPIC = 4;
+    static final byte TYPE_PARTITION = 5;
+    static final byte TYPE_PARTITION_CHANGE = 6;
+    static final byte TYPE_REMOVE_TOPIC = 7;
+    static final byte TYPE_CONFIG = 8;
+    static final byte TYPE_PRODUCER_IDS = 9;
+
+    private static final short TYPE_VERSION = 0;
+
+    private MetadataRecordCodec()
+    {
+    }
+
+    /** One batch (uncompressed) holding {@code records} in order, base offset {@code baseOffset}. */
+    public static MemoryRecords encodeBatch(final long baseOffset, final long timestampMs,
+        final List<MetadataRecord> records)
+    {
+        final SimpleRecord[] simple = new SimpleRecord[records.size()];
+        for (int i = 0; i < simple.length; i++)
+        {
+            simple[i] = new SimpleRecord(timestampMs, null, encode(records.get(i)));
+        }
+        return MemoryRecords.withRecords(baseOffset, Compression.NONE, simple);
+    }
+
+    /** The records of every data batch in {@code records}, each with its offset, skipping control batches. */
+    public static List<OffsetRecord> decodeAll(final Records records)
+    {
+        final List<OffsetRecord> out = new ArrayList<>();
+        for (final RecordBatch batch : records.batches())
+        {
+            if (batch.isControlBatch())
+            {
+                continue;
+            }
+            for (final Record record : batch)
+            {
+                out.add(new OffsetRecord(record.offset(), decode(record.value())));
+            }
+        }
+        return out;
+    }
+
+    /** A decoded record and its metadata log offset. */
+    public record OffsetRecord(long offset, MetadataRecord record)
+    {
+    }
+
+    public static byte[] encode(final MetadataRecord record)
+    {
+        final Writer w = new Writer();
+        w.putShort(FRAME_VERSION);
+        if (record instanceof MetadataRecord.RegisterBroker r)
+        {
+            w.header(TYPE_REGISTER_BROKER);
+            w.putInt(r.brokerId());
+            w.putLong(r.brokerEpoch());
+            w.putUuid(r.incarnationId());
+            w.putString(r.host());
+            w.putInt(r.port());
+            w.putString(r.rack());
+        }
+        else if (record instanceof MetadataRecord.FenceBroker r)
+        {
+            w.header(TYPE_FENCE_BROKER);
+            w.putInt(r.brokerId());
+            w.putLong(r.brokerEpoch());
+        }
+        else if (record instanceof MetadataRecord.UnfenceBroker r)
+        {
+            w.header(TYPE_UNFENCE_BROKER);
+            w.putInt(r.brokerId());
+            w.putLong(r.brokerEpoch());
+        }
+        else if (record instanceof MetadataRecord.Topic r)
+        {
+            w.header(TYPE_TOPIC);
+            w.putString(r.name());
+            w.putUuid(r.topicId());
+        }
+        else if (record instanceof MetadataRecord.Partition r)
+        {
+            final PartitionState s = r.state();
+            w.header(TYPE_PARTITION);
+            w.putString(s.topic());
+            w.putUuid(s.topicId());
+            w.putInt(s.partition());
+            w.putInts(s.replicas());
+            w.putInts(s.isr());
+            w.putInt(s.leader());
+            w.putInt(s.leaderEpoch());
+            w.putInt(s.partitionEpoch());
+        }
+        else if (record instanceof MetadataRecord.PartitionChange r)
+        {
+            w.header(TYPE_PARTITION_CHANGE);
+            w.putUuid(r.topicId());
+            w.putInt(r.partition());
+            w.putInts(r.isr());
+            w.putInt(r.leader());
+            w.putInt(r.leaderEpoch());
+            w.putInt(r.partitionEpoch());
+        }
+        else if (record instanceof MetadataRecord.RemoveTopic r)
+        {
+            w.header(TYPE_REMOVE_TOPIC);
+            w.putUuid(r.topicId());
+        }
+        else if (record instanceof MetadataRecord.Config r)
+        {
+            w.header(TYPE_CONFIG);
+            w.putString(r.topic());
+            w.putString(r.key());
+            w.putString(r.value());
+        }
+        else if (record instanceof MetadataRecord.ProducerIds r)
+        {
+            w.header(TYPE_PRODUCER_IDS);
+            w.putInt(r.brokerId());
+            w.putLong(r.brokerEpoch());
+            w.putLong(r.nextBlockStart());
+        }
+        else
+        {
+            throw new IllegalArgumentException("unknown metadata record " + record);
+        }
+        return w.toArray();
+    }
+
+    public static MetadataRecord decode(final ByteBuffer value)
+    {
+        if (value == null)
+        {
+            throw new CorruptRecordException("metadata record without a value");
+        }
+        final ByteBuffer b = value.duplicate();
+        try
+        {
+            final short frameVersion = b.getShort();
+            if (frameVersion > FRAME_VERSION)
+            {
+                throw new CorruptRecordException("metadata frame version " + frameVersion + " is newer than "
+                    + FRAME_VERSION);
+            }
+            final byte type = b.get();
+            final short typeVersion = b.getShort();
+            if (typeVersion > TYPE_VERSION)
+            {
+                throw new CorruptRecordException("metadata record type " + type + " version " + typeVersion
+                    + " is newer than this reader");
+            }
+            switch (type)
+            {
+                case TYPE_REGISTER_BROKER:
+                    return new MetadataRecord.RegisterBroker(b.getInt(), b.getLong(), getUuid(b), getString(b),
+                        b.getInt(), getString(b));
+                case TYPE_FENCE_BROKER:
+                    return new MetadataRecord.FenceBroker(b.getInt(), b.getLong());
+                case TYPE_UNFENCE_BROKER:
+                    return new MetadataRecord.UnfenceBroker(b.getInt(), b.getLong());
+                case TYPE_TOPIC:
+                    return new MetadataRecord.Topic(getString(b), getUuid(b));
+                case TYPE_PARTITION:
+                    return new MetadataRecord.Partition(new PartitionState(getString(b), getUuid(b), b.getInt(),
+                        getInts(b), getInts(b), b.getInt(), b.getInt(), b.getInt()));
+                case TYPE_PARTITION_CHANGE:
+                    return new MetadataRecord.PartitionChange(getUuid(b), b.getInt(), getInts(b), b.getInt(),
+                        b.getInt(), b.getInt());
+                case TYPE_REMOVE_TOPIC:
+                    return new MetadataRecord.RemoveTopic(getUuid(b));
+                case TYPE_CONFIG:
+                    return new MetadataRecord.Config(getString(b), getString(b), getString(b));
+                case TYPE_PRODUCER_IDS:
+                    return new MetadataRecord.ProducerIds(b.getInt(), b.getLong(), b.getLong());
+                default:
+                    throw new CorruptRecordException("unknown metadata record type " + type);
+            }
+        }
+        catch (final java.nio.BufferUnderflowException e)
+        {
+            throw new CorruptRecordException("truncated metadata record");
+        }
+    }
+
+    private static Uuid getUuid(final ByteBuffer b)
+    {
+        return new Uuid(b.getLong(), b.getLong());
+    }
+
+    private static String getString(final ByteBuffer b)
+    {
+        final short length = b.getShort();
+        if (length < 0)
+        {
+            return null;
+        }
+        final byte[] bytes = new byte[length];
+        b.get(bytes);
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    private static List<Integer> getInts(final ByteBuffer b)
+    {
+        final int count = b.getInt();
+        if (count < 0 || count > b.remaining() / Integer.BYTES)
+        {
+            throw new CorruptRecordException("bad int list length " + count);
+        }
+        final List<Integer> out = new ArrayList<>(count);
+        for (int i = 0; i < count; i++)
+        {
+            out.add(b.getInt());
+        }
+        return Collections.unmodifiableList(out);
+    }
+
+    /** A growable big-endian buffer; records are small, so doubling from 64 bytes is enough. */
+    private static final class Writer
+    {
+        private ByteBuffer buffer = ByteBuffer.allocate(64);
+
+        void header(final byte type)
+        {
+            ensure(3);
+            buffer.put(type);
+            buffer.putShort(TYPE_VERSION);
+        }
+
+        void putShort(final short v)
+        {
+            ensure(Short.BYTES);
+            buffer.putShort(v);
+        }
+
+        void putInt(final int v)
+        {
+            ensure(Integer.BYTES);
+            buffer.putInt(v);
+        }
+
+        void putLong(final long v)
+        {
+            ensure(Long.BYTES);
+            buffer.putLong(v);
+        }
+
+        void putUuid(final Uuid id)
+        {
+            putLong(id.getMostSignificantBits());
+            putLong(id.getLeastSignificantBits());
+        }
+
+        void putString(final String s)
+        {
+            if (s == null)
+            {
+                putShort((short) -1);
+                return;
+            }
+            final byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
+            if (bytes.length > Short.MAX_VALUE)
+            {
+                throw new IllegalArgumentException("string too long for a metadata record: " + bytes.length);
+            }
+            putShort((short) bytes.length);
+            ensure(bytes.length);
+            buffer.put(bytes);
+        }
+
+        void putInts(final List<Integer> values)
+        {
+            putInt(values.size());
+            for (final int v : values)
+            {
+                putInt(v);
+            }
+        }
+
+        byte[] toArray()
+        {
+            final byte[] out = new byte[buffer.position()];
+            buffer.flip();
+            buffer.get(out);
+            return out;
+        }
+
+        private void ensure(final int bytes)
+        {
+            if (buffer.remaining() < bytes)
+            {
+                final ByteBuffer bigger = ByteBuffer.allocate(Math.max(buffer.capacity() * 2, buffer.position() + bytes));
+                buffer.flip();
+                bigger.put(buffer);
+                buffer = bigger;
+            }
+        }
+    }
+}
