@@ -1,0 +1,99 @@
+package io.syncmirror.fetch;
+
+import java.nio.ByteBuffer;
+import java.util.LinkedHashMap;
+import java.util.List;
+
+import org.apache.kafka.clients.FetchSessionHandler;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.TopicIdPartition;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.FetchRequest;
+import org.apache.kafka.common.requests.FetchResponse;
+import org.apache.kafka.common.requests.RequestHeader;
+import org.apache.kafka.common.requests.RequestUtils;
+import org.apache.kafka.common.requests.ResponseHeader;
+
+/** Builds, serializes and parses Fetch requests and responses with kafka-clients' own classes, for tests. */
+final class FetchWire
+{
+    static final short VERSION = ApiKeys.FETCH.latestVersion();
+    static final int REPLICA_ID = 2;
+
+    /** What the "log" of one partition reports when the handler reads it. */
+    @FunctionalInterface
+    interface PartitionReader
+    {
+        FetchResponseData.PartitionData read(FetchSession partitions, int slot);
+    }
+
+    private FetchWire()
+    {
+    }
+
+    static FetchRequest.Builder requestBuilder(final FetchSessionHandler.FetchRequestData data, final short version)
+    {
+        return FetchRequest.Builder.forReplica(version, REPLICA_ID, -1L, 500, 1, data.toSend())
+            .setMaxBytes(10 * 1024 * 1024)
+            .isolationLevel(IsolationLevel.READ_UNCOMMITTED)
+            .metadata(data.metadata())
+            .removed(data.toForget())
+            .replaced(data.toReplace());
+    }
+
+    static ByteBuffer serialize(final FetchRequest request, final int correlationId)
+    {
+        return request.serializeWithHeader(new RequestHeader(ApiKeys.FETCH, request.version(), "replica-2", correlationId));
+    }
+
+    static FetchRequest parseRequest(final ByteBuffer wire)
+    {
+        final ByteBuffer buffer = wire.duplicate();
+        final RequestHeader header = RequestHeader.parse(buffer);
+        return (FetchRequest)AbstractRequest.parseRequest(
+            ApiKeys.FETCH, header.apiVersion(), new ByteBufferAccessor(buffer)).request;
+    }
+
+    /** What a broker's fetch handler does with a context: read every partition, keep what must be sent. */
+    static FetchResponse respond(final FetchContext context, final PartitionReader reader, final long nowMs)
+    {
+        final LinkedHashMap<TopicIdPartition, FetchResponseData.PartitionData> included = new LinkedHashMap<>();
+        if (context.error() != Errors.NONE)
+        {
+            context.complete(nowMs);
+            return FetchResponse.of(context.error(), 0, 0, included, List.of());
+        }
+        final FetchSession partitions = context.partitions();
+        for (int slot = partitions.firstSlot(); slot != FetchSession.NO_SLOT; slot = partitions.nextSlot(slot))
+        {
+            final FetchResponseData.PartitionData data = reader.read(partitions, slot);
+            final int recordsBytes = data.records() == null ? 0 : data.records().sizeInBytes();
+            if (context.mustInclude(slot, recordsBytes, data.highWatermark(), data.lastStableOffset(),
+                data.logStartOffset(), data.errorCode(), FetchResponse.isDivergingEpoch(data)))
+            {
+                included.put(new TopicIdPartition(partitions.topicId(slot), partitions.partition(slot),
+                    partitions.topicName(slot)), data);
+            }
+        }
+        final int sessionId = context.complete(nowMs);
+        return FetchResponse.of(Errors.NONE, 0, sessionId, included, List.of());
+    }
+
+    static ByteBuffer serialize(final FetchResponse response, final short version, final int correlationId)
+    {
+        final short headerVersion = ApiKeys.FETCH.responseHeaderVersion(version);
+        return RequestUtils.serialize(
+            new ResponseHeader(correlationId, headerVersion).data(), headerVersion, response.data(), version);
+    }
+
+    static FetchResponse parseResponse(final ByteBuffer wire, final short version)
+    {
+        final ByteBuffer buffer = wire.duplicate();
+        ResponseHeader.parse(buffer, ApiKeys.FETCH.responseHeaderVersion(version));
+        return FetchResponse.parse(new ByteBufferAccessor(buffer), version);
+    }
+}
