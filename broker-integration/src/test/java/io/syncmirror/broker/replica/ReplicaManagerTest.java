@@ -1,0 +1,194 @@
+package io.syncmirror.broker.replica;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.errors.NotEnoughReplicasException;
+import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.SimpleRecord;
+import org.apache.kafka.common.utils.Time;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import io.syncmirror.broker.metadata.IsrChangeChannel;
+import io.syncmirror.broker.metadata.PartitionState;
+import io.syncmirror.broker.storage.MemoryLogStore;
+import io.syncmirror.broker.storage.PartitionLog;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+@Timeout(30)
+class ReplicaManagerTest
+{
+    private static final Uuid TOPIC_ID = Uuid.randomUuid();
+    private static final TopicPartition TP = new TopicPartition("t", 0);
+
+    /** Records the ISR changes asked for; answers none until the test completes them. */
+    private static final class RecordingIsrChannel implements IsrChangeChannel
+    {
+        final List<List<Integer>> asked = new ArrayList<>();
+        final List<CompletableFuture<PartitionState>> answers = new ArrayList<>();
+
+        @Override
+        public synchronized CompletableFuture<PartitionState> alterIsr(final TopicPartition partition,
+            final Uuid topicId, final int leaderEpoch, final int partitionEpoch, final List<Integer> newIsr)
+        {
+            asked.add(newIsr);
+            final CompletableFuture<PartitionState> answer = new CompletableFuture<>();
+            answers.add(answer);
+            return answer;
+        }
+
+        synchronized int count()
+        {
+            return asked.size();
+        }
+    }
+
+    private final AtomicLong nowMs = new AtomicLong(1_000_000);
+    private final RecordingIsrChannel isrChannel = new RecordingIsrChannel();
+    private final MemoryLogStore logs = new MemoryLogStore(Map.of(), Time.SYSTEM);
+    private final ReplicaManager replicas = new ReplicaManager(
+        new ReplicaConfig(1, 1, 10_000, ReplicaConfig.MAX_REPLICAS, 64, 16, 64), logs, isrChannel,
+        (topic, partitions, rf, config) -> CompletableFuture.completedFuture(null), nowMs::get);
+
+    @AfterEach
+    void close()
+    {
+        replicas.close();
+        logs.close();
+    }
+
+    private static PartitionState state(final int leader, final int epoch, final List<Integer> isr)
+    {
+        return new PartitionState("t", TOPIC_ID, 0, List.of(1, 2, 3), isr, leader, epoch, epoch);
+    }
+
+    private static MemoryRecords records(final String... values)
+    {
+        final SimpleRecord[] records = new SimpleRecord[values.length];
+        for (int i = 0; i < values.length; i++)
+        {
+            records[i] = new SimpleRecord(values[i].getBytes());
+        }
+        return MemoryRecords.withRecords(Compression.NONE, records);
+    }
+
+    /** Internal appends run on the broker's internal executor: wait until the leader's log has them. */
+    private static void awaitLogEnd(final Partition partition, final long offset) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (partition.log().logEndOffset() < offset)
+        {
+            assertTrue(System.nanoTime() < deadline, "the append never reached the log");
+            Thread.sleep(1);
+        }
+    }
+
+    @Test
+    void shouldAcknowledgeAtOnceWhenTheLeaderIsTheOnlyIsrMember() throws Exception
+    {
+        replicas.onPartitionChanged(state(1, 0, List.of(1)), Map.of());
+        final PartitionLog.AppendResult result = replicas.appendAndWait(TP, records("a", "b"), 5_000)
+            .get(5, TimeUnit.SECONDS);
+        assertEquals(0, result.firstOffset());
+        assertEquals(1, result.lastOffset());
+        assertEquals(2, replicas.partitionOrNull(TP).log().highWatermark());
+    }
+
+    @Test
+    void shouldWaitForEveryIsrMemberBeforeAcknowledging() throws Exception
+    {
+        replicas.onPartitionChanged(state(1, 0, List.of(1, 2, 3)), Map.of());
+        final Partition partition = replicas.partitionOrNull(TP);
+        final CompletableFuture<PartitionLog.AppendResult> ack = replicas.appendAndWait(TP, records("a", "b", "c"),
+            10_000);
+        awaitLogEnd(partition, 3);
+        assertFalse(ack.isDone(), "acknowledged before the followers had the records");
+        partition.onFollowerFetch(partition.role(), 2, 3, nowMs.get());
+        Thread.sleep(50);
+        assertFalse(ack.isDone(), "acknowledged with one ISR follower behind");
+        assertEquals(0, partition.log().highWatermark());
+        partition.onFollowerFetch(partition.role(), 3, 3, nowMs.get());
+        assertEquals(2, ack.get(5, TimeUnit.SECONDS).lastOffset());
+        assertEquals(3, partition.log().highWatermark());
+    }
+
+    @Test
+    void shouldRefuseAcksAllUnderMinInsyncReplicas()
+    {
+        replicas.onPartitionChanged(state(1, 0, List.of(1)), Map.of("min.insync.replicas", "2"));
+        final ExecutionException failure = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+            () -> replicas.appendAndWait(TP, records("a"), 5_000).get(5, TimeUnit.SECONDS));
+        assertInstanceOf(NotEnoughReplicasException.class, failure.getCause());
+        assertEquals(0, replicas.partitionOrNull(TP).log().logEndOffset(), "appended although refused");
+    }
+
+    @Test
+    void shouldFailWaitingProducesWhenLeadershipMoves()
+    {
+        replicas.onPartitionChanged(state(1, 0, List.of(1, 2, 3)), Map.of());
+        final CompletableFuture<PartitionLog.AppendResult> ack = replicas.appendAndWait(TP, records("a"), 10_000);
+        replicas.onPartitionChanged(state(2, 1, List.of(2, 3)), Map.of());
+        final ExecutionException failure = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+            () -> ack.get(5, TimeUnit.SECONDS));
+        assertInstanceOf(NotLeaderOrFollowerException.class, failure.getCause());
+    }
+
+    @Test
+    void shouldShrinkTheIsrOfALaggingFollowerAndThenAcknowledge() throws Exception
+    {
+        replicas.onPartitionChanged(state(1, 0, List.of(1, 2, 3)), Map.of("min.insync.replicas", "2"));
+        final Partition partition = replicas.partitionOrNull(TP);
+        final CompletableFuture<PartitionLog.AppendResult> ack = replicas.appendAndWait(TP, records("a"), 60_000);
+        awaitLogEnd(partition, 1);
+        partition.onFollowerFetch(partition.role(), 2, 1, nowMs.get());
+        nowMs.addAndGet(10_001); // follower 3 never fetched: past replica.lag.time.max.ms
+        partition.onFollowerFetch(partition.role(), 2, 1, nowMs.get());
+        replicas.maybeChangeIsr(partition, nowMs.get());
+        assertEquals(1, isrChannel.count());
+        assertEquals(List.of(1, 2), isrChannel.asked.get(0));
+        assertFalse(ack.isDone(), "the gate dropped follower 3 before the controller committed it");
+        // The controller commits; the change arrives through the metadata log.
+        replicas.onPartitionChanged(new PartitionState("t", TOPIC_ID, 0, List.of(1, 2, 3), List.of(1, 2), 1, 0, 1),
+            Map.of("min.insync.replicas", "2"));
+        assertNotNull(ack.get(5, TimeUnit.SECONDS));
+        assertEquals(1, partition.log().highWatermark());
+    }
+
+    @Test
+    void shouldCountAJoiningFollowerBeforeTheControllerCommitsItsExpansion() throws Exception
+    {
+        replicas.onPartitionChanged(state(1, 0, List.of(1, 2)), Map.of());
+        final Partition partition = replicas.partitionOrNull(TP);
+        replicas.appendAndWait(TP, records("a"), 60_000);
+        awaitLogEnd(partition, 1);
+        partition.onFollowerFetch(partition.role(), 2, 1, nowMs.get());
+        partition.onFollowerFetch(partition.role(), 3, 1, nowMs.get());
+        replicas.maybeChangeIsr(partition, nowMs.get());
+        assertEquals(List.of(1, 2, 3), isrChannel.asked.get(0));
+        assertEquals(0b111, partition.gateIsrMask(), "the joining follower is not counted by the gate");
+        // While the expansion is in flight the HW waits for follower 3 too.
+        final CompletableFuture<PartitionLog.AppendResult> ack = replicas.appendAndWait(TP, records("b"), 60_000);
+        awaitLogEnd(partition, 2);
+        partition.onFollowerFetch(partition.role(), 2, 2, nowMs.get());
+        Thread.sleep(50);
+        assertFalse(ack.isDone());
+        partition.onFollowerFetch(partition.role(), 3, 2, nowMs.get());
+        assertTrue(ack.get(5, TimeUnit.SECONDS).lastOffset() >= 1);
+    }
+}
