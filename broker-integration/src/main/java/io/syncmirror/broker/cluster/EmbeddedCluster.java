@@ -1,0 +1,245 @@
+package io.syncmirror.broker.cluster;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.StringJoiner;
+import java.util.stream.Stream;
+
+import io.syncmirror.broker.server.BrokerConfig;
+import io.syncmirror.broker.server.BrokerServer;
+
+/**
+ * N brokers of the reference broker in this JVM on loopback, for tests and benchmarks: node 1 also runs the
+ * controller. Each broker has its own port and log directory under one temp directory, deleted on
+ * {@link #close()}. Brokers can be stopped cleanly, killed (no clean shutdown, as after SIGKILL), restarted on
+ * the same log directory, and have their replication paused. Thread-safety: one controlling thread.
+ */
+public final class EmbeddedCluster implements AutoCloseable
+{
+    private final int size;
+    private final Path root;
+    private final boolean ownsRoot;
+    private final Map<String, String> overrides;
+    private final int[] ports;
+    private final BrokerServer[] brokers;
+
+    private EmbeddedCluster(final int size, final Path root, final boolean ownsRoot,
+        final Map<String, String> overrides)
+    {
+        this.size = size;
+        this.root = root;
+        this.ownsRoot = ownsRoot;
+        this.overrides = overrides;
+        this.ports = new int[size];
+        this.brokers = new BrokerServer[size];
+        for (int i = 0; i < size; i++)
+        {
+            ports[i] = freePort();
+        }
+    }
+
+    /**
+     * Starts {@code size} brokers. {@code overrides} are server.properties keys applied to every broker (e.g.
+     * {@code min.insync.replicas}, {@code syncmirror.log.storage=memory}).
+     */
+    public static EmbeddedCluster start(final int size, final Map<String, String> overrides)
+    {
+        final Path root;
+        try
+        {
+            root = Files.createTempDirectory("syncmirror-cluster");
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+        final EmbeddedCluster cluster = new EmbeddedCluster(size, root, true, Map.copyOf(overrides));
+        try
+        {
+            for (int node = 1; node <= size; node++)
+            {
+                cluster.startBroker(node);
+            }
+            cluster.awaitBrokersRegistered();
+        }
+        catch (final RuntimeException ex)
+        {
+            cluster.close();
+            throw ex;
+        }
+        return cluster;
+    }
+
+    public int size()
+    {
+        return size;
+    }
+
+    /** host:port of every broker, for a client's bootstrap.servers. */
+    public String bootstrapServers()
+    {
+        final StringJoiner joiner = new StringJoiner(",");
+        for (int i = 0; i < size; i++)
+        {
+            joiner.add("127.0.0.1:" + ports[i]);
+        }
+        return joiner.toString();
+    }
+
+    /** The broker with {@code nodeId} (1-based), or null while it is stopped. */
+    public BrokerServer broker(final int nodeId)
+    {
+        return brokers[nodeId - 1];
+    }
+
+    public int port(final int nodeId)
+    {
+        return ports[nodeId - 1];
+    }
+
+    public Path logDir(final int nodeId)
+    {
+        return root.resolve("broker-" + nodeId);
+    }
+
+    /** The server.properties of broker {@code nodeId}. */
+    public Properties properties(final int nodeId)
+    {
+        final Properties props = new Properties();
+        props.put(BrokerConfig.NODE_ID_CONFIG, Integer.toString(nodeId));
+        props.put(BrokerConfig.PROCESS_ROLES_CONFIG, nodeId == 1 ? "broker,controller" : "broker");
+        props.put(BrokerConfig.LISTENERS_CONFIG, "PLAINTEXT://127.0.0.1:" + ports[nodeId - 1]);
+        props.put(BrokerConfig.CONTROLLER_SERVERS_CONFIG, "127.0.0.1:" + ports[0]);
+        props.put(BrokerConfig.LOG_DIRS_CONFIG, logDir(nodeId).toString());
+        final int rf = Math.min(3, size);
+        props.put(BrokerConfig.OFFSETS_TOPIC_REPLICATION_FACTOR_CONFIG, Integer.toString(rf));
+        props.put(BrokerConfig.TXN_TOPIC_REPLICATION_FACTOR_CONFIG, Integer.toString(rf));
+        props.put(BrokerConfig.TXN_TOPIC_MIN_ISR_CONFIG, Integer.toString(Math.min(2, rf)));
+        props.put(BrokerConfig.OFFSETS_TOPIC_PARTITIONS_CONFIG, "5");
+        props.put(BrokerConfig.TXN_TOPIC_PARTITIONS_CONFIG, "5");
+        props.put(BrokerConfig.BROKER_HEARTBEAT_INTERVAL_MS_CONFIG, "500");
+        props.put(BrokerConfig.BROKER_SESSION_TIMEOUT_MS_CONFIG, "3000");
+        props.put(BrokerConfig.REPLICA_FETCH_BACKOFF_MS_CONFIG, "100");
+        props.putAll(overrides);
+        return props;
+    }
+
+    /** Starts (or restarts, on the same log directory) broker {@code nodeId}. */
+    public BrokerServer startBroker(final int nodeId)
+    {
+        if (brokers[nodeId - 1] != null)
+        {
+            throw new IllegalStateException("broker " + nodeId + " is running");
+        }
+        final BrokerServer broker = new BrokerServer(BrokerConfig.fromProperties(properties(nodeId)));
+        broker.start();
+        brokers[nodeId - 1] = broker;
+        return broker;
+    }
+
+    /** Stops broker {@code nodeId} cleanly (checkpoints, clean-shutdown marker). */
+    public void stopBroker(final int nodeId)
+    {
+        final BrokerServer broker = brokers[nodeId - 1];
+        brokers[nodeId - 1] = null;
+        if (broker != null)
+        {
+            broker.close();
+        }
+    }
+
+    /** Stops broker {@code nodeId} as a crash would: no checkpoint, no clean-shutdown marker. */
+    public void killBroker(final int nodeId)
+    {
+        final BrokerServer broker = brokers[nodeId - 1];
+        brokers[nodeId - 1] = null;
+        if (broker != null)
+        {
+            broker.kill();
+        }
+    }
+
+    /** Waits until every running broker is registered, unfenced and has caught up with the metadata log. */
+    public void awaitBrokersRegistered()
+    {
+        for (final BrokerServer broker : brokers)
+        {
+            if (broker != null)
+            {
+                broker.awaitReady(30_000);
+            }
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        final List<RuntimeException> failures = new ArrayList<>();
+        for (int node = size; node >= 1; node--)
+        {
+            try
+            {
+                stopBroker(node);
+            }
+            catch (final RuntimeException ex)
+            {
+                failures.add(ex);
+            }
+        }
+        if (ownsRoot)
+        {
+            deleteRecursively(root);
+        }
+        if (!failures.isEmpty())
+        {
+            throw failures.get(0);
+        }
+    }
+
+    /** Settings for an in-memory cluster (benchmarks at many partitions). */
+    public static Map<String, String> memoryStorage()
+    {
+        final Map<String, String> settings = new HashMap<>();
+        settings.put(BrokerConfig.LOG_STORAGE_CONFIG, BrokerConfig.LOG_STORAGE_MEMORY);
+        return settings;
+    }
+
+    private static int freePort()
+    {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
+        {
+            socket.setReuseAddress(true);
+            return socket.getLocalPort();
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    private static void deleteRecursively(final Path path)
+    {
+        if (!Files.exists(path))
+        {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(path))
+        {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+}
