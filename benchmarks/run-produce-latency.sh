@@ -6,8 +6,9 @@
 #   benchmarks/run-produce-latency.sh [--no-build|--rebuild] [--systems kafka] [--topologies 1x1,3x3] [--rounds N]
 #                                     [--rate N] [--size B] [--warmup-s N] [--measure-s N] [--partitions N] [--out DIR]
 #
+#   (default)   build the jar when it is missing or older than a pom or a file under a module's src/
 #   --no-build  use the jar already built (fails if there is none)
-#   --rebuild   build the jar even if it exists
+#   --rebuild   build the jar even if it looks current
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -24,7 +25,13 @@ while [[ $# -gt 0 ]]; do
   shift
 done
 
-if [[ $build == always || ( $build == auto && ! -f $jar ) ]]; then
+stale() {
+  [[ ! -f $jar ]] && return 0
+  [[ -n $(find . -name target -prune -o -name .git -prune -o \( -name pom.xml -o -path '*/src/*' \) -type f \
+    -newer "$jar" -print -quit) ]]
+}
+
+if [[ $build == always ]] || { [[ $build == auto ]] && stale; }; then
   mvn -B -q -pl benchmarks -am package -DskipTests
 fi
 if [[ ! -f $jar ]]; then
