@@ -38,6 +38,8 @@ import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.requests.ListOffsetsRequest;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.server.storage.log.FetchIsolation;
+import org.apache.kafka.server.storage.log.UnexpectedAppendOffsetException;
+import org.apache.kafka.storage.internals.log.OffsetsOutOfOrderException;
 
 /**
  * A partition log kept on the heap, for benchmarks at 100k partitions; thread-safety as {@link PartitionLog}:
@@ -338,14 +340,22 @@ public final class MemoryPartitionLog implements PartitionLog
     public AppendResult appendAsFollower(final MemoryRecords records, final int leaderEpoch)
     {
         long expected = logEndOffset;
+        boolean firstBatchSeen = false;
         for (final MutableRecordBatch batch : records.batches())
         {
             validateBatch(batch);
             if (batch.baseOffset() < expected)
             {
-                throw new OffsetOutOfRangeException("Batch at " + batch.baseOffset() + " is below the next offset "
-                    + expected + " of " + topicPartition);
+                if (firstBatchSeen)
+                {
+                    throw new OffsetsOutOfOrderException("Batch at " + batch.baseOffset() + " follows offset "
+                        + (expected - 1) + " in one append to " + topicPartition);
+                }
+                throw new UnexpectedAppendOffsetException("Batch at " + batch.baseOffset()
+                    + " is below the next offset " + expected + " of " + topicPartition, batch.baseOffset(),
+                    batch.lastOffset());
             }
+            firstBatchSeen = true;
             expected = batch.lastOffset() + 1;
         }
         long firstOffset = NO_OFFSET;

@@ -51,7 +51,12 @@ public interface PartitionLog extends AutoCloseable
     /** Appends transaction markers (COMMIT/ABORT control batches) as leader, the coordinator's origin. */
     AppendResult appendMarkerAsLeader(MemoryRecords markers, int leaderEpoch);
 
-    /** Appends batches as a follower, keeping their offsets, epochs and bytes as they are. */
+    /**
+     * Appends batches as a follower, keeping their offsets, epochs and bytes as they are. A gap above the LEO is
+     * accepted; a first batch below the LEO throws Kafka's {@code UnexpectedAppendOffsetException} and offsets going
+     * backwards inside the append throw {@code OffsetsOutOfOrderException} (neither is an {@code ApiException}: the
+     * fetcher truncates or resets, as Kafka's replica fetcher does).
+     */
     AppendResult appendAsFollower(MemoryRecords records, int leaderEpoch);
 
     /**

@@ -169,6 +169,27 @@ class DurableLogStoreTest
     }
 
     @Test
+    void checkpointTimerWritesTheHighWatermark() throws Exception
+    {
+        final Path dir = root.resolve("d0");
+        final DurableLogStore store = new DurableLogStore(List.of(dir), DEFAULTS, time, 20, 0);
+        stores.add(store);
+        final PartitionLog log = store.getOrCreate(TP, TOPIC_ID, Map.of());
+        log.appendAsLeader(idempotent(0, "a", "b"), 0);
+        log.maybeIncrementHighWatermark(2);
+        final OffsetCheckpointFile hw = new OffsetCheckpointFile(
+            new File(dir.toFile(), DurableLogStore.HW_CHECKPOINT_FILE), null);
+
+        final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!Long.valueOf(2L).equals(hw.read().get(TP)) && System.nanoTime() < deadlineNs)
+        {
+            Thread.sleep(10);
+        }
+
+        assertEquals(2L, hw.read().get(TP));
+    }
+
+    @Test
     void newPartitionsGoToTheLogDirectoryWithFewestLogs()
     {
         final Path a = root.resolve("a");

@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.errors.CorruptRecordException;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.errors.InvalidTimestampException;
 import org.apache.kafka.common.errors.OffsetOutOfRangeException;
@@ -31,6 +32,7 @@ import org.apache.kafka.common.record.internal.Records;
 import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.apache.kafka.common.requests.ListOffsetsRequest;
 import org.apache.kafka.server.storage.log.FetchIsolation;
+import org.apache.kafka.server.storage.log.UnexpectedAppendOffsetException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -176,6 +178,18 @@ abstract class PartitionLogContractTest
     }
 
     @Test
+    void batchFailingItsCrcIsRejected()
+    {
+        final MemoryRecords records = plain("payload");
+        final ByteBuffer buffer = records.buffer();
+        final int last = buffer.limit() - 1;
+        buffer.put(last, (byte)(buffer.get(last) ^ 0x5A));
+
+        assertThrows(CorruptRecordException.class, () -> log.appendAsLeader(records, 0));
+        assertEquals(0L, log.logEndOffset());
+    }
+
+    @Test
     void timestampsTooFarAheadOfTheClockAreRejected()
     {
         final long tooLate = time.milliseconds() + 2 * 3_600_000L;
@@ -280,7 +294,7 @@ abstract class PartitionLogContractTest
             batch.writeTo(stored);
         }
         assertArrayEquals(sent, stored.array());
-        assertThrows(RuntimeException.class, () -> log.appendAsFollower(
+        assertThrows(UnexpectedAppendOffsetException.class, () -> log.appendAsFollower(
             MemoryRecords.withRecords(11L, Compression.NONE, 7, record(3L, "old")), 7));
     }
 
