@@ -19,6 +19,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.CorruptRecordException;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
+import org.apache.kafka.common.errors.InvalidTimestampException;
 import org.apache.kafka.common.errors.InvalidTxnStateException;
 import org.apache.kafka.common.errors.OffsetOutOfRangeException;
 import org.apache.kafka.common.errors.OutOfOrderSequenceException;
@@ -28,6 +29,7 @@ import org.apache.kafka.common.errors.UnsupportedForMessageFormatException;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.record.internal.ControlRecordType;
+import org.apache.kafka.common.record.internal.DefaultRecordBatch;
 import org.apache.kafka.common.record.internal.EndTransactionMarker;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MutableRecordBatch;
@@ -36,6 +38,8 @@ import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.requests.ListOffsetsRequest;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.server.storage.log.FetchIsolation;
+import org.apache.kafka.server.storage.log.UnexpectedAppendOffsetException;
+import org.apache.kafka.storage.internals.log.OffsetsOutOfOrderException;
 
 /**
  * A partition log kept on the heap, for benchmarks at 100k partitions; thread-safety as {@link PartitionLog}:
@@ -65,6 +69,7 @@ public final class MemoryPartitionLog implements PartitionLog
     private static final int LOG_OVERHEAD = 12;
     private static final int DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024 + 12;
     private static final long NO_OFFSET = -1L;
+    private static final long DEFAULT_TIMESTAMP_AFTER_MAX_MS = 3_600_000L;
 
     private final TopicPartition topicPartition;
     private final Uuid topicId;
@@ -76,6 +81,8 @@ public final class MemoryPartitionLog implements PartitionLog
     private volatile long retentionMs;
     private volatile long retentionBytes;
     private volatile int maxMessageBytes;
+    private volatile long timestampBeforeMaxMs;
+    private volatile long timestampAfterMaxMs;
 
     // Offsets readable from any thread.
     private volatile long logStartOffset;
@@ -115,13 +122,19 @@ public final class MemoryPartitionLog implements PartitionLog
         updateConfig(topicConfig);
     }
 
-    /** Applies topic configs: message.timestamp.type, retention.ms, retention.bytes, max.message.bytes. */
+    /**
+     * Applies topic configs: message.timestamp.type, message.timestamp.before.max.ms and .after.max.ms,
+     * retention.ms, retention.bytes, max.message.bytes.
+     */
     public void updateConfig(final Map<String, String> topicConfig)
     {
         logAppendTime = "LogAppendTime".equals(topicConfig.get("message.timestamp.type"));
         retentionMs = parseLong(topicConfig.get("retention.ms"), -1L);
         retentionBytes = parseLong(topicConfig.get("retention.bytes"), -1L);
         maxMessageBytes = (int)parseLong(topicConfig.get("max.message.bytes"), DEFAULT_MAX_MESSAGE_BYTES);
+        timestampBeforeMaxMs = parseLong(topicConfig.get("message.timestamp.before.max.ms"), Long.MAX_VALUE);
+        timestampAfterMaxMs = parseLong(topicConfig.get("message.timestamp.after.max.ms"),
+            DEFAULT_TIMESTAMP_AFTER_MAX_MS);
     }
 
     @Override
@@ -205,9 +218,11 @@ public final class MemoryPartitionLog implements PartitionLog
         long prevPid = RecordBatch.NO_PRODUCER_ID;
         short prevEpoch = RecordBatch.NO_PRODUCER_EPOCH;
         int prevLastSeq = RecordBatch.NO_SEQUENCE;
+        final long nowMs = time.milliseconds();
         for (final MutableRecordBatch batch : records.batches())
         {
             validateBatch(batch);
+            validateTimestamps(batch, nowMs);
             if (batch.isControlBatch())
             {
                 throw new InvalidRecordException("Clients may not write control batches to " + topicPartition);
@@ -259,9 +274,11 @@ public final class MemoryPartitionLog implements PartitionLog
     @Override
     public AppendResult appendMarkerAsLeader(final MemoryRecords markers, final int leaderEpoch)
     {
+        final long nowMs = time.milliseconds();
         for (final MutableRecordBatch batch : markers.batches())
         {
             validateBatch(batch);
+            validateTimestamps(batch, nowMs);
             if (!batch.isControlBatch() || !batch.hasProducerId())
             {
                 throw new InvalidRecordException("Expected a transaction marker on " + topicPartition);
@@ -323,14 +340,22 @@ public final class MemoryPartitionLog implements PartitionLog
     public AppendResult appendAsFollower(final MemoryRecords records, final int leaderEpoch)
     {
         long expected = logEndOffset;
+        boolean firstBatchSeen = false;
         for (final MutableRecordBatch batch : records.batches())
         {
             validateBatch(batch);
             if (batch.baseOffset() < expected)
             {
-                throw new OffsetOutOfRangeException("Batch at " + batch.baseOffset() + " is below the next offset "
-                    + expected + " of " + topicPartition);
+                if (firstBatchSeen)
+                {
+                    throw new OffsetsOutOfOrderException("Batch at " + batch.baseOffset() + " follows offset "
+                        + (expected - 1) + " in one append to " + topicPartition);
+                }
+                throw new UnexpectedAppendOffsetException("Batch at " + batch.baseOffset()
+                    + " is below the next offset " + expected + " of " + topicPartition, batch.baseOffset(),
+                    batch.lastOffset());
             }
+            firstBatchSeen = true;
             expected = batch.lastOffset() + 1;
         }
         long firstOffset = NO_OFFSET;
@@ -379,6 +404,26 @@ public final class MemoryPartitionLog implements PartitionLog
         {
             throw new CorruptRecordException("Batch at " + batch.baseOffset() + " fails its CRC check on "
                 + topicPartition);
+        }
+    }
+
+    /** As Kafka's LogValidator for CreateTime topics, on the batch's bounds rather than on every record. */
+    private void validateTimestamps(final RecordBatch batch, final long nowMs)
+    {
+        if (logAppendTime)
+        {
+            return;
+        }
+        final long after = timestampAfterMaxMs;
+        final long before = timestampBeforeMaxMs;
+        final long maxTimestamp = batch.maxTimestamp();
+        final long minTimestamp = batch instanceof DefaultRecordBatch ? ((DefaultRecordBatch)batch).baseTimestamp()
+            : maxTimestamp;
+        if ((maxTimestamp != RecordBatch.NO_TIMESTAMP && maxTimestamp - nowMs > after)
+            || (minTimestamp != RecordBatch.NO_TIMESTAMP && nowMs - minTimestamp > before))
+        {
+            throw new InvalidTimestampException("Timestamps of the batch at " + batch.baseOffset() + " are outside "
+                + "the allowed range on " + topicPartition);
         }
     }
 

@@ -51,13 +51,19 @@ public interface PartitionLog extends AutoCloseable
     /** Appends transaction markers (COMMIT/ABORT control batches) as leader, the coordinator's origin. */
     AppendResult appendMarkerAsLeader(MemoryRecords markers, int leaderEpoch);
 
-    /** Appends batches as a follower, keeping their offsets, epochs and bytes as they are. */
+    /**
+     * Appends batches as a follower, keeping their offsets, epochs and bytes as they are. A gap above the LEO is
+     * accepted; a first batch below the LEO throws Kafka's {@code UnexpectedAppendOffsetException} and offsets going
+     * backwards inside the append throw {@code OffsetsOutOfOrderException} (neither is an {@code ApiException}: the
+     * fetcher truncates or resets, as Kafka's replica fetcher does).
+     */
     AppendResult appendAsFollower(MemoryRecords records, int leaderEpoch);
 
     /**
      * Reads from {@code offset} up to {@code maxBytes} (at least one batch when {@code minOneMessage}), bounded
-     * by the isolation: LEO, HW or LSO. Whole batches are returned, so the first may start before {@code offset}
-     * (readers skip records below it, as Kafka's consumers do). Aborted transactions overlapping the records read
+     * by the isolation: LEO, HW or LSO. Batches are returned whole, so the first may start before {@code offset}
+     * (readers skip records below it, as Kafka's consumers do); Kafka's engine may end the bytes with a partial
+     * batch when {@code maxBytes} cuts one, which readers ignore, as Kafka's consumers and followers do. Aborted transactions overlapping the records read
      * are included for {@code TXN_COMMITTED}; the list is empty for the other isolations. Throws
      * {@code OffsetOutOfRangeException} when {@code offset} is below the log start offset or above the LEO.
      */

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
@@ -21,6 +22,7 @@ import org.apache.kafka.storage.internals.log.FetchDataInfo;
 import org.apache.kafka.storage.internals.log.LogAppendInfo;
 import org.apache.kafka.storage.internals.log.LogStartOffsetIncrementReason;
 import org.apache.kafka.storage.internals.log.OffsetResultHolder;
+import org.apache.kafka.storage.internals.log.RecordValidationException;
 import org.apache.kafka.storage.internals.log.UnifiedLog;
 import org.apache.kafka.storage.internals.log.VerificationGuard;
 
@@ -46,6 +48,7 @@ import org.apache.kafka.storage.internals.log.VerificationGuard;
 public final class UnifiedLogPartitionLog implements PartitionLog
 {
     private final UnifiedLog log;
+    private final AtomicBoolean closed = new AtomicBoolean();
     private volatile Uuid topicId;
 
     public UnifiedLogPartitionLog(final UnifiedLog log)
@@ -143,6 +146,11 @@ public final class UnifiedLogPartitionLog implements PartitionLog
         {
             throw storageError("appending", e);
         }
+        catch (final RecordValidationException e)
+        {
+            // Not an ApiException itself: the broker maps the one it wraps (e.g. InvalidTimestampException).
+            throw e.invalidException();
+        }
         final boolean duplicate = log.logEndOffset() == endBefore && info.firstOffset() >= 0
             && info.lastOffset() < endBefore;
         return result(info, duplicate);
@@ -151,9 +159,15 @@ public final class UnifiedLogPartitionLog implements PartitionLog
     @Override
     public AppendResult appendMarkerAsLeader(final MemoryRecords markers, final int leaderEpoch)
     {
-        final LogAppendInfo info = log.appendAsLeader(markers, leaderEpoch, AppendOrigin.COORDINATOR,
-            RequestLocal.noCaching(), VerificationGuard.SENTINEL, TransactionVersion.TV_1.featureLevel());
-        return result(info, false);
+        try
+        {
+            return result(log.appendAsLeader(markers, leaderEpoch, AppendOrigin.COORDINATOR, RequestLocal.noCaching(),
+                VerificationGuard.SENTINEL, TransactionVersion.TV_1.featureLevel()), false);
+        }
+        catch (final RecordValidationException e)
+        {
+            throw e.invalidException();
+        }
     }
 
     @Override
@@ -270,6 +284,10 @@ public final class UnifiedLogPartitionLog implements PartitionLog
     @Override
     public void close()
     {
+        if (!closed.compareAndSet(false, true))
+        {
+            return;
+        }
         log.prepareActiveSegmentForClose();
         log.flush(true);
         log.removeLogMetrics();
@@ -279,6 +297,7 @@ public final class UnifiedLogPartitionLog implements PartitionLog
     @Override
     public void delete()
     {
+        closed.set(true);
         log.removeLogMetrics();
         log.delete();
     }
