@@ -9,31 +9,43 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.errors.NotCoordinatorException;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersion;
 import org.apache.kafka.common.message.DescribeClusterRequestData;
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.HeartbeatRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.FileRecords;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
 import org.apache.kafka.common.requests.DescribeClusterRequest;
 import org.apache.kafka.common.requests.DescribeClusterResponse;
+import org.apache.kafka.common.requests.FetchRequest;
+import org.apache.kafka.common.requests.FetchResponse;
 import org.apache.kafka.common.requests.HeartbeatRequest;
 import org.apache.kafka.common.requests.HeartbeatResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 @Timeout(30)
 class KafkaSocketServerTest
@@ -374,6 +386,49 @@ class KafkaSocketServerTest
         assertEquals("REPLICATION", handler.nextReceived(READ_TIMEOUT_MS).context().listenerName());
         two.close();
         assertFalse(two.boundAddresses().containsKey("CLIENT"));
+    }
+
+    @Test
+    void shouldSendFetchRecordsFromLogFilesAndMemoryIntact(@TempDir final Path dir) throws Exception
+    {
+        handler.serve(ApiKeys.FETCH, 4, ApiKeys.FETCH.latestVersion(false));
+        final byte[] value = new byte[100_000];
+        new Random(42).nextBytes(value);
+        final MemoryRecords onDisk = MemoryRecords.withRecords(0L, Compression.NONE,
+            new SimpleRecord(value), new SimpleRecord(value), new SimpleRecord(value));
+        final MemoryRecords inMemory = MemoryRecords.withRecords(7L, Compression.NONE, new SimpleRecord(new byte[] {1, 2, 3}));
+        final Uuid topicId = Uuid.randomUuid();
+        try (FileRecords segment = FileRecords.open(dir.resolve("00000000000000000000.log").toFile()))
+        {
+            segment.append(onDisk);
+            segment.flush();
+            handler.respondWith(r ->
+            {
+                if (r.request().apiKey() != ApiKeys.FETCH)
+                {
+                    return handler.answerNow(r);
+                }
+                final FetchResponseData data = new FetchResponseData().setResponses(List.of(
+                    new FetchResponseData.FetchableTopicResponse().setTopicId(topicId).setPartitions(List.of(
+                        new FetchResponseData.PartitionData().setPartitionIndex(0).setHighWatermark(3).setRecords(segment),
+                        new FetchResponseData.PartitionData().setPartitionIndex(1).setHighWatermark(8).setRecords(inMemory)))));
+                return CompletableFuture.completedFuture(FetchResponse.of(data));
+            });
+
+            final RawKafkaClient client = connect();
+            final short version = ApiKeys.FETCH.latestVersion(false);
+            client.send(new FetchRequest(new FetchRequestData().setMaxWaitMs(0).setReplicaState(
+                new FetchRequestData.ReplicaState().setReplicaId(-1)), version), 91);
+            final RawKafkaClient.Received received = client.receive(ApiKeys.FETCH, version);
+            assertEquals(91, received.header().correlationId());
+            final List<FetchResponseData.PartitionData> partitions =
+                ((FetchResponse)received.body()).data().responses().get(0).partitions();
+            assertEquals(onDisk.buffer(), ((MemoryRecords)partitions.get(0).records()).buffer());
+            assertEquals(inMemory.buffer(), ((MemoryRecords)partitions.get(1).records()).buffer());
+
+            client.send(heartbeat(HEARTBEAT_MAX), 92);
+            assertHeartbeat(client.receive(ApiKeys.HEARTBEAT, HEARTBEAT_MAX), 92, Errors.NONE);
+        }
     }
 
     private static void assertRange(final ApiVersionsResponse response, final ApiKeys key, final int min, final int max)
