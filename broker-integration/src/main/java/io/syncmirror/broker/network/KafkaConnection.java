@@ -63,6 +63,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
     private final ArrayDeque<Slot> slots = new ArrayDeque<>();
     private ChannelHandlerContext ctx;
     private InetAddress clientAddress;
+    private String client;
     private boolean reading;
     private boolean unflushed;
     private boolean closed;
@@ -87,6 +88,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
         this.ctx = ctx;
         final SocketAddress remote = ctx.channel().remoteAddress();
         this.clientAddress = remote instanceof InetSocketAddress inet ? inet.getAddress() : null;
+        this.client = String.valueOf(remote);
     }
 
     @Override
@@ -119,12 +121,12 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
     {
         if (cause instanceof IOException)
         {
-            LOG.debug("Connection {} from {} on listener {}: {}", connectionId, clientAddress, listenerName,
+            LOG.debug("Connection {} from {} on listener {}: {}", connectionId, client, listenerName,
                 cause.toString());
         }
         else
         {
-            LOG.warn("Closing connection {} from {} on listener {}: {}", connectionId, clientAddress, listenerName,
+            LOG.warn("Closing connection {} from {} on listener {}: {}", connectionId, client, listenerName,
                 cause.toString());
         }
         closed = true;
@@ -139,7 +141,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
             return;
         }
         closed = true;
-        LOG.warn("Closing connection {} from {} on listener {}: {}", connectionId, clientAddress, listenerName,
+        LOG.warn("Closing connection {} from {} on listener {}: {}", connectionId, client, listenerName,
             reason);
         anyCtx.channel().close();
     }
@@ -270,6 +272,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
 
     private void drain()
     {
+        assert ctx.executor().inEventLoop() : "slots are owned by the connection's event loop";
         Slot head;
         while ((head = slots.peekFirst()) != null && head.done)
         {

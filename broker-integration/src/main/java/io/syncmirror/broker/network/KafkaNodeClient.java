@@ -248,7 +248,9 @@ public final class KafkaNodeClient implements NodeClient
         {
             timeoutMs = Math.min(timeoutMs, Math.max(0, oldest.deadlineMs - nowMs));
         }
-        return Math.min(timeoutMs, config.requestTimeoutMs());
+        timeoutMs = Math.min(timeoutMs, config.requestTimeoutMs());
+        // With reconnect.backoff.ms=0 and a target that refuses at once, a zero timeout would spin.
+        return ready ? timeoutMs : Math.max(1, timeoutMs);
     }
 
     private void sendNow(final Outgoing<?> outgoing, final long nowMs)

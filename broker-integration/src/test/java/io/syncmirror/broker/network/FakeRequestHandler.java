@@ -3,8 +3,10 @@ package io.syncmirror.broker.network;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -36,6 +38,7 @@ final class FakeRequestHandler implements RequestHandler
     private final BlockingQueue<Received> received = new LinkedBlockingQueue<>();
     private volatile Function<Received, CompletableFuture<AbstractResponse>> responder = this::answerNow;
     private volatile List<Node> brokers = List.of();
+    private final Set<String> handlerThreads = ConcurrentHashMap.newKeySet();
 
     synchronized FakeRequestHandler serve(final ApiKeys key, final int minVersion, final int maxVersion)
     {
@@ -68,9 +71,10 @@ final class FakeRequestHandler implements RequestHandler
         return received.poll(timeoutMs, TimeUnit.MILLISECONDS);
     }
 
-    int receivedCount()
+    /** Names of the threads {@link #handle} was called on. */
+    Set<String> handlerThreads()
     {
-        return received.size();
+        return Set.copyOf(handlerThreads);
     }
 
     @Override
@@ -90,6 +94,7 @@ final class FakeRequestHandler implements RequestHandler
     @Override
     public CompletableFuture<AbstractResponse> handle(final RequestContext context, final AbstractRequest request)
     {
+        handlerThreads.add(Thread.currentThread().getName());
         final Received r = new Received(context, request, new CompletableFuture<>());
         received.add(r);
         return responder.apply(r);

@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,11 +19,14 @@ import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.errors.NotCoordinatorException;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersion;
 import org.apache.kafka.common.message.DescribeClusterRequestData;
 import org.apache.kafka.common.message.FetchRequestData;
@@ -41,6 +46,7 @@ import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.FetchResponse;
 import org.apache.kafka.common.requests.HeartbeatRequest;
 import org.apache.kafka.common.requests.HeartbeatResponse;
+import org.apache.kafka.common.requests.RequestHeader;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -121,6 +127,32 @@ class KafkaSocketServerTest
         assertRange(response, ApiKeys.API_VERSIONS, ApiKeys.API_VERSIONS.oldestVersion(), version);
         assertNull(response.apiVersion(ApiKeys.PRODUCE.id), "an API the handler does not serve is not advertised");
         assertEquals(3, response.data().apiKeys().size());
+    }
+
+    @Test
+    void shouldLetTheFeaturesHookFillApiVersionsFeatures() throws Exception
+    {
+        final KafkaSocketServer withFeatures = new KafkaSocketServer(
+            List.of(new Listener("PLAINTEXT", "127.0.0.1", 0)), handler, SocketServerConfig.defaults().withNetworkThreads(1),
+            (response, version) ->
+            {
+                response.supportedFeatures().add(new ApiVersionsResponseData.SupportedFeatureKey()
+                    .setName("mirror.sync.version").setMinVersion((short)0).setMaxVersion((short)1));
+                response.finalizedFeatures().add(new ApiVersionsResponseData.FinalizedFeatureKey()
+                    .setName("mirror.sync.version").setMinVersionLevel((short)1).setMaxVersionLevel((short)1));
+                response.setFinalizedFeaturesEpoch(5);
+            });
+        toClose.add(withFeatures);
+        final short version = ApiKeys.API_VERSIONS.latestVersion(false);
+        try (RawKafkaClient client = new RawKafkaClient(withFeatures.start().get("PLAINTEXT").getPort(), READ_TIMEOUT_MS))
+        {
+            client.send(new ApiVersionsRequest.Builder().build(version), 1);
+            final ApiVersionsResponseData data =
+                ((ApiVersionsResponse)client.receive(ApiKeys.API_VERSIONS, version, (short)0).body()).data();
+            assertEquals(1, data.supportedFeatures().find("mirror.sync.version").maxVersion());
+            assertEquals(1, data.finalizedFeatures().find("mirror.sync.version").maxVersionLevel());
+            assertEquals(5, data.finalizedFeaturesEpoch());
+        }
     }
 
     @Test
@@ -217,7 +249,7 @@ class KafkaSocketServerTest
         final RawKafkaClient healthy = connect();
         final RawKafkaClient truncated = connect();
         final ByteBuffer whole = heartbeat(HEARTBEAT_MAX).serializeWithHeader(
-            new org.apache.kafka.common.requests.RequestHeader(ApiKeys.HEARTBEAT, HEARTBEAT_MAX, "raw-client", 71));
+            new RequestHeader(ApiKeys.HEARTBEAT, HEARTBEAT_MAX, "raw-client", 71));
         final ByteBuffer cut = whole.duplicate();
         cut.limit(whole.limit() - 3);
         truncated.sendFrame(cut);
@@ -258,6 +290,61 @@ class KafkaSocketServerTest
         assertHeartbeat(client.receive(ApiKeys.HEARTBEAT, HEARTBEAT_MAX), 1, Errors.UNKNOWN_MEMBER_ID);
         assertHeartbeat(client.receive(ApiKeys.HEARTBEAT, HEARTBEAT_MAX), 2, Errors.REBALANCE_IN_PROGRESS);
         assertHeartbeat(client.receive(ApiKeys.HEARTBEAT, HEARTBEAT_MAX), 3, Errors.NONE);
+    }
+
+    @Test
+    void shouldKeepRequestOrderUnderConcurrentCompletionsFromManyThreads() throws Exception
+    {
+        final int requests = 1_000;
+        final long seed = 20261130L;
+        final Random random = new Random(seed);
+        final ExecutorService completers = Executors.newFixedThreadPool(4);
+        final ScheduledExecutorService delayer = Executors.newSingleThreadScheduledExecutor();
+        toClose.add(completers::shutdownNow);
+        toClose.add(delayer::shutdownNow);
+        handler.respondWith(r ->
+        {
+            final int correlationId = r.context().header().correlationId();
+            final long delayUs;
+            synchronized (random)
+            {
+                delayUs = random.nextInt(500);
+            }
+            delayer.schedule(() -> completers.execute(() -> r.future().complete(
+                correlationId % 7 == 0 ? null : FakeRequestHandler.heartbeat(errorFor(correlationId)))),
+                delayUs, TimeUnit.MICROSECONDS);
+            return r.future();
+        });
+        final RawKafkaClient client = connect();
+        final Thread writer = new Thread(() ->
+        {
+            try
+            {
+                for (int correlationId = 1; correlationId <= requests; correlationId++)
+                {
+                    client.send(heartbeat(HEARTBEAT_MAX), correlationId);
+                }
+            }
+            catch (final IOException e)
+            {
+                throw new UncheckedIOException(e);
+            }
+        });
+        writer.start();
+        for (int correlationId = 1; correlationId <= requests; correlationId++)
+        {
+            if (correlationId % 7 != 0)
+            {
+                assertHeartbeat(client.receive(ApiKeys.HEARTBEAT, HEARTBEAT_MAX), correlationId, errorFor(correlationId));
+            }
+        }
+        writer.join();
+        assertTrue(client.silent(100), "acks=0-style requests were answered (seed " + seed + ")");
+    }
+
+    private static Errors errorFor(final int correlationId)
+    {
+        return correlationId % 3 == 0 ? Errors.REBALANCE_IN_PROGRESS : Errors.NONE;
     }
 
     @Test
@@ -364,6 +451,8 @@ class KafkaSocketServerTest
             assertEquals("127.0.0.1", context.clientAddress().getHostAddress());
             assertEquals("raw-client", context.header().clientId());
         }
+        assertTrue(handler.handlerThreads().stream().allMatch(name -> name.startsWith("syncmirror-net-io")),
+            "handle() runs on the connection's event loop: " + handler.handlerThreads());
     }
 
     @Test
@@ -373,7 +462,7 @@ class KafkaSocketServerTest
             List.of(new Listener("CLIENT", "127.0.0.1", 0), new Listener("REPLICATION", "127.0.0.1", 0)),
             handler, SocketServerConfig.defaults().withNetworkThreads(1));
         toClose.add(two);
-        final Map<String, java.net.InetSocketAddress> bound = two.start();
+        final Map<String, InetSocketAddress> bound = two.start();
         assertEquals(List.of("CLIENT", "REPLICATION"), List.copyOf(bound.keySet()));
         assertNotEquals(bound.get("CLIENT").getPort(), bound.get("REPLICATION").getPort());
         assertEquals(bound.get("REPLICATION").getPort(), two.boundPort("REPLICATION"));
