@@ -16,13 +16,14 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
+import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.ObjectSerializationCache;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.RequestHeader;
-import org.apache.kafka.common.requests.RequestUtils;
 import org.apache.kafka.common.requests.ResponseHeader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -229,11 +230,11 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
 
     private void afterDispatch()
     {
+        drain();
         if (slots.size() >= maxInFlight && ctx.channel().config().isAutoRead())
         {
             ctx.channel().config().setAutoRead(false);
         }
-        drain();
     }
 
     /** Records a handler's answer; callable from any thread. */
@@ -366,11 +367,30 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
             // Fetch records may be log segment files: Kafka's own Send writes them with transferTo.
             return new SendFileRegion(response.toSend(header, slot.version));
         }
-        final ByteBuffer body = RequestUtils.serialize(header.data(), header.headerVersion(), response.data(), slot.version);
-        final ByteBuf out = ctx.alloc().ioBuffer(KafkaFrameDecoder.SIZE_PREFIX_BYTES + body.remaining());
-        out.writeInt(body.remaining());
-        out.writeBytes(body);
-        return out;
+        // Sized first, then written straight into the outgoing buffer: no intermediate heap copy.
+        final ObjectSerializationCache cache = new ObjectSerializationCache();
+        final ResponseHeaderData headerData = header.data();
+        final int sizeBytes = headerData.size(cache, header.headerVersion()) + response.data().size(cache, slot.version);
+        final ByteBuf out = ctx.alloc().ioBuffer(KafkaFrameDecoder.SIZE_PREFIX_BYTES + sizeBytes);
+        try
+        {
+            out.writeInt(sizeBytes);
+            final ByteBufferAccessor writable = new ByteBufferAccessor(out.nioBuffer(out.writerIndex(), sizeBytes));
+            headerData.write(writable, cache, header.headerVersion());
+            response.data().write(writable, cache, slot.version);
+            if (writable.buffer().hasRemaining())
+            {
+                throw new IllegalStateException(slot.key + " v" + slot.version + " response wrote " +
+                    writable.buffer().position() + " of " + sizeBytes + " sized bytes");
+            }
+            out.writerIndex(out.writerIndex() + sizeBytes);
+            return out;
+        }
+        catch (final RuntimeException e)
+        {
+            out.release();
+            throw e;
+        }
     }
 
     private static Throwable unwrap(final Throwable error)
