@@ -16,13 +16,14 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
+import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.ObjectSerializationCache;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.RequestHeader;
-import org.apache.kafka.common.requests.RequestUtils;
 import org.apache.kafka.common.requests.ResponseHeader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -63,6 +64,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
     private final ArrayDeque<Slot> slots = new ArrayDeque<>();
     private ChannelHandlerContext ctx;
     private InetAddress clientAddress;
+    private String client;
     private boolean reading;
     private boolean unflushed;
     private boolean closed;
@@ -87,6 +89,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
         this.ctx = ctx;
         final SocketAddress remote = ctx.channel().remoteAddress();
         this.clientAddress = remote instanceof InetSocketAddress inet ? inet.getAddress() : null;
+        this.client = String.valueOf(remote);
     }
 
     @Override
@@ -119,12 +122,12 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
     {
         if (cause instanceof IOException)
         {
-            LOG.debug("Connection {} from {} on listener {}: {}", connectionId, clientAddress, listenerName,
+            LOG.debug("Connection {} from {} on listener {}: {}", connectionId, client, listenerName,
                 cause.toString());
         }
         else
         {
-            LOG.warn("Closing connection {} from {} on listener {}: {}", connectionId, clientAddress, listenerName,
+            LOG.warn("Closing connection {} from {} on listener {}: {}", connectionId, client, listenerName,
                 cause.toString());
         }
         closed = true;
@@ -139,7 +142,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
             return;
         }
         closed = true;
-        LOG.warn("Closing connection {} from {} on listener {}: {}", connectionId, clientAddress, listenerName,
+        LOG.warn("Closing connection {} from {} on listener {}: {}", connectionId, client, listenerName,
             reason);
         anyCtx.channel().close();
     }
@@ -227,11 +230,11 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
 
     private void afterDispatch()
     {
+        drain();
         if (slots.size() >= maxInFlight && ctx.channel().config().isAutoRead())
         {
             ctx.channel().config().setAutoRead(false);
         }
-        drain();
     }
 
     /** Records a handler's answer; callable from any thread. */
@@ -270,6 +273,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
 
     private void drain()
     {
+        assert ctx.executor().inEventLoop() : "slots are owned by the connection's event loop";
         Slot head;
         while ((head = slots.peekFirst()) != null && head.done)
         {
@@ -363,11 +367,30 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
             // Fetch records may be log segment files: Kafka's own Send writes them with transferTo.
             return new SendFileRegion(response.toSend(header, slot.version));
         }
-        final ByteBuffer body = RequestUtils.serialize(header.data(), header.headerVersion(), response.data(), slot.version);
-        final ByteBuf out = ctx.alloc().ioBuffer(KafkaFrameDecoder.SIZE_PREFIX_BYTES + body.remaining());
-        out.writeInt(body.remaining());
-        out.writeBytes(body);
-        return out;
+        // Sized first, then written straight into the outgoing buffer: no intermediate heap copy.
+        final ObjectSerializationCache cache = new ObjectSerializationCache();
+        final ResponseHeaderData headerData = header.data();
+        final int sizeBytes = headerData.size(cache, header.headerVersion()) + response.data().size(cache, slot.version);
+        final ByteBuf out = ctx.alloc().ioBuffer(KafkaFrameDecoder.SIZE_PREFIX_BYTES + sizeBytes);
+        try
+        {
+            out.writeInt(sizeBytes);
+            final ByteBufferAccessor writable = new ByteBufferAccessor(out.nioBuffer(out.writerIndex(), sizeBytes));
+            headerData.write(writable, cache, header.headerVersion());
+            response.data().write(writable, cache, slot.version);
+            if (writable.buffer().hasRemaining())
+            {
+                throw new IllegalStateException(slot.key + " v" + slot.version + " response wrote " +
+                    writable.buffer().position() + " of " + sizeBytes + " sized bytes");
+            }
+            out.writerIndex(out.writerIndex() + sizeBytes);
+            return out;
+        }
+        catch (final RuntimeException e)
+        {
+            out.release();
+            throw e;
+        }
     }
 
     private static Throwable unwrap(final Throwable error)
