@@ -1,5 +1,6 @@
 package io.syncmirror.fetch;
 
+import java.util.ArrayList;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -59,6 +60,8 @@ public final class FetcherEngine
     private final ConcurrentLinkedQueue<Command> commands = new ConcurrentLinkedQueue<>();
     private final ConcurrentHashMap<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
     private final AtomicBoolean immediateFetchRequested = new AtomicBoolean();
+    /** Partitions not in FETCHING (delayed or truncating), so that retries never walk the whole set. */
+    private final ArrayList<Partition> notFetching = new ArrayList<>();
     private volatile Runnable signal = () -> {};
 
     private CompletableFuture<FetchResponse> inFlight;
@@ -250,30 +253,33 @@ public final class FetcherEngine
     private long retryDelayedPartitions(final long nowMs)
     {
         long earliestMs = Long.MAX_VALUE;
-        for (final Partition partition : partitions.values())
+        int kept = 0;
+        for (int i = 0; i < notFetching.size(); i++)
         {
-            if (partition.state == PartitionFetchState.FETCHING)
+            final Partition partition = notFetching.get(i);
+            if (partition.state == PartitionFetchState.FETCHING || partitions.get(partition.topicPartition) != partition)
             {
+                // Resolved at once when it left FETCHING, or removed or replaced since.
                 continue;
             }
-            if (partition.delayedUntilMs > nowMs)
+            if (partition.delayedUntilMs <= nowMs)
             {
-                earliestMs = Math.min(earliestMs, partition.delayedUntilMs);
-                continue;
-            }
-            if (partition.state == PartitionFetchState.DELAYED)
-            {
-                partition.state = PartitionFetchState.FETCHING;
-            }
-            else
-            {
-                resolveTruncation(partition, nowMs);
-                if (partition.state != PartitionFetchState.FETCHING)
+                if (partition.state == PartitionFetchState.DELAYED)
                 {
-                    earliestMs = Math.min(earliestMs, partition.delayedUntilMs);
+                    partition.state = PartitionFetchState.FETCHING;
+                }
+                else
+                {
+                    resolveTruncation(partition, nowMs);
                 }
             }
+            if (partition.state != PartitionFetchState.FETCHING)
+            {
+                earliestMs = Math.min(earliestMs, partition.delayedUntilMs);
+                notFetching.set(kept++, partition);
+            }
         }
+        notFetching.subList(kept, notFetching.size()).clear();
         return earliestMs;
     }
 
@@ -397,7 +403,7 @@ public final class FetcherEngine
                 case NONE:
                     if (FetchResponse.isDivergingEpoch(data))
                     {
-                        partition.state = PartitionFetchState.TRUNCATING;
+                        leaveFetching(partition, PartitionFetchState.TRUNCATING);
                         partition.divergingEpochPending = true;
                         partition.divergingEpoch = data.divergingEpoch().epoch();
                         partition.divergingEndOffset = data.divergingEpoch().endOffset();
@@ -419,7 +425,7 @@ public final class FetcherEngine
                     }
                     return;
                 case OFFSET_OUT_OF_RANGE:
-                    partition.state = PartitionFetchState.TRUNCATING;
+                    leaveFetching(partition, PartitionFetchState.TRUNCATING);
                     partition.divergingEpochPending = false;
                     resolveTruncation(partition, nowMs);
                     return;
@@ -468,8 +474,17 @@ public final class FetcherEngine
 
     private void delay(final Partition partition, final long nowMs)
     {
-        partition.state = PartitionFetchState.DELAYED;
+        leaveFetching(partition, PartitionFetchState.DELAYED);
         partition.delayedUntilMs = nowMs + config.backoffMs();
+    }
+
+    private void leaveFetching(final Partition partition, final PartitionFetchState newState)
+    {
+        if (partition.state == PartitionFetchState.FETCHING)
+        {
+            notFetching.add(partition);
+        }
+        partition.state = newState;
     }
 
     private void onTargetFailed(final Partition partition, final RuntimeException e, final long nowMs)

@@ -340,4 +340,21 @@ class FetchSessionCacheTest
         assertEquals(FetchContext.Kind.FULL, full.kind());
         assertEquals(FetchMetadata.INVALID_SESSION_ID, full.complete(0L));
     }
+
+    @Test
+    void aBoundHandleStaysWithItsPartitionAcrossFetches()
+    {
+        final int id = createSession(0L, 2, true);
+        final FetchContext first = context(new Request(id, 1), 1L);
+        final FetchSession s = first.partitions();
+        final int slot1 = s.slotOf(FOO, "foo", 1);
+        assertEquals(FetchSession.NO_HANDLE, s.handle(slot1));
+        s.bindHandle(slot1, 77);
+        first.complete(1L);
+        final FetchContext second = context(new Request(id, 2).fetch(FOO, 1, 9L).forget(FOO, 0).fetch(BAR, 0, 0L), 2L);
+        final FetchSession t = second.partitions();
+        assertEquals(77, t.handle(t.slotOf(FOO, "foo", 1)));
+        assertEquals(FetchSession.NO_HANDLE, t.handle(t.slotOf(BAR, "bar", 0)), "a reused slot starts unbound");
+        second.complete(2L);
+    }
 }

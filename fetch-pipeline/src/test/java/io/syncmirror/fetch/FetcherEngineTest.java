@@ -250,4 +250,25 @@ class FetcherEngineTest
         assertEquals(BACKOFF_MS, engine.doWork(nowMs + waitMs));
         assertEquals(1, source.requests.size());
     }
+
+    @Test
+    void aTruncationTheTargetCannotDoYetIsRetriedAfterTheBackoff()
+    {
+        target.log(TP0).logEndOffset = 10L;
+        target.log(TP0).latestEpoch = 4;
+        target.truncationRefusals = 1;
+        FakeSourceNode.append(leader0, 12);
+        leader0.diverging = new FetchResponseData.EpochEndOffset().setEpoch(4).setEndOffset(7L);
+        engine.addPartition(P0, 10L, 5);
+        engine.doWork(nowMs);
+        assertEquals(BACKOFF_MS, engine.doWork(nowMs));
+        assertEquals(PartitionFetchState.TRUNCATING, engine.state(TP0));
+        assertEquals(10L, engine.fetchOffset(TP0));
+        assertEquals(BACKOFF_MS - 1L, engine.doWork(nowMs + 1L), "not retried before the backoff ends");
+        assertEquals(1, target.events.size());
+        engine.doWork(nowMs + BACKOFF_MS);
+        assertEquals(2, target.events.size());
+        assertEquals(PartitionFetchState.FETCHING, engine.state(TP0));
+        assertEquals(7L, sent(source.lastRequest()).get(P0).fetchOffset);
+    }
 }

@@ -25,6 +25,8 @@ final class RecordingTarget implements FetchTarget
     final List<String> events = new CopyOnWriteArrayList<>();
     volatile long restartOffsetOnOutOfRange;
     volatile boolean failAppends;
+    /** How many truncation requests to answer with RETRY_LATER before truncating. */
+    volatile int truncationRefusals;
 
     FollowerLog log(final TopicPartition partition)
     {
@@ -57,6 +59,11 @@ final class RecordingTarget implements FetchTarget
     public long onDivergingEpoch(final TopicPartition partition, final int epoch, final long endOffset)
     {
         events.add("diverging " + partition + " epoch=" + epoch + " end=" + endOffset);
+        if (truncationRefusals > 0)
+        {
+            truncationRefusals--;
+            return RETRY_LATER;
+        }
         final FollowerLog log = log(partition);
         log.logEndOffset = Math.min(log.logEndOffset, endOffset);
         log.latestEpoch = epoch;
