@@ -322,6 +322,11 @@ public final class FetcherEngine
             onRequestFailed(e, nowMs);
             return false;
         }
+        if (future == null)
+        {
+            onRequestFailed(new IllegalStateException("transport returned no future"), nowMs);
+            return false;
+        }
         requestsSent++;
         inFlight = future;
         inFlightData = data;

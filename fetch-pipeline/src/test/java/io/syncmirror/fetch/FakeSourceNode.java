@@ -77,7 +77,7 @@ final class FakeSourceNode implements FetchTransport
         final long nowMs = System.nanoTime() / 1_000_000;
         final FetchContext context = cache.newContext(request.data(), version, request.isFromFollower(),
             topicNames::get, nowMs);
-        final FetchResponse answer = FetchWire.respond(context, this::read, nowMs);
+        final FetchResponse answer = FetchWire.respond(context, this::read, version, nowMs);
         final FetchResponse response = FetchWire.parseResponse(FetchWire.serialize(answer, version, 1), version);
         if (completeLater)
         {
