@@ -14,7 +14,7 @@ import org.apache.kafka.common.protocol.Errors;
  * {@link FetchSessionCache} hands it from one fetch to the next under its lock (which also publishes the state
  * written by the previous fetch's thread to the next one's).
  *
- * <p>Partitions live in <em>slots</em>: an index into parallel primitive arrays, about 90 bytes a partition with
+ * <p>Partitions live in <em>slots</em>: an index into parallel primitive arrays, about 100 bytes a partition with
  * the key map, and no object per partition. Slots are linked in fetch order (a doubly-linked list in
  * {@code next}/{@code prev}); a partition that goes into a response moves to the tail when the fetch completes, so
  * that a response capped by max bytes reaches the other partitions next time (Kafka's round robin). Removed

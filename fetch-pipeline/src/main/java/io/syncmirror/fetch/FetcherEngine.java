@@ -182,12 +182,6 @@ public final class FetcherEngine
         return sessionHandler.sessionId();
     }
 
-    /** The request in flight, or null (owner thread). */
-    public CompletableFuture<FetchResponse> inFlight()
-    {
-        return inFlight;
-    }
-
     /**
      * One step of the fetch loop at {@code nowMs}: apply commands, handle a completed response, retry due
      * truncations, send the next request if one is due. Returns how long to wait before the next step is useful
