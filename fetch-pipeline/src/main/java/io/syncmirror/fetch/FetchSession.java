@@ -14,7 +14,7 @@ import org.apache.kafka.common.protocol.Errors;
  * {@link FetchSessionCache} hands it from one fetch to the next under its lock (which also publishes the state
  * written by the previous fetch's thread to the next one's).
  *
- * <p>Partitions live in <em>slots</em>: an index into parallel primitive arrays, about 90 bytes a partition with
+ * <p>Partitions live in <em>slots</em>: an index into parallel primitive arrays, about 100 bytes a partition with
  * the key map, and no object per partition. Slots are linked in fetch order (a doubly-linked list in
  * {@code next}/{@code prev}); a partition that goes into a response moves to the tail when the fetch completes, so
  * that a response capped by max bytes reaches the other partitions next time (Kafka's round robin). Removed
@@ -27,6 +27,8 @@ public final class FetchSession
 {
     /** The end of the slot list, or no such partition. */
     public static final int NO_SLOT = -1;
+    /** A slot not bound to a broker partition handle yet. */
+    public static final int NO_HANDLE = -1;
     /** A cached offset that matches nothing a log reports, so that the next response includes the partition. */
     static final long UNKNOWN_OFFSET = -1L;
 
@@ -65,6 +67,7 @@ public final class FetchSession
     private long[] highWatermark;
     private long[] lastStableOffset;
     private long[] logStartOffset;
+    private int[] handle;
     private int[] next;
     private int[] prev;
     private int head = NO_SLOT;
@@ -94,6 +97,7 @@ public final class FetchSession
         highWatermark = new long[capacity];
         lastStableOffset = new long[capacity];
         logStartOffset = new long[capacity];
+        handle = new int[capacity];
         next = new int[capacity];
         prev = new int[capacity];
     }
@@ -221,6 +225,22 @@ public final class FetchSession
     public long sentLogStartOffset(final int slot)
     {
         return logStartOffset[slot];
+    }
+
+    /**
+     * The broker's own handle for this slot's partition (e.g. its dense partition-row index), or
+     * {@link #NO_HANDLE}: lets a handler that walks the whole session skip the (topic, partition) lookup on every
+     * fetch. Kept while the partition stays in the session.
+     */
+    public int handle(final int slot)
+    {
+        return handle[slot];
+    }
+
+    /** Binds the broker's handle for this slot's partition (see {@link #handle(int)}); the fetch holding the session only. */
+    public void bindHandle(final int slot, final int partitionHandle)
+    {
+        handle[slot] = partitionHandle;
     }
 
     /**
@@ -373,6 +393,7 @@ public final class FetchSession
             highWatermark[slot] = UNKNOWN_OFFSET;
             lastStableOffset[slot] = UNKNOWN_OFFSET;
             logStartOffset[slot] = UNKNOWN_OFFSET;
+            handle[slot] = NO_HANDLE;
             linkAtTail(slot);
             size++;
         }
@@ -423,6 +444,7 @@ public final class FetchSession
         highWatermark = Arrays.copyOf(highWatermark, capacity);
         lastStableOffset = Arrays.copyOf(lastStableOffset, capacity);
         logStartOffset = Arrays.copyOf(logStartOffset, capacity);
+        handle = Arrays.copyOf(handle, capacity);
         next = Arrays.copyOf(next, capacity);
         prev = Arrays.copyOf(prev, capacity);
     }

@@ -189,6 +189,48 @@ public final class FetchSessionCache
         return true;
     }
 
+    /** For tests: null if the bookkeeping agrees with itself, else what is wrong. */
+    synchronized String invariantViolation()
+    {
+        int linked = 0;
+        for (FetchSession s = lruHead; s != null; s = s.lruNext)
+        {
+            if (!s.cached || sessions.get(s.id) != s)
+            {
+                return "LRU list holds session " + s.id + " that is not cached";
+            }
+            linked++;
+        }
+        if (linked != sessions.size())
+        {
+            return "LRU list has " + linked + " sessions, cache " + sessions.size();
+        }
+        long partitions = 0;
+        for (final FetchSession s : sessions.values())
+        {
+            partitions += Math.max(0, s.cachedSize);
+        }
+        if (partitions != totalPartitions)
+        {
+            return "totalPartitions " + totalPartitions + " but sessions hold " + partitions;
+        }
+        for (final FetchSession s : evictableByAll)
+        {
+            if (!s.cached || !s.inEvictableByAll)
+            {
+                return "evictableByAll holds session " + s.id + " wrongly";
+            }
+        }
+        for (final FetchSession s : evictableByPrivileged)
+        {
+            if (!s.cached || !s.inEvictableByPrivileged)
+            {
+                return "evictableByPrivileged holds session " + s.id + " wrongly";
+            }
+        }
+        return null;
+    }
+
     synchronized int maybeCreateSession(final FetchSession session, final long nowMs)
     {
         if (maxSessions == 0 || (sessions.size() >= maxSessions && !tryEvict(session, nowMs)))

@@ -1,12 +1,9 @@
 package io.syncmirror.fetch;
 
 import java.nio.ByteBuffer;
-import java.util.LinkedHashMap;
-import java.util.List;
 
 import org.apache.kafka.clients.FetchSessionHandler;
 import org.apache.kafka.common.IsolationLevel;
-import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
@@ -59,28 +56,19 @@ final class FetchWire
     }
 
     /** What a broker's fetch handler does with a context: read every partition, keep what must be sent. */
-    static FetchResponse respond(final FetchContext context, final PartitionReader reader, final long nowMs)
+    static FetchResponse respond(
+        final FetchContext context, final PartitionReader reader, final short version, final long nowMs)
     {
-        final LinkedHashMap<TopicIdPartition, FetchResponseData.PartitionData> included = new LinkedHashMap<>();
-        if (context.error() != Errors.NONE)
+        final FetchResponseAssembler response = new FetchResponseAssembler(context, version);
+        if (context.error() == Errors.NONE)
         {
-            context.complete(nowMs);
-            return FetchResponse.of(context.error(), 0, 0, included, List.of());
-        }
-        final FetchSession partitions = context.partitions();
-        for (int slot = partitions.firstSlot(); slot != FetchSession.NO_SLOT; slot = partitions.nextSlot(slot))
-        {
-            final FetchResponseData.PartitionData data = reader.read(partitions, slot);
-            final int recordsBytes = data.records() == null ? 0 : data.records().sizeInBytes();
-            if (context.mustInclude(slot, recordsBytes, data.highWatermark(), data.lastStableOffset(),
-                data.logStartOffset(), data.errorCode(), FetchResponse.isDivergingEpoch(data)))
+            final FetchSession partitions = context.partitions();
+            for (int slot = partitions.firstSlot(); slot != FetchSession.NO_SLOT; slot = partitions.nextSlot(slot))
             {
-                included.put(new TopicIdPartition(partitions.topicId(slot), partitions.partition(slot),
-                    partitions.topicName(slot)), data);
+                response.maybeAdd(slot, reader.read(partitions, slot));
             }
         }
-        final int sessionId = context.complete(nowMs);
-        return FetchResponse.of(Errors.NONE, 0, sessionId, included, List.of());
+        return response.build(nowMs, 0);
     }
 
     static ByteBuffer serialize(final FetchResponse response, final short version, final int correlationId)

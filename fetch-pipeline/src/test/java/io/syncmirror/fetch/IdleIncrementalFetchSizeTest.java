@@ -78,7 +78,7 @@ class IdleIncrementalFetchSizeTest
         final FetchContext idleContext = cache.newContext(
             idleRequest.data(), idleRequest.version(), idleRequest.isFromFollower(), topicNames::get, 10L);
         assertEquals(FetchContext.Kind.INCREMENTAL, idleContext.kind());
-        final FetchResponse idleResponse = FetchWire.respond(idleContext, leaderLog, 10L);
+        final FetchResponse idleResponse = FetchWire.respond(idleContext, leaderLog, FetchWire.VERSION, 10L);
         final ByteBuffer idleResponseWire = FetchWire.serialize(idleResponse, FetchWire.VERSION, 2);
         final FetchResponse parsedIdle = FetchWire.parseResponse(idleResponseWire, FetchWire.VERSION);
         assertTrue(client.handleResponse(parsedIdle, FetchWire.VERSION));
@@ -129,7 +129,7 @@ class IdleIncrementalFetchSizeTest
         final FetchContext context = cache.newContext(
             request.data(), request.version(), request.isFromFollower(), topicNames::get, nowMs);
         final FetchResponse response = FetchWire.parseResponse(
-            FetchWire.serialize(FetchWire.respond(context, leaderLog, nowMs), FetchWire.VERSION, 1), FetchWire.VERSION);
+            FetchWire.serialize(FetchWire.respond(context, leaderLog, FetchWire.VERSION, nowMs), FetchWire.VERSION, 1), FetchWire.VERSION);
         assertTrue(client.handleResponse(response, FetchWire.VERSION));
         return response;
     }

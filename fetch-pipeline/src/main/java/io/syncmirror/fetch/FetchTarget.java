@@ -1,0 +1,50 @@
+package io.syncmirror.fetch;
+
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.Records;
+
+/**
+ * The owner of the partitions a {@link FetcherEngine} fetches (the broker's replica manager for followers, the
+ * mirror manager for mirror fetchers): it appends what arrives and says where to fetch next. Every method is
+ * called on the fetcher's thread, one partition at a time; a method may block for the length of an append or a
+ * truncation, never on the network. A method that throws marks the partition delayed for the fetcher's backoff
+ * and is reported through {@link #onPartitionError} with {@code Errors.forException}.
+ */
+public interface FetchTarget
+{
+    /** A return value of the offset callbacks meaning "not now": the fetcher retries after its backoff. */
+    long RETRY_LATER = -1L;
+
+    /**
+     * Appends {@code records} (possibly empty: only the high watermark or log start offset moved) at the
+     * partition's fetch offset and applies the leader's high watermark and log start offset. Returns the new
+     * fetch offset (the log end offset after the append), or {@link #RETRY_LATER}.
+     */
+    long onRecords(TopicPartition partition, Records records, long highWatermark, long logStartOffset);
+
+    /**
+     * The leader says this log diverges from its own after {@code epoch}, whose last offset there is
+     * {@code endOffset}: truncate (to at most endOffset, and to the end of the local entry for that epoch) and
+     * return the new fetch offset, or {@link #RETRY_LATER}.
+     */
+    long onDivergingEpoch(TopicPartition partition, int epoch, long endOffset);
+
+    /** The fetch offset is outside the leader's log: return where to restart, or {@link #RETRY_LATER}. */
+    long onOffsetOutOfRange(TopicPartition partition);
+
+    /**
+     * A partition-level error. FENCED_LEADER_EPOCH and NOT_LEADER_OR_FOLLOWER have already removed the partition
+     * from the fetcher (add it again when metadata names a leader); other errors delay it for the backoff.
+     */
+    void onPartitionError(TopicPartition partition, Errors error);
+
+    /** The epoch of the log's last batch (LastFetchedEpoch), -1 if the log is empty or has no epochs. */
+    int latestEpoch(TopicPartition partition);
+
+    /** The log's start offset, sent to the leader (it bounds DeleteRecords' low watermark); -1 if unknown. */
+    default long localLogStartOffset(final TopicPartition partition)
+    {
+        return -1L;
+    }
+}

@@ -1,0 +1,573 @@
+package io.syncmirror.fetch;
+
+import java.util.ArrayList;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.apache.kafka.clients.FetchSessionHandler;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.TopicIdPartition;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.Records;
+import org.apache.kafka.common.requests.FetchRequest;
+import org.apache.kafka.common.requests.FetchResponse;
+import org.apache.kafka.common.utils.internals.LogContext;
+
+/**
+ * The fetch loop of one fetcher: a set of partitions fetched from one source node through a
+ * {@link FetchTransport}, in a KIP-227 incremental session kept by kafka-clients' own
+ * {@link FetchSessionHandler}, with what arrives handed to a {@link FetchTarget}. Used by followers (replica
+ * fetchers) and, later, by cross-cluster mirror fetchers.
+ *
+ * <p>Thread-safety: {@link #addPartition}, {@link #removePartition}, {@link #wakeup()} and the queries may be
+ * called from any thread; they queue a command or read a published value. Everything else — {@link #doWork},
+ * the session handler, the callbacks into the target — runs on one owner thread ({@link FetcherThread}, or a
+ * test calling {@link #doWork} with a manual clock). Commands are applied at the start of {@link #doWork}, so a
+ * response for a partition removed or re-added meanwhile is dropped (its request's fetch offset or leader epoch
+ * no longer matches, as in Kafka's AbstractFetcherThread).
+ *
+ * <p>Never busy-spins: with a request in flight it waits for the response (bounded by maxWaitMs +
+ * requestTimeoutMs); after a failed request it waits backoffMs; with nothing fetchable it waits for a command or
+ * the end of the earliest partition delay. Per request it costs O(fetchable partitions) in the session handler's
+ * builder (kafka-clients' design: it diffs the full partition set against the session), but each partition's
+ * request entry is a cached immutable object rebuilt only when its offset or epochs change, and LastFetchedEpoch
+ * and the log start offset are asked of the target only after an append or truncation.
+ *
+ * <p>{@link #wakeup()} makes the next request go out with maxWaitMs 0 and ends an idle wait; a sync mirror uses it
+ * to report a destination ISR advance without waiting for a parked long-poll.
+ */
+public final class FetcherEngine
+{
+    /** {@link #doWork} has nothing to do until a command, a wakeup or a response arrives. */
+    public static final long IDLE = Long.MAX_VALUE;
+
+    private static final short LAST_VERSION_WITHOUT_TOPIC_IDS = 12;
+
+    private final FetcherConfig config;
+    private final FetchTransport transport;
+    private final FetchTarget target;
+    private final FetchSessionHandler sessionHandler;
+    private final ConcurrentLinkedQueue<Command> commands = new ConcurrentLinkedQueue<>();
+    private final ConcurrentHashMap<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
+    private final AtomicBoolean immediateFetchRequested = new AtomicBoolean();
+    /** Partitions not in FETCHING (delayed or truncating), so that retries never walk the whole set. */
+    private final ArrayList<Partition> notFetching = new ArrayList<>();
+    private volatile Runnable signal = () -> {};
+
+    private CompletableFuture<FetchResponse> inFlight;
+    private FetchSessionHandler.FetchRequestData inFlightData;
+    private short inFlightVersion;
+    private long inFlightDeadlineMs;
+    private long backoffUntilMs = Long.MIN_VALUE;
+    private int consecutiveFailures;
+    private long requestsSent;
+
+    /** One partition's fetch state; written by the owner thread, the volatile fields read by any. */
+    private static final class Partition
+    {
+        final TopicPartition topicPartition;
+        final Uuid topicId;
+        volatile long fetchOffset;
+        volatile int currentLeaderEpoch;
+        volatile PartitionFetchState state = PartitionFetchState.FETCHING;
+        int lastFetchedEpoch = -1;
+        long localLogStartOffset = -1L;
+        long delayedUntilMs;
+        boolean divergingEpochPending;
+        int divergingEpoch;
+        long divergingEndOffset;
+        FetchRequest.PartitionData requestData;
+
+        Partition(final TopicIdPartition partition, final long fetchOffset, final int currentLeaderEpoch)
+        {
+            this.topicPartition = partition.topicPartition();
+            this.topicId = partition.topicId();
+            this.fetchOffset = fetchOffset;
+            this.currentLeaderEpoch = currentLeaderEpoch;
+        }
+    }
+
+    private record Command(TopicIdPartition partition, TopicPartition removed, long fetchOffset, int leaderEpoch)
+    {
+    }
+
+    /**
+     * @param sourceNodeId the node fetched from (names the session in the session handler's logs).
+     */
+    public FetcherEngine(
+        final FetcherConfig config, final int sourceNodeId, final FetchTransport transport, final FetchTarget target)
+    {
+        this.config = config;
+        this.transport = transport;
+        this.target = target;
+        this.sessionHandler = new FetchSessionHandler(
+            new LogContext("[Fetcher replica=" + config.replicaId() + " source=" + sourceNodeId + "] "), sourceNodeId);
+    }
+
+    /** What to run when a command, a wakeup or a response arrives (the owner thread's unpark). */
+    public void onSignal(final Runnable newSignal)
+    {
+        signal = newSignal;
+    }
+
+    /**
+     * Starts fetching a partition at {@code fetchOffset} with the leader epoch metadata names; adding a partition
+     * that is already fetched restarts it there (a new leader epoch). Any thread.
+     */
+    public void addPartition(final TopicIdPartition partition, final long fetchOffset, final int currentLeaderEpoch)
+    {
+        commands.add(new Command(partition, null, fetchOffset, currentLeaderEpoch));
+        signal.run();
+    }
+
+    /** Stops fetching a partition; a response already on its way for it is dropped. Any thread. */
+    public void removePartition(final TopicPartition partition)
+    {
+        commands.add(new Command(null, partition, -1L, -1));
+        signal.run();
+    }
+
+    /** Makes the next request go out at once with maxWaitMs 0 (after the one in flight, if any). Any thread. */
+    public void wakeup()
+    {
+        immediateFetchRequested.set(true);
+        signal.run();
+    }
+
+    /** The partition's state, or null if it is not fetched (commands not yet applied are not visible). */
+    public PartitionFetchState state(final TopicPartition partition)
+    {
+        final Partition p = partitions.get(partition);
+        return p == null ? null : p.state;
+    }
+
+    /** The partition's fetch offset, -1 if it is not fetched. */
+    public long fetchOffset(final TopicPartition partition)
+    {
+        final Partition p = partitions.get(partition);
+        return p == null ? -1L : p.fetchOffset;
+    }
+
+    /** Number of partitions fetched (in any state). */
+    public int partitionCount()
+    {
+        return partitions.size();
+    }
+
+    /** Whether the transport has a connection up (for the owner's health reporting). */
+    public boolean isConnected()
+    {
+        return transport.isReady();
+    }
+
+    /** Requests sent so far (owner thread, or after the owner stopped). */
+    public long requestsSent()
+    {
+        return requestsSent;
+    }
+
+    /** The session id the fetcher will use next, 0 when its next fetch is a full one (owner thread). */
+    public int sessionId()
+    {
+        return sessionHandler.sessionId();
+    }
+
+    /**
+     * One step of the fetch loop at {@code nowMs}: apply commands, handle a completed response, retry due
+     * truncations, send the next request if one is due. Returns how long to wait before the next step is useful
+     * (0: at once), {@link #IDLE} for "until signalled"; a pending response also signals on completion. Owner
+     * thread only. Never throws for what the network, the source or the target does.
+     */
+    public long doWork(final long nowMs)
+    {
+        applyCommands();
+        if (inFlight != null)
+        {
+            if (!inFlight.isDone())
+            {
+                if (nowMs < inFlightDeadlineMs)
+                {
+                    return inFlightDeadlineMs - nowMs;
+                }
+                // Abandon it; the session handler starts a new session, so a late answer cannot be misread.
+                inFlight = null;
+                onRequestFailed(new TimeoutException("fetch response timed out"), nowMs);
+            }
+            else
+            {
+                final CompletableFuture<FetchResponse> done = inFlight;
+                inFlight = null;
+                handleCompleted(done, nowMs);
+            }
+        }
+        long nextDueMs = retryDelayedPartitions(nowMs);
+        if (nowMs < backoffUntilMs)
+        {
+            return backoffUntilMs - nowMs;
+        }
+        final boolean sent = maybeSend(nowMs);
+        if (sent)
+        {
+            return inFlight == null || inFlight.isDone() ? 0L : inFlightDeadlineMs - nowMs;
+        }
+        if (nowMs < backoffUntilMs)
+        {
+            nextDueMs = Math.min(nextDueMs, backoffUntilMs);
+        }
+        return nextDueMs == Long.MAX_VALUE ? IDLE : Math.max(1L, nextDueMs - nowMs);
+    }
+
+    private void applyCommands()
+    {
+        Command command;
+        while ((command = commands.poll()) != null)
+        {
+            if (command.removed() != null)
+            {
+                partitions.remove(command.removed());
+                continue;
+            }
+            final Partition partition = new Partition(command.partition(), command.fetchOffset(), command.leaderEpoch());
+            refreshFromLog(partition);
+            partitions.put(partition.topicPartition, partition);
+        }
+    }
+
+    /** Ends delays that are over; returns the earliest delay still running, or Long.MAX_VALUE. */
+    private long retryDelayedPartitions(final long nowMs)
+    {
+        long earliestMs = Long.MAX_VALUE;
+        int kept = 0;
+        for (int i = 0; i < notFetching.size(); i++)
+        {
+            final Partition partition = notFetching.get(i);
+            if (partition.state == PartitionFetchState.FETCHING || partitions.get(partition.topicPartition) != partition)
+            {
+                // Resolved at once when it left FETCHING, or removed or replaced since.
+                continue;
+            }
+            if (partition.delayedUntilMs <= nowMs)
+            {
+                if (partition.state == PartitionFetchState.DELAYED)
+                {
+                    partition.state = PartitionFetchState.FETCHING;
+                }
+                else
+                {
+                    resolveTruncation(partition, nowMs);
+                }
+            }
+            if (partition.state != PartitionFetchState.FETCHING)
+            {
+                earliestMs = Math.min(earliestMs, partition.delayedUntilMs);
+                notFetching.set(kept++, partition);
+            }
+        }
+        notFetching.subList(kept, notFetching.size()).clear();
+        return earliestMs;
+    }
+
+    private boolean maybeSend(final long nowMs)
+    {
+        final FetchSessionHandler.Builder builder = sessionHandler.newBuilder(partitions.size(), false);
+        int fetchable = 0;
+        for (final Partition partition : partitions.values())
+        {
+            if (partition.state == PartitionFetchState.FETCHING)
+            {
+                builder.add(partition.topicPartition, requestData(partition));
+                fetchable++;
+            }
+        }
+        if (fetchable == 0)
+        {
+            // Keep the session as it is: an empty incremental request would close it on the source.
+            return false;
+        }
+        final FetchSessionHandler.FetchRequestData data = builder.build();
+        final short version = data.canUseTopicIds() ?
+            config.fetchVersion() : (short)Math.min(config.fetchVersion(), LAST_VERSION_WITHOUT_TOPIC_IDS);
+        final int maxWaitMs = immediateFetchRequested.getAndSet(false) ? 0 : config.maxWaitMs();
+        final FetchRequest.Builder request = FetchRequest.Builder
+            .forReplica(version, config.replicaId(), config.brokerEpoch(), maxWaitMs, config.minBytes(), data.toSend())
+            .setMaxBytes(config.maxBytes())
+            .isolationLevel(IsolationLevel.READ_UNCOMMITTED)
+            .metadata(data.metadata())
+            .removed(data.toForget())
+            .replaced(data.toReplace())
+            .rackId("");
+        final CompletableFuture<FetchResponse> future;
+        try
+        {
+            future = transport.send(request);
+        }
+        catch (final RuntimeException e)
+        {
+            onRequestFailed(e, nowMs);
+            return false;
+        }
+        if (future == null)
+        {
+            onRequestFailed(new IllegalStateException("transport returned no future"), nowMs);
+            return false;
+        }
+        requestsSent++;
+        inFlight = future;
+        inFlightData = data;
+        inFlightVersion = version;
+        inFlightDeadlineMs = nowMs + maxWaitMs + config.requestTimeoutMs();
+        final Runnable wake = signal;
+        future.whenComplete((response, error) -> wake.run());
+        return true;
+    }
+
+    private void handleCompleted(final CompletableFuture<FetchResponse> done, final long nowMs)
+    {
+        final FetchResponse response;
+        try
+        {
+            response = done.get();
+        }
+        catch (final ExecutionException | CompletionException e)
+        {
+            onRequestFailed(e.getCause() == null ? e : e.getCause(), nowMs);
+            return;
+        }
+        catch (final InterruptedException e)
+        {
+            // Unreachable for a completed future; keep the flag for the owner's loop.
+            Thread.currentThread().interrupt();
+            return;
+        }
+        catch (final RuntimeException e)
+        {
+            onRequestFailed(e, nowMs);
+            return;
+        }
+        if (response == null)
+        {
+            onRequestFailed(new IllegalStateException("null fetch response"), nowMs);
+            return;
+        }
+        final short version = responseVersion(response, inFlightVersion);
+        if (!sessionHandler.handleResponse(response, version))
+        {
+            consecutiveFailures++;
+            final Errors error = response.error();
+            final boolean sessionError = error == Errors.FETCH_SESSION_ID_NOT_FOUND ||
+                error == Errors.INVALID_FETCH_SESSION_EPOCH;
+            // A lost session is normal (eviction, source restart): the next request is a full fetch, sent at
+            // once the first time. Anything else, or a repeat, backs off.
+            if (!sessionError || consecutiveFailures > 1)
+            {
+                backoffUntilMs = nowMs + config.backoffMs();
+            }
+            return;
+        }
+        consecutiveFailures = 0;
+        final Map<TopicPartition, FetchRequest.PartitionData> requested = inFlightData.sessionPartitions();
+        for (final Map.Entry<TopicPartition, FetchResponseData.PartitionData> entry :
+            response.responseData(sessionHandler.sessionTopicNames(), version).entrySet())
+        {
+            final Partition partition = partitions.get(entry.getKey());
+            final FetchRequest.PartitionData sent = requested.get(entry.getKey());
+            if (partition == null || sent == null || partition.state != PartitionFetchState.FETCHING ||
+                partition.fetchOffset != sent.fetchOffset ||
+                !sent.currentLeaderEpoch.equals(Optional.of(partition.currentLeaderEpoch)))
+            {
+                continue;
+            }
+            handlePartition(partition, entry.getValue(), nowMs);
+        }
+    }
+
+    private void handlePartition(final Partition partition, final FetchResponseData.PartitionData data, final long nowMs)
+    {
+        final Errors error = Errors.forCode(data.errorCode());
+        final TopicPartition topicPartition = partition.topicPartition;
+        try
+        {
+            switch (error)
+            {
+                case NONE:
+                    if (FetchResponse.isDivergingEpoch(data))
+                    {
+                        leaveFetching(partition, PartitionFetchState.TRUNCATING);
+                        partition.divergingEpochPending = true;
+                        partition.divergingEpoch = data.divergingEpoch().epoch();
+                        partition.divergingEndOffset = data.divergingEpoch().endOffset();
+                        resolveTruncation(partition, nowMs);
+                        return;
+                    }
+                    final Records records = FetchResponse.recordsOrFail(data);
+                    final long newOffset = target.onRecords(
+                        topicPartition, records, data.highWatermark(), data.logStartOffset());
+                    if (newOffset < 0)
+                    {
+                        delay(partition, nowMs);
+                        return;
+                    }
+                    if (records.sizeInBytes() > 0 || newOffset != partition.fetchOffset)
+                    {
+                        partition.fetchOffset = newOffset;
+                        refreshFromLog(partition);
+                    }
+                    return;
+                case OFFSET_OUT_OF_RANGE:
+                    leaveFetching(partition, PartitionFetchState.TRUNCATING);
+                    partition.divergingEpochPending = false;
+                    resolveTruncation(partition, nowMs);
+                    return;
+                case FENCED_LEADER_EPOCH:
+                case NOT_LEADER_OR_FOLLOWER:
+                    partitions.remove(topicPartition, partition);
+                    target.onPartitionError(topicPartition, error);
+                    return;
+                default:
+                    delay(partition, nowMs);
+                    target.onPartitionError(topicPartition, error);
+            }
+        }
+        catch (final RuntimeException e)
+        {
+            onTargetFailed(partition, e, nowMs);
+        }
+    }
+
+    /** Asks the target where to resume after a diverging epoch or an out-of-range offset. */
+    private void resolveTruncation(final Partition partition, final long nowMs)
+    {
+        final long newOffset;
+        try
+        {
+            newOffset = partition.divergingEpochPending ?
+                target.onDivergingEpoch(partition.topicPartition, partition.divergingEpoch, partition.divergingEndOffset) :
+                target.onOffsetOutOfRange(partition.topicPartition);
+        }
+        catch (final RuntimeException e)
+        {
+            partition.delayedUntilMs = nowMs + config.backoffMs();
+            reportQuietly(partition.topicPartition, Errors.forException(e));
+            return;
+        }
+        if (newOffset < 0)
+        {
+            partition.delayedUntilMs = nowMs + config.backoffMs();
+            return;
+        }
+        partition.fetchOffset = newOffset;
+        partition.divergingEpochPending = false;
+        refreshFromLog(partition);
+        partition.state = PartitionFetchState.FETCHING;
+    }
+
+    private void delay(final Partition partition, final long nowMs)
+    {
+        leaveFetching(partition, PartitionFetchState.DELAYED);
+        partition.delayedUntilMs = nowMs + config.backoffMs();
+    }
+
+    private void leaveFetching(final Partition partition, final PartitionFetchState newState)
+    {
+        if (partition.state == PartitionFetchState.FETCHING)
+        {
+            notFetching.add(partition);
+        }
+        partition.state = newState;
+    }
+
+    private void onTargetFailed(final Partition partition, final RuntimeException e, final long nowMs)
+    {
+        if (partition.state == PartitionFetchState.FETCHING)
+        {
+            delay(partition, nowMs);
+        }
+        else
+        {
+            partition.delayedUntilMs = nowMs + config.backoffMs();
+        }
+        reportQuietly(partition.topicPartition, Errors.forException(e));
+    }
+
+    private void reportQuietly(final TopicPartition partition, final Errors error)
+    {
+        try
+        {
+            target.onPartitionError(partition, error);
+        }
+        catch (final RuntimeException ignored)
+        {
+            // The partition is already delayed; a failing error callback must not stop the other partitions.
+        }
+    }
+
+    private void onRequestFailed(final Throwable cause, final long nowMs)
+    {
+        sessionHandler.handleError(cause);
+        consecutiveFailures++;
+        backoffUntilMs = nowMs + config.backoffMs();
+    }
+
+    /** Re-reads what the request carries from the local log: the epoch of its last batch and its start offset. */
+    private void refreshFromLog(final Partition partition)
+    {
+        try
+        {
+            partition.lastFetchedEpoch = target.latestEpoch(partition.topicPartition);
+            partition.localLogStartOffset = target.localLogStartOffset(partition.topicPartition);
+        }
+        catch (final RuntimeException e)
+        {
+            partition.lastFetchedEpoch = -1;
+            partition.localLogStartOffset = -1L;
+        }
+        partition.requestData = null;
+    }
+
+    private FetchRequest.PartitionData requestData(final Partition partition)
+    {
+        FetchRequest.PartitionData data = partition.requestData;
+        if (data == null)
+        {
+            data = new FetchRequest.PartitionData(
+                partition.topicId,
+                partition.fetchOffset,
+                partition.localLogStartOffset,
+                config.partitionMaxBytes(),
+                Optional.of(partition.currentLeaderEpoch),
+                partition.lastFetchedEpoch < 0 ? Optional.empty() : Optional.of(partition.lastFetchedEpoch));
+            partition.requestData = data;
+        }
+        return data;
+    }
+
+    /**
+     * The version the response was read at: topic ids in it mean v13+, names mean v12 or older; with no topics
+     * the version does not change how the session handler reads it.
+     */
+    private static short responseVersion(final FetchResponse response, final short requested)
+    {
+        for (final FetchResponseData.FetchableTopicResponse topic : response.data().responses())
+        {
+            if (!Uuid.ZERO_UUID.equals(topic.topicId()))
+            {
+                return (short)Math.max(requested, LAST_VERSION_WITHOUT_TOPIC_IDS + 1);
+            }
+            if (topic.topic() != null && !topic.topic().isEmpty())
+            {
+                return (short)Math.min(requested, LAST_VERSION_WITHOUT_TOPIC_IDS);
+            }
+        }
+        return requested;
+    }
+}
