@@ -1,8 +1,5 @@
 package io.syncmirror.broker.replica;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -23,9 +20,7 @@ import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.record.internal.FileRecords;
 import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.Records;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.FetchResponse;
@@ -40,6 +35,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.syncmirror.broker.network.RequestContext;
+import io.syncmirror.fetch.FetchContext;
+import io.syncmirror.fetch.FetchResponseAssembler;
+import io.syncmirror.fetch.FetchSession;
+import io.syncmirror.fetch.FetchSessionCache;
+import io.syncmirror.fetch.TopicNameResolver;
 import io.syncmirror.broker.storage.PartitionLog;
 import io.syncmirror.hwgate.AckOutcome;
 import io.syncmirror.hwgate.RequestShard;
@@ -54,12 +54,19 @@ public final class ReplicaApis
     private static final Logger LOG = LoggerFactory.getLogger(ReplicaApis.class);
 
     private final ReplicaManager replicas;
-    private final FetchSessions sessions;
+    private final FetchSessionCache sessions;
+    private final TopicNameResolver topicNames;
 
-    public ReplicaApis(final ReplicaManager replicas, final FetchSessions sessions)
+    /**
+     * @param sessions   the broker's KIP-227 fetch sessions.
+     * @param topicNames topic id to name, from the broker's metadata image.
+     */
+    public ReplicaApis(final ReplicaManager replicas, final FetchSessionCache sessions,
+        final TopicNameResolver topicNames)
     {
         this.replicas = replicas;
         this.sessions = sessions;
+        this.topicNames = topicNames;
     }
 
     public static short minVersion(final ApiKeys key)
@@ -263,99 +270,114 @@ public final class ReplicaApis
     public CompletableFuture<AbstractResponse> handleFetch(final RequestContext context, final FetchRequest request)
     {
         final CompletableFuture<AbstractResponse> future = new CompletableFuture<>();
-        final FetchSessions.Resolved resolved = sessions.resolve(context, request);
-        if (resolved.error() != Errors.NONE)
+        final short version = context.header().apiVersion();
+        final long nowMs = replicas.nowMs();
+        final FetchContext fetch = sessions.newContext(request.data(), version, request.isFromFollower(), topicNames,
+            nowMs);
+        if (fetch.error() != Errors.NONE)
         {
-            future.complete(FetchResponse.of(resolved.error(), 0, 0, new java.util.LinkedHashMap<>(), List.of()));
+            future.complete(new FetchResponseAssembler(fetch, version).build(nowMs, 0));
             return future;
         }
-        final long deadlineMs = replicas.nowMs() + Math.max(0, request.maxWait());
+        final long deadlineMs = nowMs + Math.max(0, request.maxWait());
         final io.netty.util.concurrent.EventExecutor executor = replicas.ownerForCurrentThread().executor();
-        attemptFetch(context, request, resolved, deadlineMs, executor, future);
+        attemptFetch(request, fetch, version, deadlineMs, executor, future);
         return future;
     }
 
-    private void attemptFetch(final RequestContext context, final FetchRequest request,
-        final FetchSessions.Resolved resolved, final long deadlineMs,
-        final io.netty.util.concurrent.EventExecutor executor, final CompletableFuture<AbstractResponse> future)
+    /**
+     * Reads every partition of the fetch; answers when there is enough data, an error, a HW change a follower
+     * must learn (Kafka's DelayedFetch case G), or the deadline; otherwise parks on the partitions until an
+     * append (followers) or a HW move (consumers), then reads again.
+     */
+    private void attemptFetch(final FetchRequest request, final FetchContext fetch, final short version,
+        final long deadlineMs, final io.netty.util.concurrent.EventExecutor executor,
+        final CompletableFuture<AbstractResponse> future)
     {
         if (future.isDone())
         {
             return;
         }
-        final short version = context.header().apiVersion();
         final int replicaId = request.replicaId();
         final boolean follower = replicaId >= 0;
         final FetchIsolation isolation = follower ? FetchIsolation.LOG_END :
             request.isolationLevel() == IsolationLevel.READ_COMMITTED ? FetchIsolation.TXN_COMMITTED :
                 FetchIsolation.HIGH_WATERMARK;
         final long nowMs = replicas.nowMs();
+        final FetchSession session = fetch.partitions();
+        final FetchResponseAssembler assembler = new FetchResponseAssembler(fetch, version);
+        final FetchResponseData.PartitionData[] answers = new FetchResponseData.PartitionData[session.size()];
+        final Partition[] partitions = new Partition[session.size()];
         int remainingBytes = Math.max(0, request.maxBytes());
         int bytes = 0;
-        boolean anyError = false;
-        final List<FetchSessions.Entry> entries = resolved.entries();
-        final FetchResponseData.PartitionData[] results = new FetchResponseData.PartitionData[entries.size()];
-        for (int i = 0; i < entries.size(); i++)
+        boolean mustAnswer = false;
+        int index = 0;
+        for (int slot = session.firstSlot(); slot != FetchSession.NO_SLOT; slot = session.nextSlot(slot), index++)
         {
-            final FetchSessions.Entry entry = entries.get(i);
-            final FetchResponseData.PartitionData data = readPartition(entry, follower, replicaId, isolation,
-                remainingBytes, bytes == 0, version, nowMs);
-            results[i] = data;
-            final int size = data.records() == null ? 0 : data.records().sizeInBytes();
+            final Partition partition = lookup(session, slot, version);
+            partitions[index] = partition;
+            final FetchResponseData.PartitionData answer = readPartition(session, slot, partition, follower,
+                replicaId, isolation, remainingBytes, bytes == 0, version, nowMs);
+            answers[index] = answer;
+            final int size = answer.records() == null ? 0 : answer.records().sizeInBytes();
             bytes += size;
             remainingBytes = Math.max(0, remainingBytes - size);
-            anyError |= data.errorCode() != Errors.NONE.code() || data.divergingEpoch().epoch() >= 0;
+            mustAnswer |= answer.errorCode() != Errors.NONE.code() || FetchResponse.isDivergingEpoch(answer) ||
+                (follower && fetch.kind() == FetchContext.Kind.INCREMENTAL && size == 0 &&
+                    assembler.wouldInclude(slot, answer));
         }
-        if (bytes >= request.minBytes() || anyError || nowMs >= deadlineMs || entries.isEmpty())
+        if (bytes >= request.minBytes() || mustAnswer || nowMs >= deadlineMs || index == 0)
         {
-            future.complete(sessions.respond(resolved, entries, results, version));
+            index = 0;
+            for (int slot = session.firstSlot(); slot != FetchSession.NO_SLOT; slot = session.nextSlot(slot))
+            {
+                assembler.maybeAdd(slot, answers[index++]);
+            }
+            future.complete(assembler.build(replicas.nowMs(), 0));
             return;
         }
-        // Park: wake on the first append (followers) or HW move (consumers) of any fetched partition, or at the
-        // deadline, then read again.
         final AtomicBoolean fired = new AtomicBoolean();
         final Runnable retry = () ->
         {
             if (fired.compareAndSet(false, true))
             {
-                executor.execute(() -> attemptFetch(context, request, resolved, deadlineMs, executor, future));
+                executor.execute(() -> attemptFetch(request, fetch, version, deadlineMs, executor, future));
             }
         };
-        for (final FetchSessions.Entry entry : entries)
+        for (final Partition partition : partitions)
         {
-            final Partition partition = entry.partition();
             if (partition != null)
             {
+                partition.parkUntilHighWatermark(retry);
                 if (follower)
                 {
                     partition.parkUntilAppend(retry);
                 }
-                else
-                {
-                    partition.parkUntilHighWatermark(retry);
-                }
             }
         }
-        executor.schedule(() ->
-        {
-            if (fired.compareAndSet(false, true))
-            {
-                attemptFetch(context, request, resolved, deadlineMs, executor, future);
-            }
-        }, Math.max(1, deadlineMs - nowMs), TimeUnit.MILLISECONDS);
+        executor.schedule(retry, Math.max(1, deadlineMs - nowMs), TimeUnit.MILLISECONDS);
     }
 
-    private FetchResponseData.PartitionData readPartition(final FetchSessions.Entry entry, final boolean follower,
-        final int replicaId, final FetchIsolation isolation, final int remainingBytes, final boolean minOneMessage,
-        final short version, final long nowMs)
+    private Partition lookup(final FetchSession session, final int slot, final short version)
+    {
+        if (version >= 13)
+        {
+            return replicas.partitionOrNull(session.topicId(slot), session.partition(slot));
+        }
+        return replicas.partitionOrNull(new org.apache.kafka.common.TopicPartition(session.topicName(slot),
+            session.partition(slot)));
+    }
+
+    private FetchResponseData.PartitionData readPartition(final FetchSession session, final int slot,
+        final Partition partition, final boolean follower, final int replicaId, final FetchIsolation isolation,
+        final int remainingBytes, final boolean minOneMessage, final short version, final long nowMs)
     {
         final FetchResponseData.PartitionData data = new FetchResponseData.PartitionData()
-            .setPartitionIndex(entry.partitionIndex())
+            .setPartitionIndex(session.partition(slot))
             .setHighWatermark(FetchResponse.INVALID_HIGH_WATERMARK)
             .setLastStableOffset(FetchResponse.INVALID_LAST_STABLE_OFFSET)
             .setLogStartOffset(FetchResponse.INVALID_LOG_START_OFFSET)
             .setRecords(MemoryRecords.EMPTY);
-        final Partition partition = entry.partition();
         if (partition == null)
         {
             return data.setErrorCode((version >= 13 ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION)
@@ -369,17 +391,18 @@ public final class ReplicaApis
                 .setCurrentLeader(new FetchResponseData.LeaderIdAndEpoch().setLeaderId(role.leaderId())
                     .setLeaderEpoch(role.leaderEpoch()));
         }
-        final FetchRequestData.FetchPartition asked = entry.request();
-        if (asked.currentLeaderEpoch() >= 0 && asked.currentLeaderEpoch() != role.leaderEpoch())
+        final int currentLeaderEpoch = session.currentLeaderEpoch(slot);
+        if (currentLeaderEpoch >= 0 && currentLeaderEpoch != role.leaderEpoch())
         {
-            return data.setErrorCode((asked.currentLeaderEpoch() < role.leaderEpoch() ?
+            return data.setErrorCode((currentLeaderEpoch < role.leaderEpoch() ?
                 Errors.FENCED_LEADER_EPOCH : Errors.UNKNOWN_LEADER_EPOCH).code());
         }
-        final long fetchOffset = asked.fetchOffset();
-        if (follower && asked.lastFetchedEpoch() >= 0)
+        final long fetchOffset = session.fetchOffset(slot);
+        final int lastFetchedEpoch = session.lastFetchedEpoch(slot);
+        if (follower && lastFetchedEpoch >= 0)
         {
-            final Optional<PartitionLog.EpochEndOffset> end = partition.endOffsetForEpoch(asked.lastFetchedEpoch());
-            if (end.isEmpty() || end.get().epoch() != asked.lastFetchedEpoch() || end.get().endOffset() < fetchOffset)
+            final Optional<PartitionLog.EpochEndOffset> end = partition.endOffsetForEpoch(lastFetchedEpoch);
+            if (end.isEmpty() || end.get().epoch() != lastFetchedEpoch || end.get().endOffset() < fetchOffset)
             {
                 // The follower's tail diverges from this leader's history: tell it where to truncate, and credit
                 // nothing of that tail (hazard 1's rule for local followers).
@@ -402,11 +425,11 @@ public final class ReplicaApis
         try
         {
             final PartitionLog.ReadResult read = log.read(fetchOffset,
-                Math.min(asked.partitionMaxBytes(), remainingBytes), isolation, minOneMessage);
+                Math.min(session.partitionMaxBytes(slot), remainingBytes), isolation, minOneMessage);
             data.setHighWatermark(read.highWatermark())
                 .setLastStableOffset(read.lastStableOffset())
                 .setLogStartOffset(read.logStartOffset())
-                .setRecords(toMemoryRecords(read.records()));
+                .setRecords(read.records() == null ? MemoryRecords.EMPTY : read.records());
             if (isolation == FetchIsolation.TXN_COMMITTED)
             {
                 data.setAbortedTransactions(read.abortedTransactions() == null ? List.of() :
@@ -424,34 +447,6 @@ public final class ReplicaApis
                 .setHighWatermark(log.highWatermark()).setLogStartOffset(log.logStartOffset())
                 .setLastStableOffset(log.lastStableOffset());
         }
-    }
-
-    /** Responses are written with kafka-clients' serializer, which takes in-memory records only. */
-    static MemoryRecords toMemoryRecords(final Records records)
-    {
-        if (records == null || records.sizeInBytes() == 0)
-        {
-            return MemoryRecords.EMPTY;
-        }
-        if (records instanceof MemoryRecords memory)
-        {
-            return memory;
-        }
-        if (records instanceof FileRecords file)
-        {
-            final ByteBuffer buffer = ByteBuffer.allocate(file.sizeInBytes());
-            try
-            {
-                file.readInto(buffer, 0);
-            }
-            catch (final IOException ex)
-            {
-                throw new UncheckedIOException(ex);
-            }
-            buffer.flip();
-            return MemoryRecords.readableRecords(buffer);
-        }
-        throw new IllegalStateException("unexpected records type " + records.getClass());
     }
 
     // ------------------------------------------------------------------------------------------------------
@@ -598,8 +593,4 @@ public final class ReplicaApis
         return CompletableFuture.completedFuture(new OffsetsForLeaderEpochResponse(data));
     }
 
-    static Uuid idOf(final FetchRequestData.FetchTopic topic)
-    {
-        return topic.topicId();
-    }
 }

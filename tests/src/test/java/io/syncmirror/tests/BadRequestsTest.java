@@ -1,0 +1,168 @@
+package io.syncmirror.tests;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.ApiVersionsRequest;
+import org.apache.kafka.common.requests.ApiVersionsResponse;
+import org.apache.kafka.common.requests.MetadataRequest;
+import org.apache.kafka.common.requests.ProduceRequest;
+import org.apache.kafka.common.requests.ProduceResponse;
+import org.apache.kafka.common.requests.RequestHeader;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import io.syncmirror.broker.cluster.EmbeddedCluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Malformed frames close only their own connection; unsupported APIs and versions get the standard error on a
+ * connection that stays usable; other clients carry on throughout.
+ */
+@Timeout(60)
+class BadRequestsTest
+{
+    private static EmbeddedCluster cluster;
+
+    @BeforeAll
+    static void start()
+    {
+        cluster = EmbeddedCluster.start(1, Map.of());
+    }
+
+    @AfterAll
+    static void stop()
+    {
+        cluster.close();
+    }
+
+    /** A raw Kafka-wire connection: frames written and read by hand. */
+    private static final class RawConnection implements AutoCloseable
+    {
+        private final Socket socket;
+        private final DataOutputStream out;
+        private final DataInputStream in;
+        private int correlationId;
+
+        RawConnection() throws IOException
+        {
+            socket = new Socket("127.0.0.1", cluster.port(1));
+            socket.setSoTimeout(10_000);
+            out = new DataOutputStream(socket.getOutputStream());
+            in = new DataInputStream(socket.getInputStream());
+        }
+
+        AbstractResponse roundTrip(final AbstractRequest request) throws IOException
+        {
+            final RequestHeader header = new RequestHeader(request.apiKey(), request.version(), "raw-client",
+                ++correlationId);
+            final ByteBuffer frame = request.serializeWithHeader(header);
+            writeFrame(frame);
+            final byte[] response = new byte[in.readInt()];
+            in.readFully(response);
+            return AbstractResponse.parseResponse(ByteBuffer.wrap(response), header);
+        }
+
+        void writeFrame(final ByteBuffer frame) throws IOException
+        {
+            out.writeInt(frame.remaining());
+            out.write(frame.array(), frame.arrayOffset() + frame.position(), frame.remaining());
+            out.flush();
+        }
+
+        void writeRaw(final byte[] bytes) throws IOException
+        {
+            out.write(bytes);
+            out.flush();
+        }
+
+        boolean closedByPeer() throws IOException
+        {
+            try
+            {
+                return in.read() < 0;
+            }
+            catch (final EOFException | java.net.SocketException ex)
+            {
+                return true;
+            }
+        }
+
+        @Override
+        public void close() throws IOException
+        {
+            socket.close();
+        }
+    }
+
+    @Test
+    void shouldAnswerApiVersionsWithTheServedRanges() throws Exception
+    {
+        try (RawConnection connection = new RawConnection())
+        {
+            final ApiVersionsResponse response = (ApiVersionsResponse)connection.roundTrip(
+                new ApiVersionsRequest.Builder().build(ApiKeys.API_VERSIONS.latestVersion()));
+            assertEquals(Errors.NONE.code(), response.data().errorCode());
+            assertTrue(response.data().apiKeys().find(ApiKeys.PRODUCE.id) != null);
+            assertTrue(response.data().apiKeys().find(ApiKeys.FETCH.id) != null);
+        }
+    }
+
+    @Test
+    void shouldAnswerAnUnsupportedVersionWithAnErrorAndKeepTheConnection() throws Exception
+    {
+        try (RawConnection connection = new RawConnection())
+        {
+            final ProduceRequest tooOld = new ProduceRequest(new ProduceRequestData().setAcks((short)1)
+                .setTimeoutMs(1000), (short)2);
+            final ProduceResponse response = (ProduceResponse)connection.roundTrip(tooOld);
+            assertTrue(response.errorCounts().containsKey(Errors.UNSUPPORTED_VERSION) ||
+                response.data().responses().isEmpty(), "unexpected answer " + response);
+            // Still usable.
+            final AbstractResponse metadata = connection.roundTrip(new MetadataRequest(new MetadataRequestData()
+                .setTopics(null).setAllowAutoTopicCreation(false), ApiKeys.METADATA.latestVersion()));
+            assertEquals(ApiKeys.METADATA, metadata.apiKey());
+        }
+    }
+
+    @Test
+    void shouldCloseOnlyTheConnectionThatSentAMalformedFrame() throws Exception
+    {
+        try (RawConnection healthy = new RawConnection();
+             RawConnection garbage = new RawConnection();
+             RawConnection oversize = new RawConnection();
+             KafkaProducer<byte[], byte[]> producer = Clients.producer(cluster.bootstrapServers(), Map.of()))
+        {
+            producer.send(new ProducerRecord<>("bad-requests", "before".getBytes(StandardCharsets.UTF_8))).get();
+            garbage.writeRaw(new byte[] {0, 0, 0, 12, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+            assertTrue(garbage.closedByPeer(), "a frame with a garbage header left the connection open");
+            oversize.writeRaw(new byte[] {0x7f, (byte)0xff, (byte)0xff, (byte)0xff});
+            assertTrue(oversize.closedByPeer(), "an oversize frame left the connection open");
+            assertThrows(IOException.class, () -> garbage.roundTrip(
+                new ApiVersionsRequest.Builder().build(ApiKeys.API_VERSIONS.latestVersion())));
+            final ApiVersionsResponse response = (ApiVersionsResponse)healthy.roundTrip(
+                new ApiVersionsRequest.Builder().build(ApiKeys.API_VERSIONS.latestVersion()));
+            assertEquals(Errors.NONE.code(), response.data().errorCode());
+            producer.send(new ProducerRecord<>("bad-requests", "after".getBytes(StandardCharsets.UTF_8))).get();
+        }
+    }
+}

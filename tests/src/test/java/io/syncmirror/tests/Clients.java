@@ -1,0 +1,125 @@
+package io.syncmirror.tests;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.function.BooleanSupplier;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Real Kafka 4.4 clients configured for tests against a cluster on loopback. */
+final class Clients
+{
+    private Clients()
+    {
+    }
+
+    static Admin admin(final String bootstrap)
+    {
+        final Properties props = new Properties();
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+        props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
+        return Admin.create(props);
+    }
+
+    static KafkaProducer<byte[], byte[]> producer(final String bootstrap, final Map<String, Object> overrides)
+    {
+        final Properties props = new Properties();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        props.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 60_000);
+        props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+        props.put(ProducerConfig.RETRY_BACKOFF_MS_CONFIG, 100);
+        props.putAll(overrides);
+        return new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    static KafkaConsumer<byte[], byte[]> consumer(final String bootstrap, final Map<String, Object> overrides)
+    {
+        final Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        props.put(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+        props.putAll(overrides);
+        return new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    static void createTopic(final Admin admin, final String topic, final int partitions, final short rf,
+        final Map<String, String> configs) throws Exception
+    {
+        admin.createTopics(List.of(new NewTopic(topic, partitions, rf).configs(configs))).all().get();
+        awaitCondition(() -> fullyReplicated(admin, topic, rf), 30_000, "topic " + topic + " never got leaders");
+    }
+
+    static void createTopic(final Admin admin, final String topic, final Map<Integer, List<Integer>> assignment,
+        final Map<String, String> configs) throws Exception
+    {
+        admin.createTopics(List.of(new NewTopic(topic, assignment).configs(configs))).all().get();
+        final int rf = assignment.values().iterator().next().size();
+        awaitCondition(() -> fullyReplicated(admin, topic, rf), 30_000, "topic " + topic + " never got leaders");
+    }
+
+    static TopicDescription describe(final Admin admin, final String topic) throws Exception
+    {
+        return admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
+    }
+
+    private static boolean fullyReplicated(final Admin admin, final String topic, final int rf)
+    {
+        try
+        {
+            return describe(admin, topic).partitions().stream()
+                .allMatch(p -> p.leader() != null && p.isr().size() == rf);
+        }
+        catch (final Exception ex)
+        {
+            return false;
+        }
+    }
+
+    /** Reads {@code count} records of the given partitions from their start. */
+    static List<ConsumerRecord<byte[], byte[]>> readAll(final KafkaConsumer<byte[], byte[]> consumer,
+        final Collection<TopicPartition> partitions, final int count, final long timeoutMs)
+    {
+        consumer.assign(partitions);
+        consumer.seekToBeginning(partitions);
+        final List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+        final long deadline = System.currentTimeMillis() + timeoutMs;
+        while (records.size() < count && System.currentTimeMillis() < deadline)
+        {
+            consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+        }
+        return records;
+    }
+
+    static void awaitCondition(final BooleanSupplier condition, final long timeoutMs, final String message)
+        throws InterruptedException
+    {
+        final long deadline = System.currentTimeMillis() + timeoutMs;
+        while (!condition.getAsBoolean())
+        {
+            assertTrue(System.currentTimeMillis() < deadline, message);
+            Thread.sleep(50);
+        }
+    }
+}
