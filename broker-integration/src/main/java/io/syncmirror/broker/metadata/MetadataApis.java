@@ -349,7 +349,7 @@ public final class MetadataApis implements RequestHandler
                 }
                 for (final String key : LogConfig.nonInternalConfigNames().stream().sorted().toList())
                 {
-                    if (resource.configurationKeys() == null || resource.configurationKeys().contains(key))
+                    if (wanted(resource, key))
                     {
                         result.configs().add(topicEntry(key, topic.get().config(), data, request.version()));
                     }
@@ -365,7 +365,7 @@ public final class MetadataApis implements RequestHandler
                 }
                 for (final Map.Entry<String, String> e : new TreeMap<>(brokerConfig).entrySet())
                 {
-                    if (resource.configurationKeys() != null && !resource.configurationKeys().contains(e.getKey()))
+                    if (!wanted(resource, e.getKey()))
                     {
                         continue;
                     }
@@ -391,6 +391,13 @@ public final class MetadataApis implements RequestHandler
             }
         }
         return new DescribeConfigsResponse(response);
+    }
+
+    /** Null or empty keys mean every key, as Kafka's Admin sends them. */
+    private static boolean wanted(final DescribeConfigsRequestData.DescribeConfigsResource resource, final String key)
+    {
+        final List<String> keys = resource.configurationKeys();
+        return keys == null || keys.isEmpty() || keys.contains(key);
     }
 
     private DescribeConfigsResponseData.DescribeConfigsResourceResult topicEntry(final String key,
