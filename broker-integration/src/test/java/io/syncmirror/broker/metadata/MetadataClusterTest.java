@@ -238,6 +238,19 @@ class MetadataClusterTest
     }
 
     @Test
+    void shouldMoveLeadershipBeforeAcknowledgingAControlledShutdown() throws Exception
+    {
+        final Node b1 = start(1, Map.of());
+        final Node b2 = start(2, Map.of());
+        waitFor(() -> b1.applier.image().liveBrokers().size() == 2, "two live brokers");
+        create(b1, "cs", 4, 2);
+        b2.lifecycle.controlledShutdown().get(5, TimeUnit.SECONDS);
+        waitFor(() -> b1.applier.image().topic("cs").orElseThrow().partitions().stream()
+            .allMatch(p -> p.leader() == 1), "leadership on broker 1");
+        assertTrue(b1.applier.image().registration(2).orElseThrow().fenced());
+    }
+
+    @Test
     void shouldAlterIsrThroughTheControllerAndFenceAStaleLeaderEpoch() throws Exception
     {
         final Node b1 = start(1, Map.of());
