@@ -141,6 +141,44 @@ public final class MetadataApis implements RequestHandler
         }
     }
 
+    /**
+     * Creates a topic through the controller unless this broker's image has it, and completes with the topic once
+     * the image shows it (or exceptionally with the controller's error, e.g. INVALID_REPLICATION_FACTOR). For
+     * internal topics (consumer offsets, transaction state), which Metadata never auto-creates.
+     */
+    public CompletableFuture<TopicMetadata> ensureTopic(final String topic, final int partitions,
+        final short replicationFactor, final Map<String, String> config)
+    {
+        final Optional<TopicMetadata> existing = metadata.image().topic(topic);
+        if (existing.isPresent())
+        {
+            return CompletableFuture.completedFuture(existing.get());
+        }
+        final CreateTopicsRequestData.CreatableTopicConfigCollection configs =
+            new CreateTopicsRequestData.CreatableTopicConfigCollection();
+        config.forEach((k, v) -> configs.add(new CreateTopicsRequestData.CreatableTopicConfig().setName(k)
+            .setValue(v)));
+        final CreateTopicsRequestData.CreatableTopicCollection topics =
+            new CreateTopicsRequestData.CreatableTopicCollection();
+        topics.add(new CreateTopicsRequestData.CreatableTopic().setName(topic).setNumPartitions(partitions)
+            .setReplicationFactor(replicationFactor).setConfigs(configs));
+        return controller.<CreateTopicsResponse>send(new CreateTopicsRequest.Builder(new CreateTopicsRequestData()
+            .setTopics(topics).setTimeoutMs((int) MAX_APPLY_WAIT_MS)))
+            .thenCompose(response ->
+            {
+                final CreateTopicsResponseData.CreatableTopicResult result = response.data().topics().find(topic);
+                final Errors error = result == null ? Errors.UNKNOWN_SERVER_ERROR : Errors.forCode(result.errorCode());
+                if (error != Errors.NONE && error != Errors.TOPIC_ALREADY_EXISTS)
+                {
+                    return CompletableFuture.failedFuture(error.exception(result == null ? null
+                        : result.errorMessage()));
+                }
+                return metadata.await(img -> img.topic(topic).isPresent())
+                    .orTimeout(MAX_APPLY_WAIT_MS, TimeUnit.MILLISECONDS)
+                    .thenApply(img -> img.topic(topic).orElseThrow());
+            });
+    }
+
     // ----------------------------------------------------------------------------------------------- Metadata
 
     private CompletableFuture<AbstractResponse> metadata(final MetadataRequest request)

@@ -251,6 +251,26 @@ class MetadataClusterTest
     }
 
     @Test
+    void shouldEnsureAnInternalTopicOnceAndReportCreationErrors() throws Exception
+    {
+        final Node b1 = start(1, Map.of());
+        final TopicMetadata offsets = b1.apis.ensureTopic("__consumer_offsets", 5, (short) 1,
+            Map.of("cleanup.policy", "compact")).get(10, TimeUnit.SECONDS);
+        assertEquals(5, offsets.partitions().size());
+        assertEquals(Map.of("cleanup.policy", "compact"), offsets.config());
+        assertEquals(offsets.id(), b1.apis.ensureTopic("__consumer_offsets", 5, (short) 1, Map.of())
+            .get(10, TimeUnit.SECONDS).id());
+        final Throwable error = org.junit.jupiter.api.Assertions.assertThrows(
+            java.util.concurrent.ExecutionException.class, () -> b1.apis.ensureTopic("__transaction_state", 1,
+                (short) 3, Map.of()).get(10, TimeUnit.SECONDS)).getCause();
+        assertTrue(error instanceof org.apache.kafka.common.errors.InvalidReplicationFactorException,
+            error.toString());
+        assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION.code(),
+            metadata(b1, List.of("__transaction_state"), true).topics().find("__transaction_state").errorCode(),
+            "internal topics are never auto-created by Metadata");
+    }
+
+    @Test
     void shouldAlterIsrThroughTheControllerAndFenceAStaleLeaderEpoch() throws Exception
     {
         final Node b1 = start(1, Map.of());
