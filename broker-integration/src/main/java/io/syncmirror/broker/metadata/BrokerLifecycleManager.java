@@ -2,6 +2,7 @@ package io.syncmirror.broker.metadata;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -196,6 +197,19 @@ public final class BrokerLifecycleManager implements AutoCloseable
         }
     }
 
+    /** A send whose synchronous failure becomes a failed future, so no loop or periodic task dies of it. */
+    private <R> CompletableFuture<R> sendSafely(final Supplier<CompletableFuture<R>> send)
+    {
+        try
+        {
+            return send.get();
+        }
+        catch (final RuntimeException e)
+        {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
     private void register()
     {
         if (closed || registering)
@@ -210,7 +224,7 @@ public final class BrokerLifecycleManager implements AutoCloseable
         final BrokerRegistrationRequestData data = new BrokerRegistrationRequestData().setBrokerId(brokerId)
             .setClusterId(clusterId).setIncarnationId(incarnationId).setListeners(listeners)
             .setRack(advertised.rack()).setPreviousBrokerEpoch(previousBrokerEpoch).setLogDirs(List.of());
-        controller.<BrokerRegistrationResponse>send(new BrokerRegistrationRequest.Builder(data))
+        this.<BrokerRegistrationResponse>sendSafely(() -> controller.send(new BrokerRegistrationRequest.Builder(data)))
             .whenCompleteAsync((response, error) ->
             {
                 registering = false;
@@ -239,7 +253,7 @@ public final class BrokerLifecycleManager implements AutoCloseable
         final BrokerHeartbeatRequestData data = new BrokerHeartbeatRequestData().setBrokerId(brokerId)
             .setBrokerEpoch(epoch).setCurrentMetadataOffset(applier.image().appliedOffset())
             .setWantFence(false).setWantShutDown(wantShutDown);
-        controller.<BrokerHeartbeatResponse>send(new BrokerHeartbeatRequest.Builder(data))
+        this.<BrokerHeartbeatResponse>sendSafely(() -> controller.send(new BrokerHeartbeatRequest.Builder(data)))
             .whenCompleteAsync((response, error) ->
             {
                 heartbeatInFlight = false;
@@ -278,8 +292,9 @@ public final class BrokerLifecycleManager implements AutoCloseable
             return;
         }
         final long fetchOffset = applier.image().appliedOffset() + 1;
-        controller.<FetchResponse>send(new MetadataFetchRequestBuilder(brokerId, brokerEpoch, fetchOffset,
-            FETCH_MAX_WAIT_MS, FETCH_MAX_BYTES))
+        final long epoch = brokerEpoch;
+        this.<FetchResponse>sendSafely(() -> controller.send(new MetadataFetchRequestBuilder(brokerId, epoch,
+            fetchOffset, FETCH_MAX_WAIT_MS, FETCH_MAX_BYTES)))
             .whenCompleteAsync((response, error) ->
             {
                 if (closed)

@@ -290,7 +290,8 @@ public final class MetadataApis implements RequestHandler
                 {
                     missing.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
                 }
-                if (topics.find(missing.name()) == null)
+                // A name asked twice is answered once; missing ids have no name and are each answered.
+                if (missing.name() == null || topics.find(missing.name()) == null)
                 {
                     topics.add(missing);
                 }
