@@ -187,8 +187,9 @@ public final class MetadataApis implements RequestHandler
         final short version = request.version();
         final MetadataImage image = metadata.image();
         final boolean allowAutoCreate = autoCreateTopics && (version < 4 || data.allowAutoTopicCreation());
+        final boolean allTopics = request.isAllTopics();
         final Set<String> toCreate = new LinkedHashSet<>();
-        if (data.topics() != null)
+        if (!allTopics)
         {
             for (final MetadataRequestData.MetadataRequestTopic t : data.topics())
             {
@@ -201,7 +202,7 @@ public final class MetadataApis implements RequestHandler
         }
         if (toCreate.isEmpty())
         {
-            return CompletableFuture.completedFuture(metadataResponse(data, version, image, Map.of()));
+            return CompletableFuture.completedFuture(metadataResponse(data, allTopics, version, image, Map.of()));
         }
         final CreateTopicsRequestData.CreatableTopicCollection topics =
             new CreateTopicsRequestData.CreatableTopicCollection();
@@ -226,12 +227,14 @@ public final class MetadataApis implements RequestHandler
                 }
                 return awaitImage(img -> toCreate.stream().allMatch(n -> createErrors.containsKey(n)
                     || img.topic(n).isPresent()), AUTO_CREATE_WAIT_MS)
-                    .thenApply(img -> (AbstractResponse) metadataResponse(data, version, img, createErrors));
+                    .thenApply(img -> (AbstractResponse) metadataResponse(data, allTopics, version, img,
+                        createErrors));
             })
-            .exceptionally(error -> metadataResponse(data, version, metadata.image(), Map.of()));
+            .exceptionally(error -> metadataResponse(data, allTopics, version, metadata.image(), Map.of()));
     }
 
-    private MetadataResponse metadataResponse(final MetadataRequestData data, final short version,
+    private MetadataResponse metadataResponse(final MetadataRequestData data, final boolean allTopics,
+        final short version,
         final MetadataImage image, final Map<String, Errors> createErrors)
     {
         final MetadataResponseData response = new MetadataResponseData()
@@ -247,7 +250,7 @@ public final class MetadataApis implements RequestHandler
         response.setBrokers(brokers);
         final MetadataResponseData.MetadataResponseTopicCollection topics =
             new MetadataResponseData.MetadataResponseTopicCollection();
-        if (data.topics() == null)
+        if (allTopics)
         {
             for (final TopicMetadata t : image.topics())
             {

@@ -187,6 +187,10 @@ class MetadataClusterTest
         assertEquals(3, md.brokers().size());
         assertEquals(2, md.controllerId());
 
+        final MetadataResponse all = b2.client.<MetadataResponse>send(MetadataRequest.Builder.allTopics())
+            .get(10, TimeUnit.SECONDS);
+        assertEquals(1, all.data().topics().size());
+
         assertEquals(Errors.TOPIC_ALREADY_EXISTS.code(), create(b2, "orders", 1, 1).data().topics().find("orders")
             .errorCode());
         assertEquals(Errors.INVALID_REPLICATION_FACTOR.code(), create(b2, "big", 1, 4).data().topics().find("big")
