@@ -401,6 +401,48 @@ public final class TransactionCoordinator implements ReplicaAccess.LeadershipLis
         }
     }
 
+    /**
+     * AddPartitionsToTxn v4+ with VerifyOnly: NONE for each partition already in the producer's ongoing
+     * transaction, INVALID_TXN_STATE for the others, or the producer's error for all.
+     */
+    public Map<TopicPartition, Errors> verifyPartitions(final String transactionalId, final long producerId,
+        final short producerEpoch, final Collection<TopicPartition> verified)
+    {
+        final Map<TopicPartition, Errors> result = new HashMap<>();
+        synchronized (lock)
+        {
+            final TxnPartition partition = partitions.get(config.transactionPartitionFor(transactionalId));
+            Errors error = partitionError(partition);
+            if (error == Errors.NONE)
+            {
+                final Txn txn = partition.txns.get(transactionalId);
+                if (txn == null || txn.current.producerId() != producerId)
+                {
+                    error = Errors.INVALID_PRODUCER_ID_MAPPING;
+                }
+                else if (producerEpoch != txn.visibleEpoch())
+                {
+                    error = Errors.PRODUCER_FENCED;
+                }
+                else
+                {
+                    final boolean ongoing = txn.current.state() == TransactionState.ONGOING;
+                    for (final TopicPartition tp : verified)
+                    {
+                        result.put(tp, ongoing && txn.current.partitions().contains(tp)
+                            ? Errors.NONE : Errors.INVALID_TXN_STATE);
+                    }
+                    return result;
+                }
+            }
+            for (final TopicPartition tp : verified)
+            {
+                result.put(tp, error);
+            }
+        }
+        return result;
+    }
+
     // ---------------------------------------------------------------------------------------------------- EndTxn
 
     /** EndTxn: answers once the decision is logged; markers follow. */

@@ -26,7 +26,9 @@ public final class TxnMarkerWriter
     /** Told about every marker appended, after the append is replicated. */
     public interface MarkerListener
     {
-        void onMarkerWritten(TopicPartition partition, long producerId, short producerEpoch, boolean committed);
+        /** {@code markerOffset} is the offset the marker got in the partition's log. */
+        void onMarkerWritten(TopicPartition partition, long producerId, short producerEpoch, boolean committed,
+            long markerOffset);
     }
 
     private final ReplicaAccess replicas;
@@ -94,7 +96,7 @@ public final class TxnMarkerWriter
                         try
                         {
                             current.onMarkerWritten(partition, marker.producerId(), marker.producerEpoch(),
-                                type == ControlRecordType.COMMIT);
+                                type == ControlRecordType.COMMIT, appended.firstOffset());
                         }
                         catch (final RuntimeException e)
                         {
