@@ -26,6 +26,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.syncmirror.broker.metadata.MetadataView;
+import io.syncmirror.broker.storage.PartitionLog;
 
 /**
  * Consumer offsets without group membership: the offsets half of Kafka's group coordinator, for consumers that
@@ -227,7 +228,7 @@ public final class OffsetCoordinator implements ReplicaAccess.LeadershipListener
             : MemoryRecords.withRecords(Compression.NONE, records.toArray(new SimpleRecord[0]));
         final TopicPartition logPartition = new TopicPartition(CoordinatorConfig.CONSUMER_OFFSETS_TOPIC,
             partitionIndex);
-        CompletableFuture<io.syncmirror.broker.storage.PartitionLog.AppendResult> append;
+        CompletableFuture<PartitionLog.AppendResult> append;
         try
         {
             append = replicas.appendAndWait(logPartition, batch, config.appendTimeoutMs());

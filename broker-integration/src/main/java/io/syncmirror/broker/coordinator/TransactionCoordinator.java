@@ -562,7 +562,8 @@ public final class TransactionCoordinator implements ReplicaAccess.LeadershipLis
                 }
                 else
                 {
-                    actions.add(() -> dispatchMarkers(txn, txn.markerGeneration));
+                    final int generation = txn.markerGeneration;
+                    actions.add(() -> dispatchMarkers(txn, generation));
                 }
             }
             if (nowMs >= nextAbortCheckMs)

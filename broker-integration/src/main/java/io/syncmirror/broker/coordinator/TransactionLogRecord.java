@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -89,7 +90,7 @@ public record TransactionLogRecord(long producerId, short producerEpoch, int tim
         final int timeoutMs = buffer.getInt();
         final TransactionState state = TransactionState.forId(buffer.get());
         final int topics = buffer.getInt();
-        final Set<TopicPartition> partitions = new java.util.HashSet<>();
+        final Set<TopicPartition> partitions = new HashSet<>();
         for (int t = 0; t < topics; t++)
         {
             final String topic = readString(buffer);

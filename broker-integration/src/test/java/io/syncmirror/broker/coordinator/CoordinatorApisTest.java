@@ -10,6 +10,7 @@ import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.AddOffsetsToTxnRequestData;
+import org.apache.kafka.common.message.AddPartitionsToTxnRequestData;
 import org.apache.kafka.common.message.AllocateProducerIdsResponseData;
 import org.apache.kafka.common.message.EndTxnRequestData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
@@ -241,6 +242,30 @@ class CoordinatorApisTest
             init.data().producerId(), init.data().producerEpoch(), List.of(DATA, missing)), (short) 3);
         assertEquals(Map.of(DATA, Errors.OPERATION_NOT_ATTEMPTED, missing, Errors.UNKNOWN_TOPIC_OR_PARTITION),
             added.errors().get(AddPartitionsToTxnResponse.V3_AND_BELOW_TXN_ID));
+    }
+
+    @Test
+    void shouldVerifyPartitionsForBrokersWithTheBatchedForm() throws Exception
+    {
+        internalTopicsLedHere();
+        final InitProducerIdResponse init = call(new InitProducerIdRequest.Builder(new InitProducerIdRequestData()
+            .setTransactionalId(TXN_ID).setTransactionTimeoutMs(60_000)), (short) 5);
+        final long pid = init.data().producerId();
+        final short epoch = init.data().producerEpoch();
+        call(AddPartitionsToTxnRequest.Builder.forClient(TXN_ID, pid, epoch, List.of(DATA)), (short) 3);
+
+        final AddPartitionsToTxnRequestData.AddPartitionsToTxnTopicCollection topics =
+            new AddPartitionsToTxnRequestData.AddPartitionsToTxnTopicCollection();
+        topics.add(new AddPartitionsToTxnRequestData.AddPartitionsToTxnTopic().setName("data")
+            .setPartitions(List.of(0, 1)));
+        final AddPartitionsToTxnRequestData.AddPartitionsToTxnTransactionCollection transactions =
+            new AddPartitionsToTxnRequestData.AddPartitionsToTxnTransactionCollection();
+        transactions.add(new AddPartitionsToTxnRequestData.AddPartitionsToTxnTransaction().setTransactionalId(TXN_ID)
+            .setProducerId(pid).setProducerEpoch(epoch).setVerifyOnly(true).setTopics(topics));
+        final AddPartitionsToTxnResponse verified = call(AddPartitionsToTxnRequest.Builder.forBroker(transactions),
+            (short) 5);
+        assertEquals(Map.of(DATA, Errors.NONE, new TopicPartition("data", 1), Errors.INVALID_TXN_STATE),
+            verified.errors().get(TXN_ID));
     }
 
     @Test
