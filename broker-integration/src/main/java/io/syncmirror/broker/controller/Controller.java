@@ -81,7 +81,7 @@ public final class Controller
     public static final long BROKER_SESSION_TIMEOUT_MS_DEFAULT = 9000;
     public static final String CLUSTER_ID_CONFIG = "cluster.id";
 
-    /** Producer ids are handed to brokers in blocks of this size (Kafka's {@code ProducerIdsBlock.PRODUCER_ID_BLOCK_SIZE}). */
+    /** Producer ids go to brokers in blocks of this size (Kafka's {@code ProducerIdsBlock.PRODUCER_ID_BLOCK_SIZE}). */
     public static final int PRODUCER_ID_BLOCK_SIZE = 1000;
 
     private static final int NO_LEADER = -1;

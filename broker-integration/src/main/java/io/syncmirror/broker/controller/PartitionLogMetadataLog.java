@@ -12,9 +12,16 @@ import io.syncmirror.broker.storage.PartitionLog;
  *
  * <p>An append is flushed before it counts, so everything the log holds when it is reopened was committed:
  * opening moves the HW to the log end (the log store does not need to have checkpointed it).
+ *
+ * <p>Open the underlying log with {@link #TOPIC_CONFIG}: Kafka's default retention (7 days) would delete the
+ * metadata log's old segments, and with them the cluster's state (there are no snapshots yet).
  */
 public final class PartitionLogMetadataLog implements MetadataLog
 {
+    /** Topic config overrides for {@code __cluster_metadata-0}: keep everything, never compact. */
+    public static final java.util.Map<String, String> TOPIC_CONFIG = java.util.Map.of(
+        "retention.ms", "-1", "retention.bytes", "-1", "cleanup.policy", "delete");
+
     /** Batches are written with this leader epoch; with one controller there is never another. */
     private static final int CONTROLLER_EPOCH = 0;
 

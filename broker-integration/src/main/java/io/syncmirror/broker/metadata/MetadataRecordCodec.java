@@ -322,7 +322,8 @@ public final class MetadataRecordCodec
         {
             if (buffer.remaining() < bytes)
             {
-                final ByteBuffer bigger = ByteBuffer.allocate(Math.max(buffer.capacity() * 2, buffer.position() + bytes));
+                final ByteBuffer bigger =
+                    ByteBuffer.allocate(Math.max(buffer.capacity() * 2, buffer.position() + bytes));
                 buffer.flip();
                 bigger.put(buffer);
                 buffer = bigger;

@@ -1,0 +1,434 @@
+package io.syncmirror.broker.controller;
+
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.NotControllerException;
+import org.apache.kafka.common.internals.Topic;
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.Records;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.AllocateProducerIdsRequest;
+import org.apache.kafka.common.requests.AllocateProducerIdsResponse;
+import org.apache.kafka.common.requests.AlterPartitionRequest;
+import org.apache.kafka.common.requests.AlterPartitionResponse;
+import org.apache.kafka.common.requests.BrokerHeartbeatRequest;
+import org.apache.kafka.common.requests.BrokerHeartbeatResponse;
+import org.apache.kafka.common.requests.BrokerRegistrationRequest;
+import org.apache.kafka.common.requests.BrokerRegistrationResponse;
+import org.apache.kafka.common.requests.CreateTopicsRequest;
+import org.apache.kafka.common.requests.CreateTopicsResponse;
+import org.apache.kafka.common.requests.DeleteTopicsRequest;
+import org.apache.kafka.common.requests.DeleteTopicsResponse;
+import org.apache.kafka.common.requests.FetchRequest;
+import org.apache.kafka.common.requests.FetchResponse;
+import org.apache.kafka.common.requests.IncrementalAlterConfigsRequest;
+import org.apache.kafka.common.requests.IncrementalAlterConfigsResponse;
+import org.apache.kafka.common.requests.RequestHeader;
+
+import io.syncmirror.broker.network.NodeClient;
+import io.syncmirror.broker.network.RequestContext;
+import io.syncmirror.broker.network.RequestHandler;
+
+/**
+ * The controller's request handling: BrokerRegistration, BrokerHeartbeat, AlterPartition, AllocateProducerIds,
+ * CreateTopics, DeleteTopics, IncrementalAlterConfigs and Fetch of {@code __cluster_metadata-0}. Thread-safe:
+ * {@link #handle} only enqueues; every {@link Controller} call runs on one event thread (daemon
+ * {@code controller-event}), which also runs the session-expiry tick and parks metadata fetches.
+ *
+ * <p>A metadata Fetch at the log end parks until an append or its MaxWaitMs, never blocking the caller's thread;
+ * its response's high watermark is the committed end of the metadata log.
+ *
+ * <p>On the controller node, client CreateTopics/DeleteTopics/IncrementalAlterConfigs go to the broker's
+ * {@code MetadataApis} (which reaches this class in-process through {@link #localClient}); route only
+ * {@link #isMetadataFetch metadata fetches} and the four broker-to-controller APIs here.
+ */
+public final class ControllerApis implements RequestHandler, AutoCloseable
+{
+    private static final Map<ApiKeys, short[]> VERSIONS = new EnumMap<>(ApiKeys.class);
+
+    static
+    {
+        VERSIONS.put(ApiKeys.BROKER_REGISTRATION, range(ApiKeys.BROKER_REGISTRATION.oldestVersion(),
+            ApiKeys.BROKER_REGISTRATION.latestVersion()));
+        VERSIONS.put(ApiKeys.BROKER_HEARTBEAT, range(ApiKeys.BROKER_HEARTBEAT.oldestVersion(),
+            ApiKeys.BROKER_HEARTBEAT.latestVersion()));
+        VERSIONS.put(ApiKeys.ALTER_PARTITION, range(ApiKeys.ALTER_PARTITION.oldestVersion(),
+            ApiKeys.ALTER_PARTITION.latestVersion()));
+        VERSIONS.put(ApiKeys.ALLOCATE_PRODUCER_IDS, range(ApiKeys.ALLOCATE_PRODUCER_IDS.oldestVersion(),
+            ApiKeys.ALLOCATE_PRODUCER_IDS.latestVersion()));
+        VERSIONS.put(ApiKeys.CREATE_TOPICS, range(ApiKeys.CREATE_TOPICS.oldestVersion(),
+            ApiKeys.CREATE_TOPICS.latestVersion()));
+        VERSIONS.put(ApiKeys.DELETE_TOPICS, range(ApiKeys.DELETE_TOPICS.oldestVersion(),
+            ApiKeys.DELETE_TOPICS.latestVersion()));
+        VERSIONS.put(ApiKeys.INCREMENTAL_ALTER_CONFIGS, range(ApiKeys.INCREMENTAL_ALTER_CONFIGS.oldestVersion(),
+            ApiKeys.INCREMENTAL_ALTER_CONFIGS.latestVersion()));
+        // Topic ids in Fetch (v13+) are what brokers send; older versions by name work too.
+        VERSIONS.put(ApiKeys.FETCH, range(ApiKeys.FETCH.oldestVersion(), FetchRequestData.HIGHEST_SUPPORTED_VERSION));
+    }
+
+    private static final int DEFAULT_FETCH_MAX_BYTES = 1 << 20;
+
+    private final Controller controller;
+    private final ScheduledExecutorService eventThread;
+    private final boolean ownsEventThread;
+    private final List<ParkedFetch> parked = new ArrayList<>();
+    private ScheduledFuture<?> tickTask;
+    private volatile boolean closed;
+
+    /** Runs on its own daemon event thread; {@link #start()} starts the session-expiry tick. */
+    public ControllerApis(final Controller controller)
+    {
+        this(controller, Executors.newSingleThreadScheduledExecutor(r ->
+        {
+            final Thread t = new Thread(r, "controller-event");
+            t.setDaemon(true);
+            return t;
+        }), true);
+    }
+
+    /** Runs on {@code eventThread}, which must be single-threaded; it is not shut down by {@link #close}. */
+    public ControllerApis(final Controller controller, final ScheduledExecutorService eventThread)
+    {
+        this(controller, eventThread, false);
+    }
+
+    private ControllerApis(final Controller controller, final ScheduledExecutorService eventThread,
+        final boolean ownsEventThread)
+    {
+        this.controller = controller;
+        this.eventThread = eventThread;
+        this.ownsEventThread = ownsEventThread;
+    }
+
+    /** Starts the tick that fences brokers whose session expired (every quarter session, at most 1 s). */
+    public void start()
+    {
+        final long periodMs = Math.max(10, Math.min(1000, controller.sessionTimeoutMs() / 4));
+        tickTask = eventThread.scheduleWithFixedDelay(() ->
+        {
+            try
+            {
+                if (controller.tick())
+                {
+                    wakeParkedFetches();
+                }
+            }
+            catch (final RuntimeException e)
+            {
+                // A failed append leaves the tick to retry on the next period; the error is the log's to report.
+            }
+        }, periodMs, periodMs, TimeUnit.MILLISECONDS);
+    }
+
+    private static short[] range(final short min, final short max)
+    {
+        return new short[] {min, max};
+    }
+
+    /** Whether a Fetch names {@code __cluster_metadata} (by id or name): such fetches belong to this class. */
+    public static boolean isMetadataFetch(final FetchRequestData data)
+    {
+        for (final FetchRequestData.FetchTopic topic : data.topics())
+        {
+            if (Uuid.METADATA_TOPIC_ID.equals(topic.topicId())
+                || Topic.CLUSTER_METADATA_TOPIC_NAME.equals(topic.topic()))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public short maxVersion(final ApiKeys key)
+    {
+        final short[] range = VERSIONS.get(key);
+        return range == null ? -1 : range[1];
+    }
+
+    @Override
+    public short minVersion(final ApiKeys key)
+    {
+        final short[] range = VERSIONS.get(key);
+        return range == null ? key.oldestVersion() : range[0];
+    }
+
+    @Override
+    public CompletableFuture<AbstractResponse> handle(final RequestContext context, final AbstractRequest request)
+    {
+        if (closed)
+        {
+            return CompletableFuture.failedFuture(new NotControllerException("the controller is shutting down"));
+        }
+        switch (request.apiKey())
+        {
+            case BROKER_REGISTRATION:
+                return onEventThread(c -> new BrokerRegistrationResponse(
+                    c.registerBroker(((BrokerRegistrationRequest) request).data())));
+            case BROKER_HEARTBEAT:
+                return onEventThread(c -> new BrokerHeartbeatResponse(
+                    c.heartbeat(((BrokerHeartbeatRequest) request).data())));
+            case ALTER_PARTITION:
+                return onEventThread(c -> new AlterPartitionResponse(
+                    c.alterPartition(((AlterPartitionRequest) request).data(), request.version())));
+            case ALLOCATE_PRODUCER_IDS:
+                return onEventThread(c -> new AllocateProducerIdsResponse(
+                    c.allocateProducerIds(((AllocateProducerIdsRequest) request).data())));
+            case CREATE_TOPICS:
+                return onEventThread(c -> new CreateTopicsResponse(
+                    c.createTopics(((CreateTopicsRequest) request).data())));
+            case DELETE_TOPICS:
+                return onEventThread(c -> new DeleteTopicsResponse(
+                    c.deleteTopics(((DeleteTopicsRequest) request).data())));
+            case INCREMENTAL_ALTER_CONFIGS:
+                return onEventThread(c -> new IncrementalAlterConfigsResponse(
+                    c.incrementalAlterConfigs(((IncrementalAlterConfigsRequest) request).data())));
+            case FETCH:
+                return fetch((FetchRequest) request);
+            default:
+                return CompletableFuture.failedFuture(new org.apache.kafka.common.errors.UnsupportedVersionException(
+                    "the controller does not serve " + request.apiKey()));
+        }
+    }
+
+    /**
+     * Runs {@code action} on the event thread and completes with its result; afterwards wakes metadata fetches
+     * parked below the new high watermark. Also the way to read controller state safely from other threads.
+     */
+    public <T> CompletableFuture<T> onEventThread(final Function<Controller, T> action)
+    {
+        final CompletableFuture<T> future = new CompletableFuture<>();
+        try
+        {
+            eventThread.execute(() ->
+            {
+                try
+                {
+                    final T result = action.apply(controller);
+                    wakeParkedFetches();
+                    future.complete(result);
+                }
+                catch (final RuntimeException e)
+                {
+                    future.completeExceptionally(e);
+                }
+            });
+        }
+        catch (final java.util.concurrent.RejectedExecutionException e)
+        {
+            future.completeExceptionally(new NotControllerException("the controller is shutting down"));
+        }
+        return future;
+    }
+
+    private CompletableFuture<AbstractResponse> fetch(final FetchRequest request)
+    {
+        final CompletableFuture<AbstractResponse> future = new CompletableFuture<>();
+        final FetchRequestData data = request.data();
+        if (!isMetadataFetch(data) || data.topics().size() != 1 || data.topics().get(0).partitions().size() != 1
+            || data.topics().get(0).partitions().get(0).partition() != 0)
+        {
+            future.complete(request.getErrorResponse(0, new org.apache.kafka.common.errors.InvalidRequestException(
+                "the controller serves only fetches of __cluster_metadata-0")));
+            return future;
+        }
+        final FetchRequestData.FetchPartition partition = data.topics().get(0).partitions().get(0);
+        final int maxBytes = Math.max(1, Math.min(data.maxBytes() <= 0 ? DEFAULT_FETCH_MAX_BYTES : data.maxBytes(),
+            partition.partitionMaxBytes() <= 0 ? DEFAULT_FETCH_MAX_BYTES : partition.partitionMaxBytes()));
+        final ParkedFetch fetch = new ParkedFetch(future, request, partition.fetchOffset(), maxBytes);
+        try
+        {
+            eventThread.execute(() ->
+            {
+                final MetadataLog log = controller.log();
+                if (fetch.fetchOffset != log.highWatermark() || data.maxWaitMs() <= 0)
+                {
+                    answer(fetch);
+                    return;
+                }
+                parked.add(fetch);
+                fetch.timeout = eventThread.schedule(() ->
+                {
+                    if (parked.remove(fetch))
+                    {
+                        answer(fetch);
+                    }
+                }, data.maxWaitMs(), TimeUnit.MILLISECONDS);
+            });
+        }
+        catch (final java.util.concurrent.RejectedExecutionException e)
+        {
+            future.completeExceptionally(new NotControllerException("the controller is shutting down"));
+        }
+        return future;
+    }
+
+    private void wakeParkedFetches()
+    {
+        if (parked.isEmpty())
+        {
+            return;
+        }
+        final long hw = controller.log().highWatermark();
+        for (final Iterator<ParkedFetch> it = parked.iterator(); it.hasNext();)
+        {
+            final ParkedFetch fetch = it.next();
+            if (fetch.fetchOffset < hw)
+            {
+                it.remove();
+                if (fetch.timeout != null)
+                {
+                    fetch.timeout.cancel(false);
+                }
+                answer(fetch);
+            }
+        }
+    }
+
+    private void answer(final ParkedFetch fetch)
+    {
+        final MetadataLog log = controller.log();
+        final long hw = log.highWatermark();
+        final FetchResponseData.PartitionData partition = new FetchResponseData.PartitionData()
+            .setPartitionIndex(0)
+            .setHighWatermark(hw)
+            .setLastStableOffset(hw)
+            .setLogStartOffset(0);
+        if (fetch.fetchOffset > hw || fetch.fetchOffset < 0)
+        {
+            partition.setErrorCode(Errors.OFFSET_OUT_OF_RANGE.code()).setRecords(MemoryRecords.EMPTY);
+        }
+        else
+        {
+            final Records records = fetch.fetchOffset == hw ? MemoryRecords.EMPTY
+                : log.read(fetch.fetchOffset, fetch.maxBytes);
+            partition.setRecords(records);
+        }
+        final FetchResponseData.FetchableTopicResponse topic = new FetchResponseData.FetchableTopicResponse()
+            .setTopic(Topic.CLUSTER_METADATA_TOPIC_NAME)
+            .setTopicId(Uuid.METADATA_TOPIC_ID)
+            .setPartitions(new ArrayList<>(List.of(partition)));
+        final FetchResponseData response = new FetchResponseData()
+            .setErrorCode(Errors.NONE.code())
+            .setSessionId(0)
+            .setResponses(new ArrayList<>(List.of(topic)));
+        fetch.future.complete(FetchResponse.of(response));
+    }
+
+    /**
+     * A {@link NodeClient} that hands requests to this controller in-process: the controller node's own broker
+     * side (lifecycle manager, MetadataApis forwarding, ISR channel) uses it instead of a socket to itself.
+     */
+    public NodeClient localClient()
+    {
+        return new LocalClient();
+    }
+
+    @Override
+    public void close()
+    {
+        closed = true;
+        if (tickTask != null)
+        {
+            tickTask.cancel(false);
+        }
+        final CompletableFuture<Void> drained = new CompletableFuture<>();
+        try
+        {
+            eventThread.execute(() ->
+            {
+                for (final ParkedFetch fetch : parked)
+                {
+                    answer(fetch);
+                }
+                parked.clear();
+                drained.complete(null);
+            });
+            drained.get(5, TimeUnit.SECONDS);
+        }
+        catch (final Exception e)
+        {
+            // The event thread is gone or stuck; parked fetches are abandoned with it.
+        }
+        if (ownsEventThread)
+        {
+            eventThread.shutdownNow();
+        }
+    }
+
+    private static final class ParkedFetch
+    {
+        final CompletableFuture<AbstractResponse> future;
+        final FetchRequest request;
+        final long fetchOffset;
+        final int maxBytes;
+        ScheduledFuture<?> timeout;
+
+        ParkedFetch(final CompletableFuture<AbstractResponse> future, final FetchRequest request,
+            final long fetchOffset, final int maxBytes)
+        {
+            this.future = future;
+            this.request = request;
+            this.fetchOffset = fetchOffset;
+            this.maxBytes = maxBytes;
+        }
+    }
+
+    private final class LocalClient implements NodeClient
+    {
+        @Override
+        public <R extends AbstractResponse> CompletableFuture<R> send(final AbstractRequest.Builder<?> builder)
+        {
+            final ApiKeys key = builder.apiKey();
+            final short version = (short) Math.min(builder.latestAllowedVersion(), maxVersion(key));
+            final AbstractRequest request;
+            try
+            {
+                request = builder.build(version);
+            }
+            catch (final RuntimeException e)
+            {
+                return CompletableFuture.failedFuture(e);
+            }
+            final RequestContext context = new RequestContext(new RequestHeader(key, version, "controller-local", 0),
+                InetAddress.getLoopbackAddress(), -1, "local");
+            return handle(context, request).thenApply(LocalClient::cast);
+        }
+
+        // The caller names the response type of the request it built; a wrong guess fails at its use site,
+        // exactly as it would for a network client's deserialized response.
+        @SuppressWarnings("unchecked")
+        private static <R extends AbstractResponse> R cast(final AbstractResponse response)
+        {
+            return (R) response;
+        }
+
+        @Override
+        public boolean isReady()
+        {
+            return !closed;
+        }
+
+        @Override
+        public void close()
+        {
+        }
+    }
+}

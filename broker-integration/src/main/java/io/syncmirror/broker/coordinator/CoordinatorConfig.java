@@ -1,0 +1,85 @@
+package io.syncmirror.broker.coordinator;
+
+import java.util.Map;
+
+import org.apache.kafka.common.utils.Utils;
+
+/**
+ * The broker settings the coordinators read, with Kafka's names and defaults. Immutable.
+ *
+ * @param brokerId                          this broker's node id
+ * @param transactionLogPartitions          {@code transaction.state.log.num.partitions}
+ * @param transactionLogReplicationFactor   {@code transaction.state.log.replication.factor}, capped to live brokers
+ * @param transactionLogMinIsr              {@code transaction.state.log.min.isr}, capped to the replication factor
+ * @param transactionMaxTimeoutMs           {@code transaction.max.timeout.ms}
+ * @param transactionAbortCheckIntervalMs   {@code transaction.abort.timed.out.transaction.cleanup.interval.ms}
+ * @param offsetsTopicPartitions            {@code offsets.topic.num.partitions}
+ * @param offsetsTopicReplicationFactor     {@code offsets.topic.replication.factor}, capped to live brokers
+ * @param offsetMetadataMaxBytes            {@code offset.metadata.max.bytes}
+ * @param appendTimeoutMs                   how long an acks=all append to an internal partition may wait
+ * @param markerRetryBackoffMs              pause before re-sending markers that failed
+ */
+public record CoordinatorConfig(int brokerId, int transactionLogPartitions, short transactionLogReplicationFactor,
+    int transactionLogMinIsr, int transactionMaxTimeoutMs, long transactionAbortCheckIntervalMs,
+    int offsetsTopicPartitions, short offsetsTopicReplicationFactor, int offsetMetadataMaxBytes,
+    long appendTimeoutMs, long markerRetryBackoffMs)
+{
+    public static final String TRANSACTION_STATE_TOPIC = "__transaction_state";
+    public static final String CONSUMER_OFFSETS_TOPIC = "__consumer_offsets";
+
+    public static final int TRANSACTION_LOG_PARTITIONS_DEFAULT = 50;
+    public static final short TRANSACTION_LOG_REPLICATION_FACTOR_DEFAULT = 3;
+    public static final int TRANSACTION_LOG_MIN_ISR_DEFAULT = 2;
+    public static final int TRANSACTION_MAX_TIMEOUT_MS_DEFAULT = 900_000;
+    public static final long TRANSACTION_ABORT_CHECK_INTERVAL_MS_DEFAULT = 10_000L;
+    public static final int OFFSETS_TOPIC_PARTITIONS_DEFAULT = 50;
+    public static final short OFFSETS_TOPIC_REPLICATION_FACTOR_DEFAULT = 3;
+    public static final int OFFSET_METADATA_MAX_BYTES_DEFAULT = 4096;
+    public static final long APPEND_TIMEOUT_MS_DEFAULT = 15_000L;
+    public static final long MARKER_RETRY_BACKOFF_MS_DEFAULT = 100L;
+
+    /** Kafka's defaults for a broker. */
+    public static CoordinatorConfig defaults(final int brokerId)
+    {
+        return new CoordinatorConfig(brokerId, TRANSACTION_LOG_PARTITIONS_DEFAULT,
+            TRANSACTION_LOG_REPLICATION_FACTOR_DEFAULT, TRANSACTION_LOG_MIN_ISR_DEFAULT,
+            TRANSACTION_MAX_TIMEOUT_MS_DEFAULT, TRANSACTION_ABORT_CHECK_INTERVAL_MS_DEFAULT,
+            OFFSETS_TOPIC_PARTITIONS_DEFAULT, OFFSETS_TOPIC_REPLICATION_FACTOR_DEFAULT,
+            OFFSET_METADATA_MAX_BYTES_DEFAULT, APPEND_TIMEOUT_MS_DEFAULT, MARKER_RETRY_BACKOFF_MS_DEFAULT);
+    }
+
+    /** Reads the Kafka-named keys from a broker config map, defaults for absent ones. */
+    public static CoordinatorConfig fromProperties(final int brokerId, final Map<String, String> props)
+    {
+        return new CoordinatorConfig(brokerId,
+            Integer.parseInt(props.getOrDefault("transaction.state.log.num.partitions",
+                String.valueOf(TRANSACTION_LOG_PARTITIONS_DEFAULT))),
+            Short.parseShort(props.getOrDefault("transaction.state.log.replication.factor",
+                String.valueOf(TRANSACTION_LOG_REPLICATION_FACTOR_DEFAULT))),
+            Integer.parseInt(props.getOrDefault("transaction.state.log.min.isr",
+                String.valueOf(TRANSACTION_LOG_MIN_ISR_DEFAULT))),
+            Integer.parseInt(props.getOrDefault("transaction.max.timeout.ms",
+                String.valueOf(TRANSACTION_MAX_TIMEOUT_MS_DEFAULT))),
+            Long.parseLong(props.getOrDefault("transaction.abort.timed.out.transaction.cleanup.interval.ms",
+                String.valueOf(TRANSACTION_ABORT_CHECK_INTERVAL_MS_DEFAULT))),
+            Integer.parseInt(props.getOrDefault("offsets.topic.num.partitions",
+                String.valueOf(OFFSETS_TOPIC_PARTITIONS_DEFAULT))),
+            Short.parseShort(props.getOrDefault("offsets.topic.replication.factor",
+                String.valueOf(OFFSETS_TOPIC_REPLICATION_FACTOR_DEFAULT))),
+            Integer.parseInt(props.getOrDefault("offset.metadata.max.bytes",
+                String.valueOf(OFFSET_METADATA_MAX_BYTES_DEFAULT))),
+            APPEND_TIMEOUT_MS_DEFAULT, MARKER_RETRY_BACKOFF_MS_DEFAULT);
+    }
+
+    /** The {@code __transaction_state} partition that owns a transactional id. */
+    public int transactionPartitionFor(final String transactionalId)
+    {
+        return Utils.abs(transactionalId.hashCode()) % transactionLogPartitions;
+    }
+
+    /** The {@code __consumer_offsets} partition that owns a group. */
+    public int offsetsPartitionFor(final String groupId)
+    {
+        return Utils.abs(groupId.hashCode()) % offsetsTopicPartitions;
+    }
+}

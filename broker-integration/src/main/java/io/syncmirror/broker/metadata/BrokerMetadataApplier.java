@@ -1,0 +1,415 @@
+package io.syncmirror.broker.metadata;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Predicate;
+
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.record.internal.Records;
+
+/**
+ * Applies the controller's metadata log to this broker's {@link MetadataImage}, in offset order, and tells the
+ * {@link MetadataListener} about partitions this broker hosts.
+ *
+ * <p>Thread-safety: {@link #apply} runs on one thread only (the broker's metadata thread, owned by
+ * {@link BrokerLifecycleManager}); {@link #image()} and {@link #await} may be called from any thread. The image is
+ * published (volatile) before listeners run, so a listener sees the image it is told about. As a
+ * {@link MetadataView} it is live: each getter reads the image current at the call (use {@link #image()} to
+ * read several things from one image).
+ */
+public final class BrokerMetadataApplier implements MetadataView
+{
+    private final int brokerId;
+    private final int controllerId;
+    private final MetadataListener listener;
+    private volatile MetadataImage image;
+    private final List<Waiter> waiters = new ArrayList<>();
+
+    public BrokerMetadataApplier(final int brokerId, final int controllerId, final MetadataListener listener)
+    {
+        this.brokerId = brokerId;
+        this.controllerId = controllerId;
+        this.listener = listener;
+        this.image = new MetadataImage(-1, -1, controllerId, Map.of(), Map.of(), Map.of());
+    }
+
+    public MetadataImage image()
+    {
+        return image;
+    }
+
+    public int brokerId()
+    {
+        return brokerId;
+    }
+
+    @Override
+    public long appliedOffset()
+    {
+        return image.appliedOffset();
+    }
+
+    @Override
+    public long latestKnownOffset()
+    {
+        return image.latestKnownOffset();
+    }
+
+    @Override
+    public java.util.Optional<TopicMetadata> topic(final String name)
+    {
+        return image.topic(name);
+    }
+
+    @Override
+    public java.util.Optional<TopicMetadata> topic(final Uuid id)
+    {
+        return image.topic(id);
+    }
+
+    @Override
+    public java.util.Collection<TopicMetadata> topics()
+    {
+        return image.topics();
+    }
+
+    @Override
+    public java.util.Collection<BrokerEndpoint> liveBrokers()
+    {
+        return image.liveBrokers();
+    }
+
+    @Override
+    public java.util.Optional<BrokerEndpoint> broker(final int id)
+    {
+        return image.broker(id);
+    }
+
+    @Override
+    public int controllerId()
+    {
+        return controllerId;
+    }
+
+    /**
+     * Applies the records of one metadata fetch above the applied offset. {@code highWatermark} is the fetch
+     * response's HW (exclusive: the next offset to be committed), so the latest known offset becomes HW - 1.
+     */
+    public void apply(final Records records, final long highWatermark)
+    {
+        final MetadataImage before = image;
+        final Delta delta = new Delta(before);
+        for (final MetadataRecordCodec.OffsetRecord r : MetadataRecordCodec.decodeAll(records))
+        {
+            if (r.offset() > delta.appliedOffset)
+            {
+                delta.apply(r.record());
+                delta.appliedOffset = r.offset();
+            }
+        }
+        final long latestKnown = Math.max(before.latestKnownOffset(), Math.max(highWatermark - 1, delta.appliedOffset));
+        final MetadataImage after = delta.build(latestKnown);
+        image = after;
+        notifyListener(delta, after);
+        completeWaiters(after);
+    }
+
+    /**
+     * Completes (on the metadata thread, or at once on the caller's) with the first image for which
+     * {@code condition} holds. Callers add their own timeout.
+     */
+    public CompletableFuture<MetadataImage> await(final Predicate<MetadataImage> condition)
+    {
+        final Waiter waiter = new Waiter(condition, new CompletableFuture<>());
+        synchronized (waiters)
+        {
+            waiters.add(waiter);
+        }
+        // Checked after enqueueing so an image published in between is not missed.
+        final MetadataImage current = image;
+        if (condition.test(current))
+        {
+            synchronized (waiters)
+            {
+                waiters.remove(waiter);
+            }
+            waiter.future.complete(current);
+        }
+        return waiter.future;
+    }
+
+    private void completeWaiters(final MetadataImage current)
+    {
+        final List<Waiter> done = new ArrayList<>();
+        synchronized (waiters)
+        {
+            waiters.removeIf(w ->
+            {
+                if (w.future.isDone())
+                {
+                    return true;
+                }
+                if (w.condition.test(current))
+                {
+                    done.add(w);
+                    return true;
+                }
+                return false;
+            });
+        }
+        for (final Waiter w : done)
+        {
+            w.future.complete(current);
+        }
+    }
+
+    private void notifyListener(final Delta delta, final MetadataImage after)
+    {
+        for (final TopicPartition removed : delta.removedHosted)
+        {
+            listener.onPartitionRemoved(removed);
+        }
+        for (final String topic : delta.configChanged)
+        {
+            final java.util.Optional<TopicMetadata> t = after.topic(topic);
+            if (t.isPresent() && hosts(t.get()) && !delta.createdTopics.contains(t.get().id()))
+            {
+                listener.onTopicConfigChanged(topic, t.get().config());
+            }
+        }
+        for (final Map.Entry<Uuid, Set<Integer>> changed : delta.changedPartitions.entrySet())
+        {
+            final TopicMetadata topic = after.topicsById().get(changed.getKey());
+            if (topic == null)
+            {
+                continue;
+            }
+            for (final int p : changed.getValue())
+            {
+                final PartitionState s = topic.partitions().get(p);
+                if (s != null && s.replicas().contains(brokerId))
+                {
+                    listener.onPartitionChanged(s, topic.config());
+                }
+            }
+        }
+    }
+
+    private boolean hosts(final TopicMetadata topic)
+    {
+        for (final PartitionState s : topic.partitions())
+        {
+            if (s != null && s.replicas().contains(brokerId))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private record Waiter(Predicate<MetadataImage> condition, CompletableFuture<MetadataImage> future)
+    {
+    }
+
+    /** The changes of one apply, copying the image's maps only when first written. */
+    private final class Delta
+    {
+        private final MetadataImage base;
+        long appliedOffset;
+        private Map<Uuid, TopicMetadata> topicsById;
+        private Map<String, Uuid> topicIdsByName;
+        private Map<Integer, MetadataImage.Broker> brokers;
+        private final Map<Uuid, List<PartitionState>> partitionsInProgress = new HashMap<>();
+        private final Map<Uuid, Map<String, String>> configsInProgress = new HashMap<>();
+        final LinkedHashMap<Uuid, Set<Integer>> changedPartitions = new LinkedHashMap<>();
+        final List<TopicPartition> removedHosted = new ArrayList<>();
+        final Set<String> configChanged = new LinkedHashSet<>();
+        final Set<Uuid> createdTopics = new java.util.HashSet<>();
+
+        Delta(final MetadataImage base)
+        {
+            this.base = base;
+            this.appliedOffset = base.appliedOffset();
+            this.topicsById = base.topicsById();
+            this.topicIdsByName = base.topicIdsByName();
+            this.brokers = base.brokers();
+        }
+
+        private Map<Uuid, TopicMetadata> topicsForWrite()
+        {
+            if (topicsById == base.topicsById())
+            {
+                topicsById = new LinkedHashMap<>(topicsById);
+                topicIdsByName = new HashMap<>(topicIdsByName);
+            }
+            return topicsById;
+        }
+
+        private Map<Integer, MetadataImage.Broker> brokersForWrite()
+        {
+            if (brokers == base.brokers())
+            {
+                brokers = new TreeMap<>(brokers);
+            }
+            return brokers;
+        }
+
+        private List<PartitionState> partitionsForWrite(final Uuid topicId)
+        {
+            return partitionsInProgress.computeIfAbsent(topicId, id ->
+            {
+                final TopicMetadata t = topicsById.get(id);
+                return t == null ? new ArrayList<>() : new ArrayList<>(t.partitions());
+            });
+        }
+
+        private Map<String, String> configForWrite(final Uuid topicId)
+        {
+            return configsInProgress.computeIfAbsent(topicId, id ->
+            {
+                final TopicMetadata t = topicsById.get(id);
+                return t == null ? new TreeMap<>() : new TreeMap<>(t.config());
+            });
+        }
+
+        void apply(final MetadataRecord record)
+        {
+            if (record instanceof MetadataRecord.RegisterBroker r)
+            {
+                brokersForWrite().put(r.brokerId(), new MetadataImage.Broker(
+                    new BrokerEndpoint(r.brokerId(), r.host(), r.port(), r.rack()), r.brokerEpoch(), true));
+            }
+            else if (record instanceof MetadataRecord.FenceBroker r)
+            {
+                setFenced(r.brokerId(), r.brokerEpoch(), true);
+            }
+            else if (record instanceof MetadataRecord.UnfenceBroker r)
+            {
+                setFenced(r.brokerId(), r.brokerEpoch(), false);
+            }
+            else if (record instanceof MetadataRecord.Topic r)
+            {
+                topicsForWrite().put(r.topicId(), new TopicMetadata(r.name(), r.topicId(), Map.of(), List.of()));
+                topicIdsByName.put(r.name(), r.topicId());
+                partitionsInProgress.put(r.topicId(), new ArrayList<>());
+                configsInProgress.put(r.topicId(), new TreeMap<>());
+                createdTopics.add(r.topicId());
+            }
+            else if (record instanceof MetadataRecord.Partition r)
+            {
+                final PartitionState s = r.state();
+                if (!topicsById.containsKey(s.topicId()))
+                {
+                    return;
+                }
+                final List<PartitionState> partitions = partitionsForWrite(s.topicId());
+                while (partitions.size() <= s.partition())
+                {
+                    partitions.add(null);
+                }
+                partitions.set(s.partition(), s);
+                changedPartitions.computeIfAbsent(s.topicId(), k -> new LinkedHashSet<>()).add(s.partition());
+            }
+            else if (record instanceof MetadataRecord.PartitionChange r)
+            {
+                if (!topicsById.containsKey(r.topicId()))
+                {
+                    return;
+                }
+                final List<PartitionState> partitions = partitionsForWrite(r.topicId());
+                if (r.partition() >= partitions.size() || partitions.get(r.partition()) == null)
+                {
+                    return;
+                }
+                final PartitionState s = partitions.get(r.partition());
+                partitions.set(r.partition(), new PartitionState(s.topic(), s.topicId(), s.partition(), s.replicas(),
+                    r.isr(), r.leader(), r.leaderEpoch(), r.partitionEpoch()));
+                changedPartitions.computeIfAbsent(r.topicId(), k -> new LinkedHashSet<>()).add(r.partition());
+            }
+            else if (record instanceof MetadataRecord.RemoveTopic r)
+            {
+                final TopicMetadata removed = topicsById.get(r.topicId());
+                if (removed == null)
+                {
+                    return;
+                }
+                final List<PartitionState> partitions = partitionsInProgress.containsKey(r.topicId())
+                    ? partitionsInProgress.get(r.topicId()) : removed.partitions();
+                for (final PartitionState s : partitions)
+                {
+                    if (s != null && s.replicas().contains(brokerId) && !createdTopics.contains(r.topicId()))
+                    {
+                        removedHosted.add(s.topicPartition());
+                    }
+                }
+                topicsForWrite().remove(r.topicId());
+                topicIdsByName.remove(removed.name());
+                partitionsInProgress.remove(r.topicId());
+                configsInProgress.remove(r.topicId());
+                changedPartitions.remove(r.topicId());
+                configChanged.remove(removed.name());
+            }
+            else if (record instanceof MetadataRecord.Config r)
+            {
+                final Uuid topicId = topicIdsByName.get(r.topic());
+                if (topicId == null)
+                {
+                    return;
+                }
+                final Map<String, String> config = configForWrite(topicId);
+                if (r.value() == null)
+                {
+                    config.remove(r.key());
+                }
+                else
+                {
+                    config.put(r.key(), r.value());
+                }
+                configChanged.add(r.topic());
+            }
+            // ProducerIds records concern the controller only.
+        }
+
+        private void setFenced(final int id, final long epoch, final boolean fenced)
+        {
+            final MetadataImage.Broker broker = brokers.get(id);
+            if (broker != null && broker.epoch() == epoch && broker.fenced() != fenced)
+            {
+                brokersForWrite().put(id, new MetadataImage.Broker(broker.endpoint(), epoch, fenced));
+            }
+        }
+
+        MetadataImage build(final long latestKnownOffset)
+        {
+            final Set<Uuid> touched = new LinkedHashSet<>(partitionsInProgress.keySet());
+            touched.addAll(configsInProgress.keySet());
+            for (final Uuid id : touched)
+            {
+                final TopicMetadata t = topicsById.get(id);
+                if (t == null)
+                {
+                    continue;
+                }
+                final List<PartitionState> partitions = partitionsInProgress.containsKey(id)
+                    ? Collections.unmodifiableList(new ArrayList<>(partitionsInProgress.get(id))) : t.partitions();
+                final Map<String, String> config = configsInProgress.containsKey(id)
+                    ? Collections.unmodifiableMap(new TreeMap<>(configsInProgress.get(id))) : t.config();
+                topicsForWrite().put(id, new TopicMetadata(t.name(), id, config, partitions));
+            }
+            return new MetadataImage(appliedOffset, latestKnownOffset, controllerId,
+                topicsById == base.topicsById() ? topicsById : Collections.unmodifiableMap(topicsById),
+                topicIdsByName == base.topicIdsByName() ? topicIdsByName
+                    : Collections.unmodifiableMap(topicIdsByName),
+                brokers == base.brokers() ? brokers : Collections.unmodifiableMap(brokers));
+        }
+    }
+}

@@ -1,0 +1,143 @@
+package io.syncmirror.broker.metadata;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import org.apache.kafka.common.Uuid;
+
+/**
+ * One applied state of the cluster metadata on a broker: topics with their partitions and config overrides,
+ * registered brokers, and the metadata offsets it reflects. Immutable, so thread-safe; the
+ * {@link BrokerMetadataApplier} replaces it whole after each applied fetch.
+ *
+ * <p>Maps are shared between successive images where unchanged (an apply copies the top-level maps it changes
+ * and rebuilds only the topics it touched), so an image costs O(topics) references to make, not O(partitions).
+ */
+public final class MetadataImage implements MetadataView
+{
+    /** A registered broker as the metadata log describes it. */
+    public record Broker(BrokerEndpoint endpoint, long epoch, boolean fenced)
+    {
+    }
+
+    public static final MetadataImage EMPTY = new MetadataImage(-1, -1, -1, Map.of(), Map.of(), Map.of());
+
+    private final long appliedOffset;
+    private final long latestKnownOffset;
+    private final int controllerId;
+    private final Map<Uuid, TopicMetadata> topicsById;
+    private final Map<String, Uuid> topicIdsByName;
+    private final Map<Integer, Broker> brokers;
+
+    MetadataImage(final long appliedOffset, final long latestKnownOffset, final int controllerId,
+        final Map<Uuid, TopicMetadata> topicsById, final Map<String, Uuid> topicIdsByName,
+        final Map<Integer, Broker> brokers)
+    {
+        this.appliedOffset = appliedOffset;
+        this.latestKnownOffset = latestKnownOffset;
+        this.controllerId = controllerId;
+        this.topicsById = topicsById;
+        this.topicIdsByName = topicIdsByName;
+        this.brokers = brokers;
+    }
+
+    @Override
+    public long appliedOffset()
+    {
+        return appliedOffset;
+    }
+
+    @Override
+    public long latestKnownOffset()
+    {
+        return latestKnownOffset;
+    }
+
+    /** Whether everything the controller had committed when last heard from has been applied. */
+    public boolean caughtUp()
+    {
+        return latestKnownOffset >= 0 && appliedOffset >= latestKnownOffset;
+    }
+
+    @Override
+    public Optional<TopicMetadata> topic(final String name)
+    {
+        final Uuid id = topicIdsByName.get(name);
+        return id == null ? Optional.empty() : Optional.ofNullable(topicsById.get(id));
+    }
+
+    @Override
+    public Optional<TopicMetadata> topic(final Uuid id)
+    {
+        return Optional.ofNullable(topicsById.get(id));
+    }
+
+    @Override
+    public Collection<TopicMetadata> topics()
+    {
+        return Collections.unmodifiableCollection(topicsById.values());
+    }
+
+    @Override
+    public Collection<BrokerEndpoint> liveBrokers()
+    {
+        final List<BrokerEndpoint> out = new ArrayList<>();
+        for (final Broker broker : brokers.values())
+        {
+            if (!broker.fenced())
+            {
+                out.add(broker.endpoint());
+            }
+        }
+        return out;
+    }
+
+    /** Every registered broker, fenced or not, by id. */
+    public Collection<Broker> registeredBrokers()
+    {
+        return Collections.unmodifiableCollection(brokers.values());
+    }
+
+    @Override
+    public Optional<BrokerEndpoint> broker(final int id)
+    {
+        final Broker broker = brokers.get(id);
+        return broker == null ? Optional.empty() : Optional.of(broker.endpoint());
+    }
+
+    public Optional<Broker> registration(final int id)
+    {
+        return Optional.ofNullable(brokers.get(id));
+    }
+
+    @Override
+    public int controllerId()
+    {
+        return controllerId;
+    }
+
+    /** The topic's config overrides; empty when it has none or does not exist. */
+    public Map<String, String> topicConfig(final String topic)
+    {
+        return topic(topic).map(TopicMetadata::config).orElse(Map.of());
+    }
+
+    Map<Uuid, TopicMetadata> topicsById()
+    {
+        return topicsById;
+    }
+
+    Map<String, Uuid> topicIdsByName()
+    {
+        return topicIdsByName;
+    }
+
+    Map<Integer, Broker> brokers()
+    {
+        return brokers;
+    }
+}

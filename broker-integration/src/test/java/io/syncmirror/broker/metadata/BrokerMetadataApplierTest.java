@@ -1,0 +1,111 @@
+package io.syncmirror.broker.metadata;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(10)
+class BrokerMetadataApplierTest
+{
+    private static final Uuid T = Uuid.fromString("AAAAAAAAAAAAAAAAAAAABQ");
+
+    private final RecordingListener listener = new RecordingListener();
+    private final BrokerMetadataApplier applier = new BrokerMetadataApplier(1, 0, listener);
+    private long nextOffset;
+
+    private void append(final MetadataRecord... records)
+    {
+        final MemoryRecords batch = MetadataRecordCodec.encodeBatch(nextOffset, 0, List.of(records));
+        nextOffset += records.length;
+        applier.apply(batch, nextOffset);
+    }
+
+    @Test
+    void shouldBuildAnImageAndTrackAppliedAndLatestKnownOffsets()
+    {
+        assertEquals(-1, applier.image().appliedOffset());
+        append(new MetadataRecord.RegisterBroker(1, 0, T, "h1", 1, null),
+            new MetadataRecord.RegisterBroker(2, 1, T, "h2", 2, "r"),
+            new MetadataRecord.UnfenceBroker(1, 0));
+        final MetadataImage image = applier.image();
+        assertEquals(2, image.appliedOffset());
+        assertEquals(2, image.latestKnownOffset());
+        assertTrue(image.caughtUp());
+        assertEquals(List.of(1), image.liveBrokers().stream().map(BrokerEndpoint::id).toList());
+        assertTrue(image.registration(2).orElseThrow().fenced());
+
+        applier.apply(MemoryRecords.EMPTY, 10);
+        assertEquals(2, applier.image().appliedOffset());
+        assertEquals(9, applier.image().latestKnownOffset());
+        assertFalse(applier.image().caughtUp());
+    }
+
+    @Test
+    void shouldSkipRecordsAtOrBelowTheAppliedOffset()
+    {
+        final MemoryRecords batch = MetadataRecordCodec.encodeBatch(0, 0, List.of(
+            new MetadataRecord.Topic("a", T),
+            new MetadataRecord.Config("a", "retention.ms", "5")));
+        applier.apply(batch, 2);
+        applier.apply(batch, 2);
+        applier.apply(MetadataRecordCodec.encodeBatch(2, 0, List.of(new MetadataRecord.Config("a", "retention.ms",
+            "6"))), 3);
+        assertEquals(Map.of("retention.ms", "6"), applier.image().topicConfig("a"));
+    }
+
+    @Test
+    void shouldTellTheListenerOnlyAboutHostedPartitionsWithTheirConfig()
+    {
+        append(new MetadataRecord.Topic("t", T),
+            new MetadataRecord.Config("t", "cleanup.policy", "compact"),
+            new MetadataRecord.Partition(new PartitionState("t", T, 0, List.of(1, 2), List.of(1, 2), 1, 0, 0)),
+            new MetadataRecord.Partition(new PartitionState("t", T, 1, List.of(2, 3), List.of(2, 3), 2, 0, 0)));
+        assertEquals(List.of("changed t-0 leader=1 isr=[1, 2] config={cleanup.policy=compact}"), listener.drain());
+
+        append(new MetadataRecord.PartitionChange(T, 0, List.of(2), 2, 1, 1),
+            new MetadataRecord.PartitionChange(T, 1, List.of(3), 3, 1, 1));
+        assertEquals(List.of("changed t-0 leader=2 isr=[2] config={cleanup.policy=compact}"), listener.drain());
+
+        append(new MetadataRecord.Config("t", "retention.ms", "9"));
+        assertEquals(List.of("config t {cleanup.policy=compact, retention.ms=9}"), listener.drain());
+
+        append(new MetadataRecord.RemoveTopic(T));
+        assertEquals(List.of("removed t-0"), listener.drain());
+        assertTrue(applier.image().topic("t").isEmpty());
+        assertTrue(applier.image().topic(T).isEmpty());
+    }
+
+    @Test
+    void shouldReplaceTheImageWholeAndLeaveOldImagesUnchanged()
+    {
+        append(new MetadataRecord.Topic("t", T),
+            new MetadataRecord.Partition(new PartitionState("t", T, 0, List.of(1), List.of(1), 1, 0, 0)));
+        final MetadataImage before = applier.image();
+        append(new MetadataRecord.PartitionChange(T, 0, List.of(1), -1, 1, 1));
+        assertNotSame(before, applier.image());
+        assertEquals(1, before.topic("t").orElseThrow().partitions().get(0).leader());
+        assertEquals(-1, applier.image().topic("t").orElseThrow().partitions().get(0).leader());
+    }
+
+    @Test
+    void shouldCompleteAwaitWhenAnImageSatisfiesTheCondition()
+    {
+        final CompletableFuture<MetadataImage> waiting = applier.await(img -> img.topic("late").isPresent());
+        assertFalse(waiting.isDone());
+        append(new MetadataRecord.Topic("other", T));
+        assertFalse(waiting.isDone());
+        append(new MetadataRecord.Topic("late", Uuid.fromString("AAAAAAAAAAAAAAAAAAAABg")));
+        assertTrue(waiting.isDone());
+        assertTrue(applier.await(img -> true).isDone());
+    }
+}
