@@ -418,6 +418,35 @@ public final class DurableLogStore implements LogStore
         brokerTopicStats.close();
     }
 
+    /**
+     * Stops as a crash would: no checkpoint, no flush, no clean-shutdown marker, so the next start on these
+     * directories recovers every log (in-process crash tests; a real crash needs no call).
+     */
+    public void crash()
+    {
+        synchronized (this)
+        {
+            if (closed)
+            {
+                return;
+            }
+            closed = true;
+        }
+        shutdownScheduler();
+        for (final UnifiedLogPartitionLog log : logs.values())
+        {
+            try
+            {
+                log.abandon();
+            }
+            catch (final RuntimeException e)
+            {
+                LOG.warn("Releasing {} failed", log.topicPartition(), e);
+            }
+        }
+        brokerTopicStats.close();
+    }
+
     private void shutdownScheduler()
     {
         try

@@ -294,6 +294,20 @@ public final class UnifiedLogPartitionLog implements PartitionLog
         log.close();
     }
 
+    /**
+     * Releases the log's files the way a crash leaves them: nothing flushed, the active segment's indexes as
+     * they are. The next open recovers the log (in-process crash tests).
+     */
+    void abandon()
+    {
+        if (!closed.compareAndSet(false, true))
+        {
+            return;
+        }
+        log.removeLogMetrics();
+        log.close();
+    }
+
     @Override
     public void delete()
     {

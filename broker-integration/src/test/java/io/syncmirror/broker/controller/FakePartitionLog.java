@@ -166,6 +166,12 @@ final class FakePartitionLog implements PartitionLog
     }
 
     @Override
+    public boolean maybeIncrementLogStartOffset(final long offset)
+    {
+        throw new UnsupportedOperationException("not used by these tests");
+    }
+
+    @Override
     public void truncateTo(final long offset)
     {
         throw new UnsupportedOperationException();

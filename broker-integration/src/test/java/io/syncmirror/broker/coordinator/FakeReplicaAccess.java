@@ -303,6 +303,12 @@ final class FakeReplicaAccess implements ReplicaAccess
         }
 
         @Override
+        public boolean maybeIncrementLogStartOffset(final long offset)
+        {
+            throw new UnsupportedOperationException("not used by these tests");
+        }
+
+        @Override
         public void truncateTo(final long offset)
         {
             throw new UnsupportedOperationException();

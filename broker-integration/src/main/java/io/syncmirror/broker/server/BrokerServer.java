@@ -1,0 +1,408 @@
+package io.syncmirror.broker.server;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.FetchRequest;
+import org.apache.kafka.common.utils.Time;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.syncmirror.broker.controller.Controller;
+import io.syncmirror.broker.controller.ControllerApis;
+import io.syncmirror.broker.controller.PartitionLogMetadataLog;
+import io.syncmirror.broker.coordinator.CoordinatorConfig;
+import io.syncmirror.broker.coordinator.Coordinators;
+import io.syncmirror.broker.metadata.BrokerEndpoint;
+import io.syncmirror.broker.metadata.BrokerLifecycleManager;
+import io.syncmirror.broker.metadata.BrokerMetadataApplier;
+import io.syncmirror.broker.metadata.ControllerIsrChannel;
+import io.syncmirror.broker.metadata.IsrChangeChannel;
+import io.syncmirror.broker.metadata.MetadataApis;
+import io.syncmirror.broker.metadata.TopicMetadata;
+import io.syncmirror.broker.network.KafkaSocketServer;
+import io.syncmirror.broker.network.Listener;
+import io.syncmirror.broker.network.NodeClient;
+import io.syncmirror.broker.network.NodeClientConfig;
+import io.syncmirror.broker.network.NodeClients;
+import io.syncmirror.broker.network.RequestContext;
+import io.syncmirror.broker.network.SocketServerConfig;
+import io.syncmirror.broker.replica.DataPathApis;
+import io.syncmirror.broker.replica.ReplicaApis;
+import io.syncmirror.broker.replica.ReplicaFetchers;
+import io.syncmirror.broker.replica.ReplicaManager;
+import io.syncmirror.broker.storage.DurableLogStore;
+import io.syncmirror.broker.storage.LogStore;
+import io.syncmirror.broker.storage.MemoryLogStore;
+import io.syncmirror.fetch.FetchSessionCache;
+import io.syncmirror.fetch.FetcherConfig;
+
+/**
+ * One broker of the reference cluster, wired from its parts: storage, the replica layer with the hot path, the
+ * metadata image and the broker lifecycle, the coordinators, the controller on the node that runs it, and the
+ * socket server. Thread-safety: start and stop from one controlling thread.
+ *
+ * <p>Start order: logs, the controller (its metadata log lives in the same log store), the replica layer and the
+ * coordinators, the socket server, then registration with the controller and the metadata fetch loop; the
+ * broker is ready once it is unfenced and has applied the metadata log up to what it heard of.
+ */
+public final class BrokerServer implements AutoCloseable
+{
+    private static final Logger LOG = LoggerFactory.getLogger(BrokerServer.class);
+    private static final TopicPartition METADATA_PARTITION = new TopicPartition("__cluster_metadata", 0);
+    /** The NetworkClient node id used for the controller before metadata names it. */
+    private static final int CONTROLLER_CLIENT_ID = -2;
+
+    private final BrokerConfig config;
+    private final Time time = Time.SYSTEM;
+    private final List<AutoCloseable> started = new ArrayList<>();
+    private LogStore logs;
+    private NodeClients clients;
+    private ControllerApis controllerApis;
+    private NodeClient controllerClient;
+    private ReplicaManager replicas;
+    private ReplicaFetchers fetchers;
+    private BrokerMetadataApplier metadata;
+    private Coordinators coordinators;
+    private MetadataApis metadataApis;
+    private KafkaSocketServer socketServer;
+    private BrokerLifecycleManager lifecycle;
+    private volatile IsrChangeChannel isrChannel;
+    private boolean running;
+
+    public BrokerServer(final BrokerConfig config)
+    {
+        this.config = config;
+    }
+
+    public BrokerConfig config()
+    {
+        return config;
+    }
+
+    public int nodeId()
+    {
+        return config.nodeId();
+    }
+
+    public ReplicaManager replicaManager()
+    {
+        return replicas;
+    }
+
+    public BrokerMetadataApplier metadata()
+    {
+        return metadata;
+    }
+
+    public synchronized void start()
+    {
+        if (running)
+        {
+            throw new IllegalStateException("broker " + nodeId() + " is running");
+        }
+        try
+        {
+            startParts();
+            running = true;
+        }
+        catch (final RuntimeException ex)
+        {
+            stopParts(false);
+            throw ex;
+        }
+    }
+
+    private void startParts()
+    {
+        final int id = config.nodeId();
+        final Map<String, String> props = new HashMap<>();
+        config.originals().forEach((k, v) -> props.put(k, String.valueOf(v)));
+        final String clusterId = config.getString(BrokerConfig.CLUSTER_ID_CONFIG);
+
+        logs = config.durableStorage() ?
+            new DurableLogStore(config.logDirs(), config.logDefaults(), time,
+                config.getLong(BrokerConfig.HW_CHECKPOINT_INTERVAL_MS_CONFIG),
+                config.getLong(BrokerConfig.LOG_RETENTION_CHECK_INTERVAL_MS_CONFIG)) :
+            new MemoryLogStore(config.logDefaults(), time);
+        clients = new NodeClients(NodeClientConfig.defaults("broker-" + id));
+
+        if (config.runsController())
+        {
+            final PartitionLogMetadataLog metadataLog = new PartitionLogMetadataLog(logs.getOrCreate(
+                METADATA_PARTITION, Uuid.METADATA_TOPIC_ID, PartitionLogMetadataLog.TOPIC_CONFIG));
+            final Controller controller = new Controller(metadataLog, time::milliseconds, props);
+            controllerApis = new ControllerApis(controller);
+            controllerApis.start();
+            controllerClient = controllerApis.localClient();
+        }
+        else
+        {
+            final BrokerConfig.Listener address = config.controllerAddress();
+            controllerClient = clients.get(CONTROLLER_CLIENT_ID, address.host(), address.port());
+        }
+
+        replicas = new ReplicaManager(config.replicaConfig(), logs,
+            (tp, topicId, leaderEpoch, partitionEpoch, isr) ->
+                isrChannel.alterIsr(tp, topicId, leaderEpoch, partitionEpoch, isr),
+            this::ensureTopic, time::milliseconds);
+        metadata = new BrokerMetadataApplier(id, config.runsController() ? id : -1, replicas);
+        isrChannel = new ControllerIsrChannel(id, this::brokerEpoch, controllerClient, metadata);
+        fetchers = new ReplicaFetchers(replicas, clients, metadata::broker, fetcherConfig());
+        replicas.followerFetching(fetchers);
+
+        coordinators = new Coordinators(CoordinatorConfig.fromProperties(id, props), replicas, metadata,
+            this::brokerEpoch, () -> controllerClient, brokerId -> metadata.broker(brokerId)
+                .map(endpoint -> clients.get(brokerId, endpoint.host(), endpoint.port())).orElse(null), time);
+        coordinators.startup();
+        metadataApis = new MetadataApis(id, clusterId, metadata, controllerClient, props);
+
+        final ReplicaApis replicaApis = new ReplicaApis(replicas,
+            new FetchSessionCache(FetchSessionCache.MAX_INCREMENTAL_FETCH_SESSION_CACHE_SLOTS_DEFAULT,
+                FetchSessionCache.MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS_DEFAULT, id),
+            topicId -> metadata.topic(topicId).map(TopicMetadata::name).orElse(null));
+        final DataPathApis dataPath = new DataPathApis(replicaApis);
+        final List<ApiGroup> groups = new ArrayList<>();
+        if (controllerApis != null)
+        {
+            groups.add(controllerGroup(controllerApis, dataPath));
+        }
+        groups.add(group(dataPath::maxVersion, dataPath::minVersion, dataPath::handle));
+        groups.add(group(metadataApis::maxVersion, metadataApis::minVersion, metadataApis::handle));
+        groups.add(group(coordinators.apis()::maxVersion, coordinators.apis()::minVersion,
+            coordinators.apis()::handle));
+
+        final List<Listener> listeners = new ArrayList<>();
+        for (final BrokerConfig.Listener listener : config.listeners())
+        {
+            listeners.add(new Listener(listener.name(), listener.host(), listener.port()));
+        }
+        socketServer = new KafkaSocketServer(listeners, new KafkaApis(groups), SocketServerConfig.defaults()
+            .withMaxRequestBytes(config.getInt(BrokerConfig.SOCKET_REQUEST_MAX_BYTES_CONFIG))
+            .withNetworkThreads(config.getInt(BrokerConfig.NUM_NETWORK_THREADS_CONFIG)));
+        socketServer.start();
+
+        final BrokerConfig.Listener advertised = config.advertisedListeners().get(0);
+        lifecycle = new BrokerLifecycleManager(new BrokerEndpoint(id, advertised.host(),
+            advertised.port() == 0 ? socketServer.boundPort(advertised.name()) : advertised.port(), null),
+            advertised.name(), clusterId, controllerClient, metadata,
+            config.getInt(BrokerConfig.BROKER_HEARTBEAT_INTERVAL_MS_CONFIG), -1L);
+        lifecycle.start();
+        LOG.info("broker {} started on {} ({} storage{})", id, socketServer.boundAddresses(),
+            config.durableStorage() ? "durable" : "memory", config.runsController() ? ", controller" : "");
+    }
+
+    private FetcherConfig fetcherConfig()
+    {
+        return new FetcherConfig(config.nodeId(), -1L, config.getInt(BrokerConfig.REPLICA_FETCH_WAIT_MAX_MS_CONFIG),
+            FetcherConfig.REPLICA_FETCH_MIN_BYTES_DEFAULT,
+            config.getInt(BrokerConfig.REPLICA_FETCH_RESPONSE_MAX_BYTES_CONFIG),
+            config.getInt(BrokerConfig.REPLICA_FETCH_MAX_BYTES_CONFIG),
+            Math.max(1, config.getInt(BrokerConfig.REPLICA_FETCH_BACKOFF_MS_CONFIG)),
+            FetcherConfig.REQUEST_TIMEOUT_MS_DEFAULT, ApiKeys.FETCH.latestVersion());
+    }
+
+    private long brokerEpoch()
+    {
+        final BrokerLifecycleManager manager = lifecycle;
+        return manager == null ? -1L : manager.brokerEpoch();
+    }
+
+    private CompletableFuture<Void> ensureTopic(final String topic, final int partitions, final short rf,
+        final Map<String, String> topicConfig)
+    {
+        return metadataApis.ensureTopic(topic, partitions, rf, topicConfig).thenApply(ignored -> null);
+    }
+
+    /** The controller's APIs; a Fetch of the metadata log goes to it, every other Fetch to the data path. */
+    private static ApiGroup controllerGroup(final ControllerApis controller, final DataPathApis dataPath)
+    {
+        return new ApiGroup()
+        {
+            @Override
+            public short maxVersion(final ApiKeys key)
+            {
+                if (key == ApiKeys.FETCH)
+                {
+                    return dataPath.maxVersion(key);
+                }
+                return isControllerOnly(key) ? controller.maxVersion(key) : -1;
+            }
+
+            @Override
+            public short minVersion(final ApiKeys key)
+            {
+                return key == ApiKeys.FETCH ? dataPath.minVersion(key) : controller.minVersion(key);
+            }
+
+            @Override
+            public CompletableFuture<AbstractResponse> handle(final RequestContext context,
+                final AbstractRequest request)
+            {
+                if (request.apiKey() == ApiKeys.FETCH)
+                {
+                    final FetchRequestData data = ((FetchRequest)request).data();
+                    return ControllerApis.isMetadataFetch(data) ? controller.handle(context, request) :
+                        dataPath.handle(context, request);
+                }
+                return controller.handle(context, request);
+            }
+        };
+    }
+
+    private static boolean isControllerOnly(final ApiKeys key)
+    {
+        return key == ApiKeys.BROKER_REGISTRATION || key == ApiKeys.BROKER_HEARTBEAT ||
+            key == ApiKeys.ALTER_PARTITION || key == ApiKeys.ALLOCATE_PRODUCER_IDS;
+    }
+
+    private interface Handler
+    {
+        CompletableFuture<AbstractResponse> handle(RequestContext context, AbstractRequest request);
+    }
+
+    private interface Versions
+    {
+        short of(ApiKeys key);
+    }
+
+    private static ApiGroup group(final Versions max, final Versions min, final Handler handler)
+    {
+        return new ApiGroup()
+        {
+            @Override
+            public short maxVersion(final ApiKeys key)
+            {
+                return max.of(key);
+            }
+
+            @Override
+            public short minVersion(final ApiKeys key)
+            {
+                return min.of(key);
+            }
+
+            @Override
+            public CompletableFuture<AbstractResponse> handle(final RequestContext context,
+                final AbstractRequest request)
+            {
+                return handler.handle(context, request);
+            }
+        };
+    }
+
+    /** Waits until the broker is registered, unfenced and caught up with the metadata log. */
+    public void awaitReady(final long timeoutMs)
+    {
+        try
+        {
+            lifecycle.awaitRegisteredAndCaughtUp(timeoutMs);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted waiting for broker " + nodeId(), ex);
+        }
+        catch (final java.util.concurrent.TimeoutException ex)
+        {
+            throw new IllegalStateException("broker " + nodeId() + " not ready after " + timeoutMs + " ms", ex);
+        }
+    }
+
+    public int boundPort()
+    {
+        return socketServer.boundPort(config.listeners().get(0).name());
+    }
+
+    /** Stops following leaders (a stalled follower), for ISR tests. */
+    public void pauseReplication()
+    {
+        fetchers.paused(true);
+    }
+
+    public void resumeReplication()
+    {
+        fetchers.paused(false);
+    }
+
+    /** Stops cleanly: controlled shutdown, checkpoints, logs closed cleanly. */
+    @Override
+    public synchronized void close()
+    {
+        if (!running)
+        {
+            return;
+        }
+        running = false;
+        if (lifecycle != null)
+        {
+            try
+            {
+                lifecycle.controlledShutdown().get(5, TimeUnit.SECONDS);
+            }
+            catch (final Exception ex)
+            {
+                LOG.info("broker {}: controlled shutdown not acknowledged ({}); stopping anyway", nodeId(),
+                    ex.toString());
+            }
+        }
+        stopParts(false);
+        LOG.info("broker {} stopped", nodeId());
+    }
+
+    /** Stops as a crash would, in this JVM: no controlled shutdown, no checkpoint, no clean-shutdown marker. */
+    public synchronized void kill()
+    {
+        if (!running)
+        {
+            return;
+        }
+        running = false;
+        stopParts(true);
+        LOG.info("broker {} killed", nodeId());
+    }
+
+    private void stopParts(final boolean crash)
+    {
+        closeQuietly(socketServer);
+        closeQuietly(lifecycle);
+        closeQuietly(coordinators);
+        closeQuietly(replicas);
+        closeQuietly(controllerApis);
+        closeQuietly(clients);
+        if (crash && logs instanceof DurableLogStore durable)
+        {
+            durable.crash();
+        }
+        else
+        {
+            closeQuietly(logs);
+        }
+    }
+
+    private void closeQuietly(final AutoCloseable closeable)
+    {
+        if (closeable == null)
+        {
+            return;
+        }
+        try
+        {
+            closeable.close();
+        }
+        catch (final Exception ex)
+        {
+            LOG.warn("broker {}: closing {} failed", nodeId(), closeable.getClass().getSimpleName(), ex);
+        }
+    }
+}
