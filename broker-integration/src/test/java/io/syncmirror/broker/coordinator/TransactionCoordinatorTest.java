@@ -362,4 +362,18 @@ class TransactionCoordinatorTest
         replicas.release();
         assertEquals(Errors.NONE, adding.get());
     }
+
+    @Test
+    void shouldAnswerNotCoordinatorWhenLeadershipChangedWhileTheWriteWasInFlight() throws Exception
+    {
+        final long pid = coordinator.initProducerId(TXN_ID, 60_000, -1, (short) -1).get().producerId();
+        replicas.hold(true);
+        final var adding = coordinator.addPartitions(TXN_ID, pid, (short) 0, List.of(DATA_LOCAL));
+        replicas.hold(false);
+        replicas.resign(txnPartition);
+        replicas.becomeLeader(txnPartition, 9);
+        replicas.release();
+        assertEquals(Errors.NOT_COORDINATOR, adding.get());
+        assertEquals(TransactionState.ONGOING, state(coordinator, TXN_ID), "the reloaded state holds the write");
+    }
 }
