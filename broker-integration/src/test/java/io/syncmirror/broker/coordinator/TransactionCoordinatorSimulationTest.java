@@ -70,8 +70,8 @@ class TransactionCoordinatorSimulationTest
             replicas.resign(new TopicPartition(CoordinatorConfig.TRANSACTION_STATE_TOPIC, p));
         }
         replicas.clearListeners();
-        final CoordinatorConfig config = new CoordinatorConfig(brokerId, 2, (short) 2, 1, 900_000, 1_000L, 2,
-            (short) 2, 4096, 1_000L, 100L);
+        final CoordinatorConfig config = new CoordinatorConfig(brokerId, 2, (short) 2, 1, 900_000, 1_000L,
+            604_800_000L, 3_600_000L, 2, (short) 2, 4096, 1_000L, 100L);
         coordinator = new TransactionCoordinator(config, replicas, metadata, producerIds, id -> clients[id],
             writers[brokerId], Runnable::run, time);
         coordinator.startup();
