@@ -13,6 +13,9 @@ import org.apache.kafka.common.utils.Utils;
  * @param transactionLogMinIsr              {@code transaction.state.log.min.isr}, capped to the replication factor
  * @param transactionMaxTimeoutMs           {@code transaction.max.timeout.ms}
  * @param transactionAbortCheckIntervalMs   {@code transaction.abort.timed.out.transaction.cleanup.interval.ms}
+ * @param transactionalIdExpirationMs       {@code transactional.id.expiration.ms}: an idle id (no transaction open)
+ *                                          is removed after this long
+ * @param transactionRemoveExpiredIntervalMs {@code transaction.remove.expired.transaction.cleanup.interval.ms}
  * @param offsetsTopicPartitions            {@code offsets.topic.num.partitions}
  * @param offsetsTopicReplicationFactor     {@code offsets.topic.replication.factor}, capped to live brokers
  * @param offsetMetadataMaxBytes            {@code offset.metadata.max.bytes}
@@ -21,8 +24,8 @@ import org.apache.kafka.common.utils.Utils;
  */
 public record CoordinatorConfig(int brokerId, int transactionLogPartitions, short transactionLogReplicationFactor,
     int transactionLogMinIsr, int transactionMaxTimeoutMs, long transactionAbortCheckIntervalMs,
-    int offsetsTopicPartitions, short offsetsTopicReplicationFactor, int offsetMetadataMaxBytes,
-    long appendTimeoutMs, long markerRetryBackoffMs)
+    long transactionalIdExpirationMs, long transactionRemoveExpiredIntervalMs, int offsetsTopicPartitions,
+    short offsetsTopicReplicationFactor, int offsetMetadataMaxBytes, long appendTimeoutMs, long markerRetryBackoffMs)
 {
     public static final String TRANSACTION_STATE_TOPIC = "__transaction_state";
     public static final String CONSUMER_OFFSETS_TOPIC = "__consumer_offsets";
@@ -32,6 +35,8 @@ public record CoordinatorConfig(int brokerId, int transactionLogPartitions, shor
     public static final int TRANSACTION_LOG_MIN_ISR_DEFAULT = 2;
     public static final int TRANSACTION_MAX_TIMEOUT_MS_DEFAULT = 900_000;
     public static final long TRANSACTION_ABORT_CHECK_INTERVAL_MS_DEFAULT = 10_000L;
+    public static final long TRANSACTIONAL_ID_EXPIRATION_MS_DEFAULT = 604_800_000L;
+    public static final long TRANSACTION_REMOVE_EXPIRED_INTERVAL_MS_DEFAULT = 3_600_000L;
     public static final int OFFSETS_TOPIC_PARTITIONS_DEFAULT = 50;
     public static final short OFFSETS_TOPIC_REPLICATION_FACTOR_DEFAULT = 3;
     public static final int OFFSET_METADATA_MAX_BYTES_DEFAULT = 4096;
@@ -44,6 +49,7 @@ public record CoordinatorConfig(int brokerId, int transactionLogPartitions, shor
         return new CoordinatorConfig(brokerId, TRANSACTION_LOG_PARTITIONS_DEFAULT,
             TRANSACTION_LOG_REPLICATION_FACTOR_DEFAULT, TRANSACTION_LOG_MIN_ISR_DEFAULT,
             TRANSACTION_MAX_TIMEOUT_MS_DEFAULT, TRANSACTION_ABORT_CHECK_INTERVAL_MS_DEFAULT,
+            TRANSACTIONAL_ID_EXPIRATION_MS_DEFAULT, TRANSACTION_REMOVE_EXPIRED_INTERVAL_MS_DEFAULT,
             OFFSETS_TOPIC_PARTITIONS_DEFAULT, OFFSETS_TOPIC_REPLICATION_FACTOR_DEFAULT,
             OFFSET_METADATA_MAX_BYTES_DEFAULT, APPEND_TIMEOUT_MS_DEFAULT, MARKER_RETRY_BACKOFF_MS_DEFAULT);
     }
@@ -62,6 +68,10 @@ public record CoordinatorConfig(int brokerId, int transactionLogPartitions, shor
                 String.valueOf(TRANSACTION_MAX_TIMEOUT_MS_DEFAULT))),
             Long.parseLong(props.getOrDefault("transaction.abort.timed.out.transaction.cleanup.interval.ms",
                 String.valueOf(TRANSACTION_ABORT_CHECK_INTERVAL_MS_DEFAULT))),
+            Long.parseLong(props.getOrDefault("transactional.id.expiration.ms",
+                String.valueOf(TRANSACTIONAL_ID_EXPIRATION_MS_DEFAULT))),
+            Long.parseLong(props.getOrDefault("transaction.remove.expired.transaction.cleanup.interval.ms",
+                String.valueOf(TRANSACTION_REMOVE_EXPIRED_INTERVAL_MS_DEFAULT))),
             Integer.parseInt(props.getOrDefault("offsets.topic.num.partitions",
                 String.valueOf(OFFSETS_TOPIC_PARTITIONS_DEFAULT))),
             Short.parseShort(props.getOrDefault("offsets.topic.replication.factor",

@@ -47,7 +47,8 @@ import io.syncmirror.broker.network.NodeClient;
  * transaction (retried every {@code markerRetryBackoffMs} until written) and finally logs CompleteCommit/CompleteAbort.
  * Every transition is written acks=all before it takes effect in memory; while one is in flight the id answers
  * CONCURRENT_TRANSACTIONS. {@link #poll()} aborts transactions older than their timeout (bumping the epoch, so the
- * producer is fenced) and re-sends failed markers; the broker calls it from one scheduler thread.
+ * producer is fenced), re-sends failed markers and removes ids idle (no transaction open) for
+ * {@code transactional.id.expiration.ms} with a tombstone; the broker calls it from one scheduler thread.
  *
  * <p>On becoming leader of a {@code __transaction_state} partition the partition's log is replayed on the load
  * executor (answering COORDINATOR_LOAD_IN_PROGRESS meanwhile); transactions found in a Prepare state resume their
@@ -85,6 +86,7 @@ public final class TransactionCoordinator implements ReplicaAccess.LeadershipLis
     private final Map<Integer, TxnPartition> partitions = new HashMap<>();
     private final Set<Txn> markerRetries = new LinkedHashSet<>();
     private long nextAbortCheckMs;
+    private long nextExpirationCheckMs;
 
     /**
      * @param nodeClients  the client of a broker by id, for markers to partitions led elsewhere
@@ -566,6 +568,28 @@ public final class TransactionCoordinator implements ReplicaAccess.LeadershipLis
                     actions.add(() -> dispatchMarkers(txn, generation));
                 }
             }
+            if (nowMs >= nextExpirationCheckMs)
+            {
+                nextExpirationCheckMs = nowMs + config.transactionRemoveExpiredIntervalMs();
+                for (final TxnPartition partition : partitions.values())
+                {
+                    if (!partition.loaded)
+                    {
+                        continue;
+                    }
+                    for (final Txn txn : partition.txns.values())
+                    {
+                        final TransactionLogRecord current = txn.current;
+                        if (current.state().isCompleteOrEmpty() && txn.pending == null
+                            && current.lastUpdateTimestampMs() + config.transactionalIdExpirationMs() <= nowMs)
+                        {
+                            actions.add(persist(partition, txn, new TransactionLogRecord(current.producerId(),
+                                current.producerEpoch(), current.timeoutMs(), TransactionState.DEAD, Set.of(), nowMs,
+                                -1L), false, error -> { }));
+                        }
+                    }
+                }
+            }
             if (nowMs >= nextAbortCheckMs)
             {
                 nextAbortCheckMs = nowMs + config.transactionAbortCheckIntervalMs();
@@ -840,8 +864,10 @@ public final class TransactionCoordinator implements ReplicaAccess.LeadershipLis
         final int coordinatorEpoch = partition.coordinatorEpoch;
         final TopicPartition logPartition = new TopicPartition(CoordinatorConfig.TRANSACTION_STATE_TOPIC,
             partition.partition);
-        final MemoryRecords records = MemoryRecords.withRecords(Compression.NONE,
-            new SimpleRecord(time.milliseconds(), TransactionLogRecord.encodeKey(txn.id), next.encodeValue()));
+        // DEAD is never written as a state: it is the tombstone that removes an expired id from the compacted log.
+        final boolean tombstone = next.state() == TransactionState.DEAD;
+        final MemoryRecords records = MemoryRecords.withRecords(Compression.NONE, new SimpleRecord(
+            time.milliseconds(), TransactionLogRecord.encodeKey(txn.id), tombstone ? null : next.encodeValue()));
         return () ->
         {
             CompletableFuture<?> append;
@@ -872,6 +898,11 @@ public final class TransactionCoordinator implements ReplicaAccess.LeadershipLis
                     {
                         outcome = CoordinatorLogs.appendError(error, Errors.UNKNOWN_SERVER_ERROR);
                         LOG.debug("transaction state of {} not written: {}", txn.id, outcome);
+                    }
+                    else if (tombstone)
+                    {
+                        now.txns.remove(txn.id);
+                        outcome = Errors.NONE;
                     }
                     else
                     {

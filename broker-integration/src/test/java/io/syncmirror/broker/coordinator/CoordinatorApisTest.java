@@ -65,8 +65,8 @@ class CoordinatorApisTest
     private final FakeReplicaAccess replicas = new FakeReplicaAccess();
     private final FakeMetadataView metadata = new FakeMetadataView();
     private final FakeNodeClient controller = new FakeNodeClient();
-    private final CoordinatorConfig config = new CoordinatorConfig(0, 4, (short) 3, 2, 900_000, 1_000L, 4, (short) 3,
-        4096, 5_000L, 100L);
+    private final CoordinatorConfig config = new CoordinatorConfig(0, 4, (short) 3, 2, 900_000, 1_000L,
+        604_800_000L, 3_600_000L, 4, (short) 3, 4096, 5_000L, 100L);
     private OffsetCoordinator offsets;
     private CoordinatorApis apis;
 

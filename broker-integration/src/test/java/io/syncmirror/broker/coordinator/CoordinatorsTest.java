@@ -21,8 +21,8 @@ class CoordinatorsTest
         final FakeMetadataView metadata = new FakeMetadataView();
         metadata.addBroker(0);
         final FakeNodeClient client = new FakeNodeClient();
-        final CoordinatorConfig config = new CoordinatorConfig(0, 1, (short) 1, 1, 900_000, 1_000L, 1, (short) 1,
-            4096, 5_000L, 10L);
+        final CoordinatorConfig config = new CoordinatorConfig(0, 1, (short) 1, 1, 900_000, 1_000L, 604_800_000L,
+            3_600_000L, 1, (short) 1, 4096, 5_000L, 10L);
         try (Coordinators coordinators = new Coordinators(config, replicas, metadata, () -> 1L, () -> client,
             id -> client, Time.SYSTEM))
         {

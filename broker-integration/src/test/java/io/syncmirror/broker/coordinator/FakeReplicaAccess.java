@@ -14,6 +14,8 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
+import org.apache.kafka.common.errors.TransactionCoordinatorFencedException;
+import org.apache.kafka.common.record.internal.EndTransactionMarker;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MutableRecordBatch;
 import org.apache.kafka.common.record.internal.RecordBatch;
@@ -31,6 +33,7 @@ final class FakeReplicaAccess implements ReplicaAccess
     private final Map<TopicPartition, FakeLog> logs = new HashMap<>();
     private final Map<String, List<LeadershipListener>> listeners = new HashMap<>();
     private final Set<TopicPartition> refusing = new HashSet<>();
+    private final Map<TopicPartition, Map<Long, Integer>> markerEpochs = new HashMap<>();
     private final List<String> ensuredTopics = new ArrayList<>();
     private final List<Runnable> held = new ArrayList<>();
     private boolean holding;
@@ -125,6 +128,11 @@ final class FakeReplicaAccess implements ReplicaAccess
             {
                 return CompletableFuture.failedFuture(new NotLeaderOrFollowerException("refused by the test"));
             }
+            if (fencedMarker(partition, records))
+            {
+                return CompletableFuture.failedFuture(
+                    new TransactionCoordinatorFencedException("coordinator epoch below the last marker's"));
+            }
             appended = log(partition).appendAsLeader(records, 0);
             if (holding)
             {
@@ -134,6 +142,27 @@ final class FakeReplicaAccess implements ReplicaAccess
         }
         result.complete(appended);
         return result;
+    }
+
+    /** As Kafka's producer state does: a marker from an older coordinator epoch than the last one is refused. */
+    private boolean fencedMarker(final TopicPartition partition, final MemoryRecords records)
+    {
+        for (final RecordBatch batch : records.batches())
+        {
+            if (!batch.isControlBatch())
+            {
+                continue;
+            }
+            final int epoch = EndTransactionMarker.deserialize(batch.iterator().next()).coordinatorEpoch();
+            final Map<Long, Integer> byProducer = markerEpochs.computeIfAbsent(partition, p -> new HashMap<>());
+            final Integer last = byProducer.get(batch.producerId());
+            if (last != null && epoch < last)
+            {
+                return true;
+            }
+            byProducer.put(batch.producerId(), epoch);
+        }
+        return false;
     }
 
     @Override

@@ -30,7 +30,7 @@ class OffsetCoordinatorTest
     private final FakeReplicaAccess replicas = new FakeReplicaAccess();
     private final FakeMetadataView metadata = new FakeMetadataView();
     private final CoordinatorConfig config = new CoordinatorConfig(0, 4, (short) 3, 2, 900_000, 1_000L,
-        OFFSETS_PARTITIONS, (short) 3, 16, 5_000L, 100L);
+        604_800_000L, 3_600_000L, OFFSETS_PARTITIONS, (short) 3, 16, 5_000L, 100L);
     private OffsetCoordinator offsets;
     private TxnMarkerWriter markers;
 

@@ -33,6 +33,7 @@ import org.junit.jupiter.api.Timeout;
 class TransactionCoordinatorTest
 {
     private static final int TXN_PARTITIONS = 4;
+    private static final long EXPIRATION_MS = 7L * 24 * 3600 * 1000;
     private static final String TXN_ID = "txn-a";
     private static final TopicPartition DATA_LOCAL = new TopicPartition("data", 0);
     private static final TopicPartition DATA_REMOTE = new TopicPartition("data", 1);
@@ -49,8 +50,8 @@ class TransactionCoordinatorTest
 
     private static CoordinatorConfig config(final int brokerId)
     {
-        return new CoordinatorConfig(brokerId, TXN_PARTITIONS, (short) 3, 2, 900_000, 1_000L, 4, (short) 3, 4096,
-            5_000L, 100L);
+        return new CoordinatorConfig(brokerId, TXN_PARTITIONS, (short) 3, 2, 900_000, 1_000L, EXPIRATION_MS,
+            3_600_000L, 4, (short) 3, 4096, 5_000L, 100L);
     }
 
     @BeforeEach
@@ -361,5 +362,42 @@ class TransactionCoordinatorTest
         replicas.hold(false);
         replicas.release();
         assertEquals(Errors.NONE, adding.get());
+    }
+
+    @Test
+    void shouldAnswerNotCoordinatorWhenLeadershipChangedWhileTheWriteWasInFlight() throws Exception
+    {
+        final long pid = coordinator.initProducerId(TXN_ID, 60_000, -1, (short) -1).get().producerId();
+        replicas.hold(true);
+        final var adding = coordinator.addPartitions(TXN_ID, pid, (short) 0, List.of(DATA_LOCAL));
+        replicas.hold(false);
+        replicas.resign(txnPartition);
+        replicas.becomeLeader(txnPartition, 9);
+        replicas.release();
+        assertEquals(Errors.NOT_COORDINATOR, adding.get());
+        assertEquals(TransactionState.ONGOING, state(coordinator, TXN_ID), "the reloaded state holds the write");
+    }
+
+    @Test
+    void shouldRemoveAnIdleTransactionalIdWithATombstoneThatSurvivesReload() throws Exception
+    {
+        final long pid = coordinator.initProducerId(TXN_ID, 60_000, -1, (short) -1).get().producerId();
+        coordinator.addPartitions(TXN_ID, pid, (short) 0, List.of(DATA_LOCAL)).get();
+        coordinator.endTransaction(TXN_ID, pid, (short) 0, true).get();
+        coordinator.poll();
+        time.advance(EXPIRATION_MS - 1);
+        coordinator.poll();
+        assertTrue(coordinator.transactionState(TXN_ID).isPresent(), "an open or recent id stays");
+
+        time.advance(3_600_000L);
+        coordinator.poll();
+        assertTrue(coordinator.transactionState(TXN_ID).isEmpty());
+        replicas.resign(txnPartition);
+        replicas.becomeLeader(txnPartition, 6);
+        assertTrue(coordinator.transactionState(TXN_ID).isEmpty(), "the tombstone removes it on reload too");
+        final TransactionCoordinator.InitProducerIdResult fresh = coordinator.initProducerId(TXN_ID, 60_000, -1, (short) -1).get();
+        assertEquals(Errors.NONE, fresh.error());
+        assertEquals(0, fresh.producerEpoch());
+        assertTrue(fresh.producerId() != pid, "a new producer id after expiration");
     }
 }
