@@ -36,6 +36,12 @@ public final class PartitionLogMetadataLog implements MetadataLog
     @Override
     public long append(final MemoryRecords batch)
     {
+        // A leader append takes batches as a producer sends them, based at offset 0 (Kafka's log validator
+        // refuses any other base); the log assigns the real offsets. The base offset is outside the CRC.
+        for (final org.apache.kafka.common.record.internal.MutableRecordBatch recordBatch : batch.batches())
+        {
+            recordBatch.setLastOffset(recordBatch.lastOffset() - recordBatch.baseOffset());
+        }
         final PartitionLog.AppendResult result = partitionLog.appendAsLeader(batch, CONTROLLER_EPOCH);
         partitionLog.flush();
         partitionLog.maybeIncrementHighWatermark(partitionLog.logEndOffset());
