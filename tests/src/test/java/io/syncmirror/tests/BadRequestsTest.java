@@ -12,7 +12,7 @@ import java.util.Map;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.message.MetadataRequestData;
-import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.JoinGroupRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
@@ -20,8 +20,8 @@ import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
 import org.apache.kafka.common.requests.MetadataRequest;
-import org.apache.kafka.common.requests.ProduceRequest;
-import org.apache.kafka.common.requests.ProduceResponse;
+import org.apache.kafka.common.requests.JoinGroupRequest;
+import org.apache.kafka.common.requests.JoinGroupResponse;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -132,11 +132,12 @@ class BadRequestsTest
     {
         try (RawConnection connection = new RawConnection())
         {
-            final ProduceRequest tooOld = new ProduceRequest(new ProduceRequestData().setAcks((short)1)
-                .setTimeoutMs(1000), (short)2);
-            final ProduceResponse response = (ProduceResponse)connection.roundTrip(tooOld);
-            assertTrue(response.errorCounts().containsKey(Errors.UNSUPPORTED_VERSION) ||
-                response.data().responses().isEmpty(), "unexpected answer " + response);
+            // Group membership is not served: the standard error, at the version asked.
+            final JoinGroupRequest unserved = new JoinGroupRequest.Builder(new JoinGroupRequestData()
+                .setGroupId("g").setMemberId("").setProtocolType("consumer").setSessionTimeoutMs(10_000))
+                .build(ApiKeys.JOIN_GROUP.latestVersion());
+            final JoinGroupResponse response = (JoinGroupResponse)connection.roundTrip(unserved);
+            assertEquals(Errors.UNSUPPORTED_VERSION, response.error());
             // Still usable.
             final AbstractResponse metadata = connection.roundTrip(new MetadataRequest(new MetadataRequestData()
                 .setTopics(null).setAllowAutoTopicCreation(false), ApiKeys.METADATA.latestVersion()));
