@@ -1,15 +1,13 @@
 package io.syncmirror.bench.e2e;
 
+import java.util.Map;
+
+import io.syncmirror.broker.cluster.EmbeddedCluster;
+
 /**
  * The factory for the reference broker's side of the comparison ("ours"): it starts the broker-integration
- * module's embedded cluster ({@code io.syncmirror.broker.cluster.EmbeddedCluster}) of {@code brokers} reference
- * brokers on loopback with durable storage, and wraps it as a {@link ClusterUnderTest} named {@code ours}.
- * Stateless.
- *
- * <p>This class is wired to the embedded cluster by the broker-integration work, which adds that module as a
- * dependency of {@code benchmarks}, implements {@link #start(int)} and makes {@link #isAvailable()} return
- * {@code true}. Until then the harness refuses {@code --systems ours} with a usage message, so that no figure is
- * ever printed under the name of a system that did not run.
+ * module's {@link EmbeddedCluster} of {@code brokers} reference brokers on loopback with durable storage (Kafka's
+ * log engine, as the Kafka side uses) and wraps it as a {@link ClusterUnderTest} named {@code ours}. Stateless.
  */
 public final class OursClusterFactory implements ClusterFactory
 {
@@ -19,13 +17,32 @@ public final class OursClusterFactory implements ClusterFactory
     /** Whether the reference broker's embedded cluster is wired in, so that {@code --systems ours} can run. */
     public static boolean isAvailable()
     {
-        return false;
+        return true;
     }
 
     @Override
     public ClusterUnderTest start(final int brokers)
     {
-        throw new UnsupportedOperationException(
-            "the reference broker's embedded cluster is not wired into the benchmarks module");
+        final EmbeddedCluster cluster = EmbeddedCluster.start(brokers, Map.of());
+        return new ClusterUnderTest()
+        {
+            @Override
+            public String name()
+            {
+                return NAME;
+            }
+
+            @Override
+            public String bootstrapServers()
+            {
+                return cluster.bootstrapServers();
+            }
+
+            @Override
+            public void close()
+            {
+                cluster.close();
+            }
+        };
     }
 }

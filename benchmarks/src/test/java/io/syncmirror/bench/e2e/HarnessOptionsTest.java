@@ -57,7 +57,7 @@ class HarnessOptionsTest
         final IllegalArgumentException ex = assertThrows(IllegalArgumentException.class,
             () -> HarnessOptions.parse(new String[]{ "--systems", "ours,kafka" }, false));
         assertTrue(ex.getMessage().contains("not wired in"), ex.getMessage());
-        assertFalse(OursClusterFactory.isAvailable());
+        assertTrue(OursClusterFactory.isAvailable(), "the reference broker is wired in: ours must be selectable");
     }
 
     @Test

@@ -70,9 +70,22 @@ class ProduceLatencyHarnessTest
     }
 
     @Test
-    void shouldNotStartOursUntilItIsWiredIn()
+    @Timeout(180)
+    void shouldAcknowledgeAndRecordEveryMessageOfAShortRoundOnTheReferenceBroker(@TempDir final Path out)
+        throws Exception
     {
-        assertThrows(UnsupportedOperationException.class, () -> ProduceLatencyHarness.factory("ours").start(1));
+        final HarnessOptions options = HarnessOptions.parse(new String[]{
+            "--systems", "ours", "--topologies", "1x1", "--rounds", "1", "--rate", "200", "--warmup-s", "0",
+            "--measure-s", "1", "--partitions", "2", "--out", out.toString() }, true);
+        final ByteArrayOutputStream printed = new ByteArrayOutputStream();
+        final int status;
+        try (PrintStream stream = new PrintStream(printed, true, StandardCharsets.UTF_8))
+        {
+            status = ProduceLatencyHarness.run(options, stream);
+        }
+        final String text = printed.toString(StandardCharsets.UTF_8);
+        assertEquals(0, status, text);
+        assertTrue(text.contains("ROUND topo=1x1 system=ours round=1 count=200 sent=200 errors=0 "), text);
     }
 
     @Test

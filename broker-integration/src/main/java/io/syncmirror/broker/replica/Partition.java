@@ -431,6 +431,8 @@ public final class Partition
             {
                 hotPath.changeIsr(expected.slot, expected.isrMask(), expected.minIsr);
                 isrChangeInFlight = false;
+                // Dropping a member the gate counted may let the HW move: the log's HW follows it.
+                maybeAdvanceHighWatermark(expected.slot, hotPath.highWatermark(expected.slot));
             }
         }
         finally
