@@ -347,9 +347,10 @@ public final class Partition
 
     /**
      * The ISR this leader should propose now, or null for no change: followers that lag more than
-     * {@code lagTimeMaxMs} leave, followers that reached the HW (and the current epoch's start) join.
+     * {@code lagTimeMaxMs} leave, followers that reached the HW join if the controller would accept them
+     * ({@code eligible}: registered and not fenced, as Kafka's leader checks before asking).
      */
-    List<Integer> proposedIsr(final long nowMs, final long lagTimeMaxMs)
+    List<Integer> proposedIsr(final long nowMs, final long lagTimeMaxMs, final java.util.function.IntPredicate eligible)
     {
         final Role current = role;
         if (!current.leader || isrChangeInFlight)
@@ -379,7 +380,7 @@ public final class Partition
                 changed = true;
             }
             else if (followerLeo.get(index) >= hw && followerLeo.get(index) >= 0 &&
-                nowMs - lastCaughtUpTimeMs.get(index) <= lagTimeMaxMs)
+                nowMs - lastCaughtUpTimeMs.get(index) <= lagTimeMaxMs && eligible.test(id))
             {
                 next.add(id);
                 changed = true;

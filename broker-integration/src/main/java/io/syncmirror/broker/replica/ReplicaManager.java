@@ -69,6 +69,7 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
     private final ScheduledExecutorService isrScheduler;
     private final ScheduledFuture<?> isrTask;
     private volatile FollowerFetching fetching;
+    private volatile java.util.function.IntPredicate isrEligible = brokerId -> true;
 
     public ReplicaManager(final ReplicaConfig config, final LogStore logs, final IsrChangeChannel isrChannel,
         final TopicCreator topicCreator, final LongSupplier clockMs)
@@ -101,6 +102,12 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
     public void followerFetching(final FollowerFetching fetching)
     {
         this.fetching = fetching;
+    }
+
+    /** Which brokers may join an ISR now (registered and unfenced, from the metadata image). */
+    public void isrEligibility(final java.util.function.IntPredicate eligible)
+    {
+        this.isrEligible = eligible;
     }
 
     public ReplicaConfig config()
@@ -316,7 +323,8 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
     public void maybeChangeIsr(final Partition partition, final long nowMs)
     {
         final Partition.Role role = partition.role();
-        final List<Integer> proposed = partition.proposedIsr(nowMs, config.replicaLagTimeMaxMs());
+        final List<Integer> proposed = partition.proposedIsr(nowMs, config.replicaLagTimeMaxMs(),
+            isrEligible);
         if (proposed == null || !partition.beginIsrChange(role, proposed))
         {
             return;

@@ -160,6 +160,8 @@ public final class BrokerServer implements AutoCloseable
         isrChannel = new ControllerIsrChannel(id, this::brokerEpoch, controllerClient, metadata);
         fetchers = new ReplicaFetchers(replicas, clients, metadata::broker, fetcherConfig());
         replicas.followerFetching(fetchers);
+        replicas.isrEligibility(brokerId -> metadata.image().registration(brokerId)
+            .map(registration -> !registration.fenced()).orElse(false));
 
         coordinators = new Coordinators(CoordinatorConfig.fromProperties(id, props), replicas, metadata,
             this::brokerEpoch, () -> controllerClient, brokerId -> metadata.broker(brokerId)

@@ -191,4 +191,21 @@ class ReplicaManagerTest
         partition.onFollowerFetch(partition.role(), 3, 2, nowMs.get());
         assertTrue(ack.get(5, TimeUnit.SECONDS).lastOffset() >= 1);
     }
+
+    @Test
+    void shouldNotProposeAFencedFollowerForTheIsr() throws Exception
+    {
+        replicas.isrEligibility(brokerId -> brokerId != 3);
+        replicas.onPartitionChanged(state(1, 0, List.of(1, 2)), Map.of());
+        final Partition partition = replicas.partitionOrNull(TP);
+        replicas.appendAndWait(TP, records("a"), 60_000);
+        awaitLogEnd(partition, 1);
+        partition.onFollowerFetch(partition.role(), 2, 1, nowMs.get());
+        partition.onFollowerFetch(partition.role(), 3, 1, nowMs.get());
+        replicas.maybeChangeIsr(partition, nowMs.get());
+        assertEquals(0, isrChannel.count(), "asked the controller to add a fenced broker");
+        replicas.isrEligibility(brokerId -> true);
+        replicas.maybeChangeIsr(partition, nowMs.get());
+        assertEquals(List.of(1, 2, 3), isrChannel.asked.get(0));
+    }
 }
