@@ -1,12 +1,12 @@
 package io.syncmirror.broker.replica;
 
-import io.netty.util.concurrent.EventExecutor;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 import org.agrona.collections.Long2ObjectHashMap;
 
+import io.netty.util.concurrent.EventExecutor;
 import io.syncmirror.broker.adapter.HotPathAdapter;
 import io.syncmirror.hwgate.OwnerWakeup;
 import io.syncmirror.hwgate.ProduceCompletionHandler;

@@ -8,9 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.apache.kafka.common.IsolationLevel;
-import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.ApiException;
-import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.ListOffsetsResponseData;
@@ -35,12 +33,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.syncmirror.broker.network.RequestContext;
+import io.syncmirror.broker.storage.PartitionLog;
 import io.syncmirror.fetch.FetchContext;
 import io.syncmirror.fetch.FetchResponseAssembler;
 import io.syncmirror.fetch.FetchSession;
 import io.syncmirror.fetch.FetchSessionCache;
 import io.syncmirror.fetch.TopicNameResolver;
-import io.syncmirror.broker.storage.PartitionLog;
 import io.syncmirror.hwgate.AckOutcome;
 import io.syncmirror.hwgate.RequestShard;
 
