@@ -82,11 +82,23 @@ public final class KafkaNodeClient implements NodeClient
             "[NodeClient clientId=" + config.clientId() + ", node=" + node.id() + " " + node.host() + ":" + node.port() + "] ");
         this.log = logContext.logger(KafkaNodeClient.class);
         this.metrics = new Metrics(time);
+        this.client = newNetworkClient(node, config, time, metrics, logContext);
+        this.ioThread = new Thread(this::run, "syncmirror-node-client-" + config.clientId() + "-" + node.id());
+        this.ioThread.setDaemon(true);
+    }
+
+    /**
+     * A kafka-clients {@code NetworkClient} to {@code node}: plaintext, version discovery through ApiVersions on
+     * connect, the config's timeouts and backoff. Shared by this class and {@link BlockingNodeClient}.
+     */
+    static NetworkClient newNetworkClient(final Node node, final NodeClientConfig config, final Time time,
+        final Metrics metrics, final LogContext logContext)
+    {
         final ChannelBuilder channelBuilder = new PlaintextChannelBuilder(null);
         channelBuilder.configure(Map.of());
         final Selector selector = new Selector(
             config.connectionsMaxIdleMs(), metrics, time, "node-client", channelBuilder, logContext);
-        this.client = new NetworkClient(
+        return new NetworkClient(
             selector,
             new ManualMetadataUpdater(List.of(node)),
             config.clientId(),
@@ -105,8 +117,6 @@ public final class KafkaNodeClient implements NodeClient
             MetadataRecoveryStrategy.NONE,
             BootstrapConfiguration.DISABLED,
             false);
-        this.ioThread = new Thread(this::run, "syncmirror-node-client-" + config.clientId() + "-" + node.id());
-        this.ioThread.setDaemon(true);
     }
 
     /** Creates a client to {@code node} and starts its I/O thread, which connects at once. */
