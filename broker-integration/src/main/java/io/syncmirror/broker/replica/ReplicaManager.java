@@ -155,7 +155,7 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
     // ------------------------------------------------------------------------------------------------------
 
     @Override
-    public void onPartitionChanged(final PartitionState state, final Map<String, String> topicConfig)
+    public synchronized void onPartitionChanged(final PartitionState state, final Map<String, String> topicConfig)
     {
         final TopicPartition tp = state.topicPartition();
         if (state.replicas().size() > config.maxReplicas())
@@ -173,6 +173,15 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
         }
         if (partition == null)
         {
+            final Optional<PartitionLog> found = logs.get(tp);
+            if (found.isPresent() && found.get().topicId() != null && !found.get().topicId().equals(state.topicId()))
+            {
+                // A log of an earlier topic of the same name, deleted while this broker was down: never serve
+                // its records under the new topic.
+                LOG.info("deleting the log of {} left by an earlier topic id {} (now {})", tp, found.get().topicId(),
+                    state.topicId());
+                logs.delete(tp);
+            }
             final PartitionLog log = logs.getOrCreate(tp, state.topicId(), topicConfig);
             partition = new Partition(tp, state.topicId(), log, hotPath, config.brokerId(), topicConfig);
             byName.put(tp, partition);
@@ -220,7 +229,7 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
     }
 
     @Override
-    public void onPartitionRemoved(final TopicPartition topicPartition)
+    public synchronized void onPartitionRemoved(final TopicPartition topicPartition)
     {
         final Partition partition = byName.remove(topicPartition);
         if (partition == null)
@@ -240,6 +249,25 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
             notifyLeadership(topicPartition, -1, false);
         }
         logs.delete(topicPartition);
+    }
+
+    /**
+     * Deletes logs this broker holds for partitions the metadata no longer gives it (topics deleted, or moved,
+     * while it was down). Call once the broker has caught up with the metadata log; {@code keep} names internal
+     * logs that are not partitions (the controller's metadata log).
+     */
+    public synchronized void deleteStrayLogs(final java.util.function.Predicate<TopicPartition> keep)
+    {
+        for (final PartitionLog log : List.copyOf(logs.all()))
+        {
+            final TopicPartition tp = log.topicPartition();
+            if (!byName.containsKey(tp) && !keep.test(tp))
+            {
+                LOG.info("deleting the log of {}: the metadata no longer assigns it to broker {}", tp,
+                    config.brokerId());
+                logs.delete(tp);
+            }
+        }
     }
 
     @Override

@@ -200,6 +200,7 @@ public final class BrokerServer implements AutoCloseable
             advertised.name(), clusterId, controllerClient, metadata,
             config.getInt(BrokerConfig.BROKER_HEARTBEAT_INTERVAL_MS_CONFIG), -1L);
         lifecycle.start();
+        lifecycle.readyFuture().thenRun(() -> replicas.deleteStrayLogs(METADATA_PARTITION::equals));
         LOG.info("broker {} started on {} ({} storage{})", id, socketServer.boundAddresses(),
             config.durableStorage() ? "durable" : "memory", config.runsController() ? ", controller" : "");
     }
