@@ -97,6 +97,36 @@ final class Clients
         }
     }
 
+    /** The leader of partition 0 of {@code topic}, or -1 when it has none or the cluster does not answer. */
+    static int leaderOf(final Admin admin, final String topic)
+    {
+        try
+        {
+            final var leader = describe(admin, topic).partitions().get(0).leader();
+            return leader == null ? -1 : leader.id();
+        }
+        catch (final Exception ex)
+        {
+            return -1;
+        }
+    }
+
+    /** The ISR of partition 0 of {@code topic}, sorted; empty when the cluster does not answer. */
+    static List<Integer> sortedIsr(final Admin admin, final String topic)
+    {
+        try
+        {
+            final List<Integer> isr = new ArrayList<>(describe(admin, topic).partitions().get(0).isr().stream()
+                .map(node -> node.id()).toList());
+            isr.sort(null);
+            return isr;
+        }
+        catch (final Exception ex)
+        {
+            return List.of();
+        }
+    }
+
     /** Reads {@code count} records of the given partitions from their start. */
     static List<ConsumerRecord<byte[], byte[]>> readAll(final KafkaConsumer<byte[], byte[]> consumer,
         final Collection<TopicPartition> partitions, final int count, final long timeoutMs)

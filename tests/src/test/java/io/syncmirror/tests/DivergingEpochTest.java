@@ -139,34 +139,6 @@ class DivergingEpochTest
         return partition == null ? -1 : partition.log().logEndOffset();
     }
 
-    private static int leaderOf(final Admin admin)
-    {
-        try
-        {
-            final var leader = Clients.describe(admin, TOPIC).partitions().get(0).leader();
-            return leader == null ? -1 : leader.id();
-        }
-        catch (final Exception ex)
-        {
-            return -1;
-        }
-    }
-
-    private static List<Integer> sortedIsr(final Admin admin)
-    {
-        try
-        {
-            final List<Integer> isr = new ArrayList<>(Clients.describe(admin, TOPIC).partitions().get(0).isr()
-                .stream().map(node -> node.id()).toList());
-            isr.sort(null);
-            return isr;
-        }
-        catch (final Exception ex)
-        {
-            return List.of();
-        }
-    }
-
     /**
      * The old leader's divergent tail may end below, at or above the new leader's log end: above, its fetch offset
      * is past the leader's end, and only the epoch check (done before the offset range check, as Kafka does) tells
@@ -209,9 +181,10 @@ class DivergingEpochTest
         final int newLeader;
         try (Admin admin = Clients.admin(cluster.bootstrapServers()))
         {
-            Clients.awaitCondition(() -> leaderOf(admin) == 1 || leaderOf(admin) == 3, 30_000,
+            Clients.awaitCondition(() -> Clients.leaderOf(admin, TOPIC) == 1 || Clients.leaderOf(admin, TOPIC) == 3,
+                30_000,
                 "no new leader was elected");
-            newLeader = leaderOf(admin);
+            newLeader = Clients.leaderOf(admin, TOPIC);
         }
         cluster.broker(3).resumeReplication();
         cluster.broker(1).resumeReplication();
@@ -230,7 +203,7 @@ class DivergingEpochTest
         final long end = ACKED_BEFORE + ackedAfter;
         try (Admin admin = Clients.admin(cluster.bootstrapServers()))
         {
-            Clients.awaitCondition(() -> sortedIsr(admin).equals(List.of(1, 2, 3)), 60_000,
+            Clients.awaitCondition(() -> Clients.sortedIsr(admin, TOPIC).equals(List.of(1, 2, 3)), 60_000,
                 "the restarted broker never rejoined the ISR");
         }
         Clients.awaitCondition(() -> logEndOffset(1) == end && logEndOffset(2) == end && logEndOffset(3) == end,

@@ -59,12 +59,6 @@ class IsrAndFailoverTest
         }
     }
 
-    private static List<Integer> isr(final Admin admin) throws Exception
-    {
-        final TopicDescription description = Clients.describe(admin, TOPIC);
-        return description.partitions().get(0).isr().stream().map(node -> node.id()).toList();
-    }
-
     private static RecordMetadata send(final KafkaProducer<byte[], byte[]> producer, final String value)
         throws Exception
     {
@@ -80,34 +74,22 @@ class IsrAndFailoverTest
         {
             send(producer, "before");
             cluster.broker(3).pauseReplication();
-            Clients.awaitCondition(() -> isrEquals(admin, List.of(1, 2)), 30_000, "follower 3 never left the ISR");
+            Clients.awaitCondition(() -> Clients.sortedIsr(admin, TOPIC).equals(List.of(1, 2)),
+                30_000, "follower 3 never left the ISR");
             assertEquals(1, send(producer, "one follower paused").offset());
 
             cluster.broker(1).pauseReplication();
-            Clients.awaitCondition(() -> isrEquals(admin, List.of(2)), 30_000, "follower 1 never left the ISR");
+            Clients.awaitCondition(() -> Clients.sortedIsr(admin, TOPIC).equals(List.of(2)),
+                30_000, "follower 1 never left the ISR");
             final ExecutionException refused = assertThrows(ExecutionException.class,
                 () -> send(producer, "two followers paused"));
             assertInstanceOf(NotEnoughReplicasException.class, refused.getCause());
 
             cluster.broker(1).resumeReplication();
             cluster.broker(3).resumeReplication();
-            Clients.awaitCondition(() -> isrEquals(admin, List.of(1, 2, 3)), 30_000,
+            Clients.awaitCondition(() -> Clients.sortedIsr(admin, TOPIC).equals(List.of(1, 2, 3)), 30_000,
                 "the followers never rejoined the ISR");
             assertEquals(2, send(producer, "rejoined").offset());
-        }
-    }
-
-    private static boolean isrEquals(final Admin admin, final List<Integer> expected)
-    {
-        try
-        {
-            final List<Integer> actual = new ArrayList<>(isr(admin));
-            actual.sort(null);
-            return actual.equals(expected);
-        }
-        catch (final Exception ex)
-        {
-            return false;
         }
     }
 
@@ -124,9 +106,10 @@ class IsrAndFailoverTest
             cluster.killBroker(2);
             try (Admin admin = Clients.admin(cluster.bootstrapServers()))
             {
-                Clients.awaitCondition(() -> leaderOf(admin) > 0 && leaderOf(admin) != 2, 30_000,
+                Clients.awaitCondition(() -> Clients.leaderOf(admin, TOPIC) > 0 && Clients.leaderOf(admin, TOPIC) != 2,
+                    30_000,
                     "no new leader was elected");
-                assertNotEquals(2, leaderOf(admin));
+                assertNotEquals(2, Clients.leaderOf(admin, TOPIC));
             }
             for (int i = 200; i < 250; i++)
             {
@@ -147,22 +130,9 @@ class IsrAndFailoverTest
         cluster.startBroker(2);
         try (Admin admin = Clients.admin(cluster.bootstrapServers()))
         {
-            Clients.awaitCondition(() -> isrEquals(admin, List.of(1, 2, 3)), 60_000,
+            Clients.awaitCondition(() -> Clients.sortedIsr(admin, TOPIC).equals(List.of(1, 2, 3)), 60_000,
                 "the restarted broker never rejoined the ISR");
         }
         assertTrue(acked.get(249).offset() >= 249);
-    }
-
-    private static int leaderOf(final Admin admin)
-    {
-        try
-        {
-            final var leader = Clients.describe(admin, TOPIC).partitions().get(0).leader();
-            return leader == null ? -1 : leader.id();
-        }
-        catch (final Exception ex)
-        {
-            return -1;
-        }
     }
 }

@@ -11,7 +11,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicReference;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.compress.Compression;
@@ -66,7 +65,7 @@ public final class OffsetCoordinator implements ReplicaAccess.LeadershipListener
     private final MetadataView metadata;
     private final Executor loadExecutor;
     private final Time time;
-    private final AtomicReference<CompletableFuture<Void>> topicCreation = new AtomicReference<>();
+    private final InternalTopicCreation topicCreation = new InternalTopicCreation();
 
     private final Object lock = new Object();
     private final Map<Integer, OffsetsPartition> partitions = new HashMap<>();
@@ -90,33 +89,14 @@ public final class OffsetCoordinator implements ReplicaAccess.LeadershipListener
     /** Creates {@code __consumer_offsets} once (later calls return the same future). */
     public CompletableFuture<Void> ensureTopic()
     {
-        final CompletableFuture<Void> existing = topicCreation.get();
-        if (existing != null && !existing.isCompletedExceptionally())
+        return topicCreation.ensure(() ->
         {
-            return existing;
-        }
-        final CompletableFuture<Void> created = new CompletableFuture<>();
-        if (!topicCreation.compareAndSet(existing, created))
-        {
-            return topicCreation.get();
-        }
-        final int alive = Math.max(1, metadata.liveBrokers().size());
-        final short replicationFactor = (short) Math.min(config.offsetsTopicReplicationFactor(), alive);
-        replicas.ensureTopic(CoordinatorConfig.CONSUMER_OFFSETS_TOPIC, config.offsetsTopicPartitions(),
-            replicationFactor, Map.of("cleanup.policy", "compact", "compression.type", "producer",
-                "segment.bytes", "104857600"))
-            .whenComplete((ok, error) ->
-            {
-                if (error == null)
-                {
-                    created.complete(null);
-                }
-                else
-                {
-                    created.completeExceptionally(error);
-                }
-            });
-        return created;
+            final int alive = Math.max(1, metadata.liveBrokers().size());
+            final short replicationFactor = (short) Math.min(config.offsetsTopicReplicationFactor(), alive);
+            return replicas.ensureTopic(CoordinatorConfig.CONSUMER_OFFSETS_TOPIC, config.offsetsTopicPartitions(),
+                replicationFactor, Map.of("cleanup.policy", "compact", "compression.type", "producer",
+                    "segment.bytes", "104857600"));
+        });
     }
 
     public TopicPartition partitionFor(final String groupId)

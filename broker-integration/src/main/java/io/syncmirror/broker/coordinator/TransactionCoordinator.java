@@ -11,7 +11,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.IntFunction;
 
@@ -80,7 +79,7 @@ public final class TransactionCoordinator implements ReplicaAccess.LeadershipLis
     private final TxnMarkerWriter localMarkers;
     private final Executor loadExecutor;
     private final Time time;
-    private final AtomicReference<CompletableFuture<Void>> topicCreation = new AtomicReference<>();
+    private final InternalTopicCreation topicCreation = new InternalTopicCreation();
 
     private final Object lock = new Object();
     private final Map<Integer, TxnPartition> partitions = new HashMap<>();
@@ -116,35 +115,16 @@ public final class TransactionCoordinator implements ReplicaAccess.LeadershipLis
     /** Creates {@code __transaction_state} once (later calls return the same future). */
     public CompletableFuture<Void> ensureTopic()
     {
-        final CompletableFuture<Void> existing = topicCreation.get();
-        if (existing != null && !existing.isCompletedExceptionally())
+        return topicCreation.ensure(() ->
         {
-            return existing;
-        }
-        final CompletableFuture<Void> created = new CompletableFuture<>();
-        if (!topicCreation.compareAndSet(existing, created))
-        {
-            return topicCreation.get();
-        }
-        final int alive = Math.max(1, metadata.liveBrokers().size());
-        final short replicationFactor = (short) Math.min(config.transactionLogReplicationFactor(), alive);
-        final int minIsr = Math.min(config.transactionLogMinIsr(), replicationFactor);
-        replicas.ensureTopic(CoordinatorConfig.TRANSACTION_STATE_TOPIC, config.transactionLogPartitions(),
-            replicationFactor, Map.of("cleanup.policy", "compact", "min.insync.replicas", String.valueOf(minIsr),
-                "segment.bytes", "104857600", "unclean.leader.election.enable", "false",
-                "compression.type", "uncompressed"))
-            .whenComplete((ok, error) ->
-            {
-                if (error == null)
-                {
-                    created.complete(null);
-                }
-                else
-                {
-                    created.completeExceptionally(error);
-                }
-            });
-        return created;
+            final int alive = Math.max(1, metadata.liveBrokers().size());
+            final short replicationFactor = (short) Math.min(config.transactionLogReplicationFactor(), alive);
+            final int minIsr = Math.min(config.transactionLogMinIsr(), replicationFactor);
+            return replicas.ensureTopic(CoordinatorConfig.TRANSACTION_STATE_TOPIC, config.transactionLogPartitions(),
+                replicationFactor, Map.of("cleanup.policy", "compact", "min.insync.replicas", String.valueOf(minIsr),
+                    "segment.bytes", "104857600", "unclean.leader.election.enable", "false",
+                    "compression.type", "uncompressed"));
+        });
     }
 
     public TopicPartition partitionFor(final String transactionalId)

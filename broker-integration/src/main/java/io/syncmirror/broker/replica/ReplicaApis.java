@@ -470,23 +470,13 @@ public final class ReplicaApis
                 topicResponse.partitions().add(response);
                 final Partition partition = replicas.partitionOrNull(
                     new org.apache.kafka.common.TopicPartition(topic.name(), asked.partitionIndex()));
-                if (partition == null)
+                final Errors error = leaderError(partition, asked.currentLeaderEpoch());
+                if (error != Errors.NONE)
                 {
-                    response.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+                    response.setErrorCode(error.code());
                     continue;
                 }
                 final Partition.Role role = partition.role();
-                if (!role.leader())
-                {
-                    response.setErrorCode(Errors.NOT_LEADER_OR_FOLLOWER.code());
-                    continue;
-                }
-                if (asked.currentLeaderEpoch() >= 0 && asked.currentLeaderEpoch() != role.leaderEpoch())
-                {
-                    response.setErrorCode((asked.currentLeaderEpoch() < role.leaderEpoch() ?
-                        Errors.FENCED_LEADER_EPOCH : Errors.UNKNOWN_LEADER_EPOCH).code());
-                    continue;
-                }
                 final PartitionLog log = partition.log();
                 final long timestamp = asked.timestamp();
                 if (timestamp == ListOffsetsRequest.LATEST_TIMESTAMP)
@@ -522,6 +512,30 @@ public final class ReplicaApis
             }
         }
         return CompletableFuture.completedFuture(new ListOffsetsResponse(data));
+    }
+
+    /**
+     * Whether this broker may answer for {@code partition} as its leader in the epoch the client names:
+     * UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH (the client's epoch is older) or
+     * UNKNOWN_LEADER_EPOCH (newer, not applied here yet); NONE when it may. {@code currentLeaderEpoch} -1 skips
+     * the epoch check, as Kafka does.
+     */
+    private static Errors leaderError(final Partition partition, final int currentLeaderEpoch)
+    {
+        if (partition == null)
+        {
+            return Errors.UNKNOWN_TOPIC_OR_PARTITION;
+        }
+        final Partition.Role role = partition.role();
+        if (!role.leader())
+        {
+            return Errors.NOT_LEADER_OR_FOLLOWER;
+        }
+        if (currentLeaderEpoch >= 0 && currentLeaderEpoch != role.leaderEpoch())
+        {
+            return currentLeaderEpoch < role.leaderEpoch() ? Errors.FENCED_LEADER_EPOCH : Errors.UNKNOWN_LEADER_EPOCH;
+        }
+        return Errors.NONE;
     }
 
     private static int epochAt(final PartitionLog log, final long offset)
@@ -567,21 +581,10 @@ public final class ReplicaApis
                 result.partitions().add(response);
                 final Partition partition = replicas.partitionOrNull(
                     new org.apache.kafka.common.TopicPartition(topic.topic(), asked.partition()));
-                if (partition == null)
+                final Errors error = leaderError(partition, asked.currentLeaderEpoch());
+                if (error != Errors.NONE)
                 {
-                    response.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
-                    continue;
-                }
-                final Partition.Role role = partition.role();
-                if (!role.leader())
-                {
-                    response.setErrorCode(Errors.NOT_LEADER_OR_FOLLOWER.code());
-                    continue;
-                }
-                if (asked.currentLeaderEpoch() >= 0 && asked.currentLeaderEpoch() != role.leaderEpoch())
-                {
-                    response.setErrorCode((asked.currentLeaderEpoch() < role.leaderEpoch() ?
-                        Errors.FENCED_LEADER_EPOCH : Errors.UNKNOWN_LEADER_EPOCH).code());
+                    response.setErrorCode(error.code());
                     continue;
                 }
                 partition.endOffsetForEpoch(asked.leaderEpoch()).ifPresent(end ->
