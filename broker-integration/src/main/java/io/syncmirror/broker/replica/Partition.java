@@ -61,6 +61,7 @@ public final class Partition
     private final PartitionLog log;
     private final HotPathAdapter hotPath;
     private final int localBrokerId;
+    private final Runnable afterCompletions;
     private final ReentrantLock appendLock = new ReentrantLock();
     private final ConcurrentLinkedQueue<Runnable> leoWaiters = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<Runnable> hwWaiters = new ConcurrentLinkedQueue<>();
@@ -76,9 +77,15 @@ public final class Partition
     /** An ISR change sent to the controller and not yet seen in metadata; one at a time, as Kafka does. */
     private volatile boolean isrChangeInFlight;
 
+    /**
+     * @param afterCompletions run after this partition completed waits on the calling thread: it delivers the
+     *                         produces that thread owns itself (see ReplicaManager#drainCurrentOwner).
+     */
     Partition(final TopicPartition topicPartition, final Uuid topicId, final PartitionLog log,
-        final HotPathAdapter hotPath, final int localBrokerId, final Map<String, String> topicConfig)
+        final HotPathAdapter hotPath, final int localBrokerId, final Map<String, String> topicConfig,
+        final Runnable afterCompletions)
     {
+        this.afterCompletions = afterCompletions;
         this.topicPartition = topicPartition;
         this.topicId = topicId;
         this.log = log;
@@ -284,7 +291,9 @@ public final class Partition
                 shard.watch(request, current.slot, result.lastOffset() + 1);
             }
             final long hw = hotPath.onLeo(current.slot, current.replicaIndex(localBrokerId), log.logEndOffset());
-            maybeAdvanceHighWatermark(current.slot, hw);
+            // The appending request is not answered from in here: its caller fills in the append's offsets
+            // first and then drains its owner.
+            maybeAdvanceHighWatermark(current.slot, hw, false);
         }
         finally
         {
@@ -297,10 +306,19 @@ public final class Partition
     /** Follows a HW the gate published: the log's HW first, then the waits it reached, then parked consumers. */
     private void maybeAdvanceHighWatermark(final int slot, final long hw)
     {
+        maybeAdvanceHighWatermark(slot, hw, true);
+    }
+
+    private void maybeAdvanceHighWatermark(final int slot, final long hw, final boolean deliverOwn)
+    {
         if (hw != HotPathAdapter.NO_ADVANCE)
         {
             log.maybeIncrementHighWatermark(hw);
             hotPath.completeWaiters(slot);
+            if (deliverOwn)
+            {
+                afterCompletions.run();
+            }
             wake(hwWaiters);
         }
     }

@@ -39,6 +39,8 @@ final class ProduceOwner implements ProduceCompletionHandler, OwnerWakeup
     private final Runnable tick = this::tick;
     private ScheduledFuture<?> ticker;
     private long nextCookie;
+    private boolean draining;
+    private boolean drainAgain;
 
     ProduceOwner(final EventExecutor executor, final HotPathAdapter hotPath, final LongSupplier clockMs,
         final int maxRequests, final int maxWaits)
@@ -78,15 +80,37 @@ final class ProduceOwner implements ProduceCompletionHandler, OwnerWakeup
         return request;
     }
 
-    /** Delivers what finished (on this thread or elsewhere) and re-arms the wake-up; call after each burst. */
+    /**
+     * Delivers what finished (on this thread or elsewhere) and re-arms the wake-up; call after each burst. A call
+     * from inside a delivery (a response callback that appends again) only asks the running drain to go round
+     * once more: a nested poll would deliver the outer poll's requests a second time.
+     */
     void drain()
     {
-        shard.onWake();
-        do
+        if (draining)
         {
-            shard.poll(clockMs.getAsLong());
+            drainAgain = true;
+            return;
         }
-        while (!shard.prepareToIdle());
+        draining = true;
+        try
+        {
+            do
+            {
+                drainAgain = false;
+                shard.onWake();
+                do
+                {
+                    shard.poll(clockMs.getAsLong());
+                }
+                while (!shard.prepareToIdle());
+            }
+            while (drainAgain);
+        }
+        finally
+        {
+            draining = false;
+        }
         if (shard.inFlight() == 0 && ticker != null)
         {
             ticker.cancel(false);

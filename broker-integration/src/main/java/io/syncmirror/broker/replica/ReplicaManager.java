@@ -183,7 +183,8 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
                 logs.delete(tp);
             }
             final PartitionLog log = logs.getOrCreate(tp, state.topicId(), topicConfig);
-            partition = new Partition(tp, state.topicId(), log, hotPath, config.brokerId(), topicConfig);
+            partition = new Partition(tp, state.topicId(), log, hotPath, config.brokerId(), topicConfig,
+                this::drainCurrentOwner);
             byName.put(tp, partition);
             byId.put(new TopicIdPartition(state.topicId(), tp.partition(), null), partition);
         }
@@ -400,6 +401,20 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
         return owner;
     }
 
+    /**
+     * Delivers the finished produces of the calling thread's own shard, if it has one. A wait decided by its
+     * owner thread (the follower's connection shares the producer's event loop) skips the inbox and its wake-up,
+     * so without this it would wait for the owner's next poll.
+     */
+    void drainCurrentOwner()
+    {
+        final ProduceOwner owner = owners.get();
+        if (owner != null)
+        {
+            owner.drain();
+        }
+    }
+
     ProduceOwner ownerFor(final EventExecutor executor)
     {
         return ownersByExecutor.computeIfAbsent(executor, e -> new ProduceOwner(e, hotPath, clockMs,
@@ -436,6 +451,10 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
     private void appendOnOwner(final ProduceOwner owner, final TopicPartition tp, final MemoryRecords records,
         final long timeoutMs, final boolean markers, final CompletableFuture<PartitionLog.AppendResult> future)
     {
+        if (owners.get() == null)
+        {
+            owners.set(owner);
+        }
         final Partition partition = byName.get(tp);
         if (partition == null)
         {

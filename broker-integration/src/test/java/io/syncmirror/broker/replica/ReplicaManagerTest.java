@@ -208,4 +208,31 @@ class ReplicaManagerTest
         replicas.maybeChangeIsr(partition, nowMs.get());
         assertEquals(List.of(1, 2, 3), isrChannel.asked.get(0));
     }
+
+    @Test
+    void shouldAnswerAProduceAtOnceWhenTheFollowerReportArrivesOnTheProducersOwnThread() throws Exception
+    {
+        replicas.onPartitionChanged(state(1, 0, List.of(1, 2)), Map.of());
+        final Partition partition = replicas.partitionOrNull(TP);
+        final io.netty.util.concurrent.DefaultEventExecutor loop = new io.netty.util.concurrent.DefaultEventExecutor();
+        try
+        {
+            // One event loop serves both the producer's and the follower's connection.
+            final Boolean answeredInline = loop.submit(() ->
+            {
+                final ProduceOwner owner = replicas.ownerForCurrentThread();
+                final java.util.concurrent.atomic.AtomicBoolean answered = new java.util.concurrent.atomic.AtomicBoolean();
+                final int request = owner.begin(1, 60_000, (shard, req) -> answered.set(true));
+                partition.appendAsLeader(records("a"), true, owner.shard(), request, false);
+                owner.drain();
+                partition.onFollowerFetch(partition.role(), 2, 1, nowMs.get());
+                return answered.get();
+            }).get(5, TimeUnit.SECONDS);
+            assertTrue(answeredInline, "the produce waited for the owner's next poll after its HW was reached");
+        }
+        finally
+        {
+            loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        }
+    }
 }
