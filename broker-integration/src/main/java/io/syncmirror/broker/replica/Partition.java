@@ -157,8 +157,9 @@ public final class Partition
                     state.replicas(), state.isr(), previous.slot, minIsr);
                 role = next;
                 isrChangeInFlight = false;
-                // A committed ISR that adds a member the gate does not count yet waits for that member to reach
-                // the HW (see maybeExpandGateIsr); shrinks and same-membership changes publish at once.
+                // Shrinks and same-membership changes publish at once. A committed ISR that adds a member the gate
+                // does not count (not one this leader asked for: those are counted from the request on) keeps it
+                // out until it reaches the HW; its reports then let it in (onFollowerFetch).
                 if (!hotPath.changeIsr(previous.slot, mask, minIsr))
                 {
                     hotPath.changeIsr(previous.slot, mask & hotPath.isrMask(previous.slot), minIsr);
@@ -360,7 +361,29 @@ public final class Partition
         }
         final long hw = hotPath.onLeo(current.slot, index, leo);
         maybeAdvanceHighWatermark(current.slot, hw);
+        final int gateMask = hotPath.isrMask(current.slot);
+        if ((gateMask & (1 << index)) == 0 && current.isr.contains(followerId))
+        {
+            rejoinGate(current, gateMask | (1 << index));
+        }
         return index;
+    }
+
+    /** A committed ISR member the gate left out (it was behind the HW) is counted again once it caught up. */
+    private void rejoinGate(final Role expected, final int mask)
+    {
+        appendLock.lock();
+        try
+        {
+            if (role == expected)
+            {
+                hotPath.changeIsr(expected.slot, mask, expected.minIsr);
+            }
+        }
+        finally
+        {
+            appendLock.unlock();
+        }
     }
 
     /**

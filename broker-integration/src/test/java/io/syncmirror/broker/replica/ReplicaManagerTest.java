@@ -235,4 +235,29 @@ class ReplicaManagerTest
             loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
         }
     }
+
+    @Test
+    void shouldCountACommittedIsrMemberOnlyOnceItReachedTheHighWatermark() throws Exception
+    {
+        replicas.onPartitionChanged(state(1, 0, List.of(1, 2)), Map.of());
+        final Partition partition = replicas.partitionOrNull(TP);
+        replicas.appendAndWait(TP, records("a"), 60_000);
+        awaitLogEnd(partition, 1);
+        partition.onFollowerFetch(partition.role(), 2, 1, nowMs.get());
+        assertEquals(1, partition.log().highWatermark());
+        // The controller lists follower 3, which has nothing yet: the gate must not let it hold the HW back,
+        // nor count it as having the records.
+        replicas.onPartitionChanged(new PartitionState("t", TOPIC_ID, 0, List.of(1, 2, 3), List.of(1, 2, 3), 1, 0, 1),
+            Map.of());
+        assertEquals(0b011, partition.gateIsrMask());
+        partition.onFollowerFetch(partition.role(), 3, 1, nowMs.get());
+        assertEquals(0b111, partition.gateIsrMask(), "a caught-up committed ISR member was not counted again");
+        final CompletableFuture<PartitionLog.AppendResult> ack = replicas.appendAndWait(TP, records("b"), 60_000);
+        awaitLogEnd(partition, 2);
+        partition.onFollowerFetch(partition.role(), 2, 2, nowMs.get());
+        Thread.sleep(50);
+        assertFalse(ack.isDone(), "acknowledged without follower 3, which the gate counts again");
+        partition.onFollowerFetch(partition.role(), 3, 2, nowMs.get());
+        assertEquals(1, ack.get(5, TimeUnit.SECONDS).lastOffset());
+    }
 }
