@@ -25,7 +25,7 @@ public final class AddTopicsToMirrorRequestData extends MirrorStruct implements 
         return MirrorApiKeys.ADD_TOPICS_TO_MIRROR.id();
     }
 
-    /** The state of one topic to add to a mirror. */
+    /** The Topics array, each element: the state of one topic to add to a mirror. */
     public List<TopicState> topics()
     {
         return topics;
@@ -111,7 +111,10 @@ public final class AddTopicsToMirrorRequestData extends MirrorStruct implements 
             return this;
         }
 
-        /** The desired mirror type: 0 = ASYNC, 1 = SYNC (see MirrorType). The topic starts in effective ASYNC and auto-promotes once lag reaches zero. Default 0. */
+        /**
+         * The desired mirror type: 0 = ASYNC, 1 = SYNC (see MirrorType). The topic starts in effective ASYNC and
+         * auto-promotes once lag reaches zero. Default 0.
+         */
         public byte mirrorType()
         {
             return mirrorType;
@@ -159,7 +162,8 @@ public final class AddTopicsToMirrorRequestData extends MirrorStruct implements 
         @Override
         protected String fieldsToString()
         {
-            return "topicId=" + topicId + ", topicName=" + topicName + ", mirrorName=" + mirrorName + ", mirrorType=" + mirrorType;
+            return "topicId=" + topicId + ", topicName=" + topicName + ", mirrorName=" + mirrorName + ", mirrorType="
+                + mirrorType;
         }
     }
 }

@@ -37,7 +37,7 @@ public final class AddTopicsToMirrorResponseData extends MirrorStruct implements
         return this;
     }
 
-    /** The result for one topic. */
+    /** The Topics array, each element: the result for one topic. */
     public List<TopicResult> topics()
     {
         return topics;
@@ -130,7 +130,8 @@ public final class AddTopicsToMirrorResponseData extends MirrorStruct implements
         {
             topicName = WireCodec.readCompactString(readable, "AddTopicsToMirrorResponse.Topics.TopicName");
             errorCode = WireCodec.readInt16(readable, "AddTopicsToMirrorResponse.Topics.ErrorCode");
-            errorMessage = WireCodec.readCompactNullableString(readable, "AddTopicsToMirrorResponse.Topics.ErrorMessage");
+            errorMessage = WireCodec.readCompactNullableString(readable,
+                "AddTopicsToMirrorResponse.Topics.ErrorMessage");
         }
 
         @Override
@@ -138,7 +139,8 @@ public final class AddTopicsToMirrorResponseData extends MirrorStruct implements
         {
             WireCodec.writeCompactString(writable, topicName, "AddTopicsToMirrorResponse.Topics.TopicName");
             writable.writeShort(errorCode);
-            WireCodec.writeCompactNullableString(writable, errorMessage, "AddTopicsToMirrorResponse.Topics.ErrorMessage");
+            WireCodec.writeCompactNullableString(writable, errorMessage,
+                "AddTopicsToMirrorResponse.Topics.ErrorMessage");
         }
 
         @Override

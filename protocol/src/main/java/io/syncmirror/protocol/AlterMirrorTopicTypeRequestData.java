@@ -37,7 +37,7 @@ public final class AlterMirrorTopicTypeRequestData extends MirrorStruct implemen
         return this;
     }
 
-    /** One topic and its desired mirror type. */
+    /** The Topics array, each element: one topic and its desired mirror type. */
     public List<AlterMirrorTopic> topics()
     {
         return topics;

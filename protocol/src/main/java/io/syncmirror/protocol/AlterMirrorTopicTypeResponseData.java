@@ -35,7 +35,7 @@ public final class AlterMirrorTopicTypeResponseData extends MirrorStruct impleme
         return this;
     }
 
-    /** The result for one topic. */
+    /** The Topics array, each element: the result for one topic. */
     public List<TopicResult> topics()
     {
         return topics;
@@ -128,7 +128,8 @@ public final class AlterMirrorTopicTypeResponseData extends MirrorStruct impleme
         {
             topicName = WireCodec.readCompactString(readable, "AlterMirrorTopicTypeResponse.Topics.TopicName");
             errorCode = WireCodec.readInt16(readable, "AlterMirrorTopicTypeResponse.Topics.ErrorCode");
-            errorMessage = WireCodec.readCompactNullableString(readable, "AlterMirrorTopicTypeResponse.Topics.ErrorMessage");
+            errorMessage = WireCodec.readCompactNullableString(readable,
+                "AlterMirrorTopicTypeResponse.Topics.ErrorMessage");
         }
 
         @Override
@@ -136,7 +137,8 @@ public final class AlterMirrorTopicTypeResponseData extends MirrorStruct impleme
         {
             WireCodec.writeCompactString(writable, topicName, "AlterMirrorTopicTypeResponse.Topics.TopicName");
             writable.writeShort(errorCode);
-            WireCodec.writeCompactNullableString(writable, errorMessage, "AlterMirrorTopicTypeResponse.Topics.ErrorMessage");
+            WireCodec.writeCompactNullableString(writable, errorMessage,
+                "AlterMirrorTopicTypeResponse.Topics.ErrorMessage");
         }
 
         @Override

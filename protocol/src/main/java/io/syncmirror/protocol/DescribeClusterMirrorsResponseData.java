@@ -68,7 +68,7 @@ public final class DescribeClusterMirrorsResponseData extends MirrorStruct imple
         return this;
     }
 
-    /** One mirror and its topics. */
+    /** The Mirrors array, each element: one mirror and its topics. */
     public List<MirrorDescription> mirrors()
     {
         return mirrors;
@@ -116,7 +116,8 @@ public final class DescribeClusterMirrorsResponseData extends MirrorStruct imple
     @Override
     protected String fieldsToString()
     {
-        return "throttleTimeMs=" + throttleTimeMs + ", errorCode=" + errorCode + ", errorMessage=" + errorMessage + ", mirrors=" + mirrors;
+        return "throttleTimeMs=" + throttleTimeMs + ", errorCode=" + errorCode + ", errorMessage=" + errorMessage
+            + ", mirrors=" + mirrors;
     }
 
     /** One mirror and its topics. */
@@ -163,7 +164,7 @@ public final class DescribeClusterMirrorsResponseData extends MirrorStruct imple
             return this;
         }
 
-        /** The mirror state of one topic. */
+        /** The Topics array, each element: the mirror state of one topic. */
         public List<MirrorTopic> topics()
         {
             return topics;
@@ -180,7 +181,8 @@ public final class DescribeClusterMirrorsResponseData extends MirrorStruct imple
         {
             mirrorName = WireCodec.readCompactString(readable, "DescribeClusterMirrorsResponse.Mirrors.MirrorName");
             errorCode = WireCodec.readInt16(readable, "DescribeClusterMirrorsResponse.Mirrors.ErrorCode");
-            errorMessage = WireCodec.readCompactNullableString(readable, "DescribeClusterMirrorsResponse.Mirrors.ErrorMessage");
+            errorMessage = WireCodec.readCompactNullableString(readable,
+                "DescribeClusterMirrorsResponse.Mirrors.ErrorMessage");
             topics = readStructs(readable, "DescribeClusterMirrorsResponse.Mirrors.Topics", MirrorTopic::new);
         }
 
@@ -189,7 +191,8 @@ public final class DescribeClusterMirrorsResponseData extends MirrorStruct imple
         {
             WireCodec.writeCompactString(writable, mirrorName, "DescribeClusterMirrorsResponse.Mirrors.MirrorName");
             writable.writeShort(errorCode);
-            WireCodec.writeCompactNullableString(writable, errorMessage, "DescribeClusterMirrorsResponse.Mirrors.ErrorMessage");
+            WireCodec.writeCompactNullableString(writable, errorMessage,
+                "DescribeClusterMirrorsResponse.Mirrors.ErrorMessage");
             writeStructs(writable, topics, "DescribeClusterMirrorsResponse.Mirrors.Topics");
         }
 
@@ -211,7 +214,8 @@ public final class DescribeClusterMirrorsResponseData extends MirrorStruct imple
         @Override
         protected String fieldsToString()
         {
-            return "mirrorName=" + mirrorName + ", errorCode=" + errorCode + ", errorMessage=" + errorMessage + ", topics=" + topics;
+            return "mirrorName=" + mirrorName + ", errorCode=" + errorCode + ", errorMessage=" + errorMessage
+                + ", topics=" + topics;
         }
     }
 
@@ -286,7 +290,9 @@ public final class DescribeClusterMirrorsResponseData extends MirrorStruct imple
             return this;
         }
 
-        /** An operator-facing annotation, such as a release by the source with recovery in flight, or null. Nullable. */
+        /**
+         * An operator-facing annotation, such as a release by the source with recovery in flight, or null. Nullable.
+         */
         public String statusMessage()
         {
             return statusMessage;
@@ -298,7 +304,7 @@ public final class DescribeClusterMirrorsResponseData extends MirrorStruct imple
             return this;
         }
 
-        /** The mirror state of one partition. */
+        /** The Partitions array, each element: the mirror state of one partition. */
         public List<MirrorPartition> partitions()
         {
             return partitions;
@@ -316,10 +322,13 @@ public final class DescribeClusterMirrorsResponseData extends MirrorStruct imple
             topicId = WireCodec.readUuid(readable, "DescribeClusterMirrorsResponse.Topics.TopicId");
             topicName = WireCodec.readCompactString(readable, "DescribeClusterMirrorsResponse.Topics.TopicName");
             desiredMirrorType = WireCodec.readInt8(readable, "DescribeClusterMirrorsResponse.Topics.DesiredMirrorType");
-            effectiveMirrorType = WireCodec.readInt8(readable, "DescribeClusterMirrorsResponse.Topics.EffectiveMirrorType");
+            effectiveMirrorType = WireCodec.readInt8(readable,
+                "DescribeClusterMirrorsResponse.Topics.EffectiveMirrorType");
             recoveryPending = WireCodec.readBool(readable, "DescribeClusterMirrorsResponse.Topics.RecoveryPending");
-            statusMessage = WireCodec.readCompactNullableString(readable, "DescribeClusterMirrorsResponse.Topics.StatusMessage");
-            partitions = readStructs(readable, "DescribeClusterMirrorsResponse.Topics.Partitions", MirrorPartition::new);
+            statusMessage = WireCodec.readCompactNullableString(readable,
+                "DescribeClusterMirrorsResponse.Topics.StatusMessage");
+            partitions = readStructs(readable, "DescribeClusterMirrorsResponse.Topics.Partitions",
+                MirrorPartition::new);
         }
 
         @Override
@@ -330,7 +339,8 @@ public final class DescribeClusterMirrorsResponseData extends MirrorStruct imple
             writable.writeByte(desiredMirrorType);
             writable.writeByte(effectiveMirrorType);
             WireCodec.writeBool(writable, recoveryPending);
-            WireCodec.writeCompactNullableString(writable, statusMessage, "DescribeClusterMirrorsResponse.Topics.StatusMessage");
+            WireCodec.writeCompactNullableString(writable, statusMessage,
+                "DescribeClusterMirrorsResponse.Topics.StatusMessage");
             writeStructs(writable, partitions, "DescribeClusterMirrorsResponse.Topics.Partitions");
         }
 
@@ -355,7 +365,9 @@ public final class DescribeClusterMirrorsResponseData extends MirrorStruct imple
         @Override
         protected String fieldsToString()
         {
-            return "topicId=" + topicId + ", topicName=" + topicName + ", desiredMirrorType=" + desiredMirrorType + ", effectiveMirrorType=" + effectiveMirrorType + ", recoveryPending=" + recoveryPending + ", statusMessage=" + statusMessage + ", partitions=" + partitions;
+            return "topicId=" + topicId + ", topicName=" + topicName + ", desiredMirrorType=" + desiredMirrorType
+                + ", effectiveMirrorType=" + effectiveMirrorType + ", recoveryPending=" + recoveryPending
+                + ", statusMessage=" + statusMessage + ", partitions=" + partitions;
         }
     }
 
@@ -379,7 +391,10 @@ public final class DescribeClusterMirrorsResponseData extends MirrorStruct imple
             return this;
         }
 
-        /** The mirror partition state: 0 = UNKNOWN, 1 = PREPARING, 2 = MIRRORING, 3 = STOPPING, 4 = STOPPED, 5 = FAILED (the KIP-1279 lifecycle, in its order). */
+        /**
+         * The mirror partition state: 0 = UNKNOWN, 1 = PREPARING, 2 = MIRRORING, 3 = STOPPING, 4 = STOPPED, 5 = FAILED
+         * (the KIP-1279 lifecycle, in its order).
+         */
         public byte state()
         {
             return state;
@@ -420,7 +435,8 @@ public final class DescribeClusterMirrorsResponseData extends MirrorStruct imple
         {
             partitionIndex = WireCodec.readInt32(readable, "DescribeClusterMirrorsResponse.Partitions.PartitionIndex");
             state = WireCodec.readInt8(readable, "DescribeClusterMirrorsResponse.Partitions.State");
-            destinationOffset = WireCodec.readInt64(readable, "DescribeClusterMirrorsResponse.Partitions.DestinationOffset");
+            destinationOffset = WireCodec.readInt64(readable,
+                "DescribeClusterMirrorsResponse.Partitions.DestinationOffset");
             lag = WireCodec.readInt64(readable, "DescribeClusterMirrorsResponse.Partitions.Lag");
         }
 
@@ -451,7 +467,8 @@ public final class DescribeClusterMirrorsResponseData extends MirrorStruct imple
         @Override
         protected String fieldsToString()
         {
-            return "partitionIndex=" + partitionIndex + ", state=" + state + ", destinationOffset=" + destinationOffset + ", lag=" + lag;
+            return "partitionIndex=" + partitionIndex + ", state=" + state + ", destinationOffset="
+                + destinationOffset + ", lag=" + lag;
         }
     }
 }

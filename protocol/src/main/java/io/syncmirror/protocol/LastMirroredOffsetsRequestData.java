@@ -26,7 +26,7 @@ public final class LastMirroredOffsetsRequestData extends MirrorStruct implement
         return MirrorApiKeys.LAST_MIRRORED_OFFSETS.id();
     }
 
-    /** The partitions of one topic. */
+    /** The Topics array, each element: the partitions of one topic. */
     public List<TopicRequest> topics()
     {
         return topics;

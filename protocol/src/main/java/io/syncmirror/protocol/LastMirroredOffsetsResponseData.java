@@ -39,7 +39,7 @@ public final class LastMirroredOffsetsResponseData extends MirrorStruct implemen
         return this;
     }
 
-    /** The results for one topic. */
+    /** The Topics array, each element: the results for one topic. */
     public List<TopicResult> topics()
     {
         return topics;
@@ -115,7 +115,7 @@ public final class LastMirroredOffsetsResponseData extends MirrorStruct implemen
             return this;
         }
 
-        /** The result for one partition. */
+        /** The Partitions array, each element: the result for one partition. */
         public List<PartitionResult> partitions()
         {
             return partitions;
@@ -212,7 +212,8 @@ public final class LastMirroredOffsetsResponseData extends MirrorStruct implemen
         {
             partitionIndex = WireCodec.readInt32(readable, "LastMirroredOffsetsResponse.Partitions.PartitionIndex");
             errorCode = WireCodec.readInt16(readable, "LastMirroredOffsetsResponse.Partitions.ErrorCode");
-            lastMirroredOffset = WireCodec.readInt64(readable, "LastMirroredOffsetsResponse.Partitions.LastMirroredOffset");
+            lastMirroredOffset = WireCodec.readInt64(readable,
+                "LastMirroredOffsetsResponse.Partitions.LastMirroredOffset");
         }
 
         @Override
@@ -240,7 +241,8 @@ public final class LastMirroredOffsetsResponseData extends MirrorStruct implemen
         @Override
         protected String fieldsToString()
         {
-            return "partitionIndex=" + partitionIndex + ", errorCode=" + errorCode + ", lastMirroredOffset=" + lastMirroredOffset;
+            return "partitionIndex=" + partitionIndex + ", errorCode=" + errorCode + ", lastMirroredOffset="
+                + lastMirroredOffset;
         }
     }
 }

@@ -37,7 +37,7 @@ public final class RegisterMirrorSyncTopicRequestData extends MirrorStruct imple
         return this;
     }
 
-    /** One topic to register. */
+    /** The Topics array, each element: one topic to register. */
     public List<TopicState> topics()
     {
         return topics;
@@ -113,7 +113,10 @@ public final class RegisterMirrorSyncTopicRequestData extends MirrorStruct imple
             return this;
         }
 
-        /** True when this entry is a post-release recovery, which lets the source clear a sticky Released marker for this mirror and topic. Default false. */
+        /**
+         * True when this entry is a post-release recovery, which lets the source clear a sticky Released marker for
+         * this mirror and topic. Default false.
+         */
         public boolean recoveryPromotion()
         {
             return recoveryPromotion;

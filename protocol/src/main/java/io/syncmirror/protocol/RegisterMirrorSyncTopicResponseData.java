@@ -36,7 +36,7 @@ public final class RegisterMirrorSyncTopicResponseData extends MirrorStruct impl
         return this;
     }
 
-    /** The result for one topic. */
+    /** The Topics array, each element: the result for one topic. */
     public List<TopicResult> topics()
     {
         return topics;
@@ -129,7 +129,8 @@ public final class RegisterMirrorSyncTopicResponseData extends MirrorStruct impl
         {
             topicName = WireCodec.readCompactString(readable, "RegisterMirrorSyncTopicResponse.Topics.TopicName");
             errorCode = WireCodec.readInt16(readable, "RegisterMirrorSyncTopicResponse.Topics.ErrorCode");
-            errorMessage = WireCodec.readCompactNullableString(readable, "RegisterMirrorSyncTopicResponse.Topics.ErrorMessage");
+            errorMessage = WireCodec.readCompactNullableString(readable,
+                "RegisterMirrorSyncTopicResponse.Topics.ErrorMessage");
         }
 
         @Override
@@ -137,7 +138,8 @@ public final class RegisterMirrorSyncTopicResponseData extends MirrorStruct impl
         {
             WireCodec.writeCompactString(writable, topicName, "RegisterMirrorSyncTopicResponse.Topics.TopicName");
             writable.writeShort(errorCode);
-            WireCodec.writeCompactNullableString(writable, errorMessage, "RegisterMirrorSyncTopicResponse.Topics.ErrorMessage");
+            WireCodec.writeCompactNullableString(writable, errorMessage,
+                "RegisterMirrorSyncTopicResponse.Topics.ErrorMessage");
         }
 
         @Override

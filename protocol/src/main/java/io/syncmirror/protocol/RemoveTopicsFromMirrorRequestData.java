@@ -26,7 +26,7 @@ public final class RemoveTopicsFromMirrorRequestData extends MirrorStruct implem
         return MirrorApiKeys.REMOVE_TOPICS_FROM_MIRROR.id();
     }
 
-    /** One topic to remove from its mirror. */
+    /** The Topics array, each element: one topic to remove from its mirror. */
     public List<TopicState> topics()
     {
         return topics;
@@ -116,7 +116,8 @@ public final class RemoveTopicsFromMirrorRequestData extends MirrorStruct implem
         {
             topicId = WireCodec.readUuid(readable, "RemoveTopicsFromMirrorRequest.Topics.TopicId");
             topicName = WireCodec.readCompactString(readable, "RemoveTopicsFromMirrorRequest.Topics.TopicName");
-            mirrorName = WireCodec.readCompactNullableString(readable, "RemoveTopicsFromMirrorRequest.Topics.MirrorName");
+            mirrorName = WireCodec.readCompactNullableString(readable,
+                "RemoveTopicsFromMirrorRequest.Topics.MirrorName");
         }
 
         @Override
@@ -124,7 +125,8 @@ public final class RemoveTopicsFromMirrorRequestData extends MirrorStruct implem
         {
             WireCodec.writeUuid(writable, topicId, "RemoveTopicsFromMirrorRequest.Topics.TopicId");
             WireCodec.writeCompactString(writable, topicName, "RemoveTopicsFromMirrorRequest.Topics.TopicName");
-            WireCodec.writeCompactNullableString(writable, mirrorName, "RemoveTopicsFromMirrorRequest.Topics.MirrorName");
+            WireCodec.writeCompactNullableString(writable, mirrorName,
+                "RemoveTopicsFromMirrorRequest.Topics.MirrorName");
         }
 
         @Override

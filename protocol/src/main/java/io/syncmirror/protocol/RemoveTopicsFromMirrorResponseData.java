@@ -37,7 +37,7 @@ public final class RemoveTopicsFromMirrorResponseData extends MirrorStruct imple
         return this;
     }
 
-    /** The result for one topic. */
+    /** The Topics array, each element: the result for one topic. */
     public List<TopicResult> topics()
     {
         return topics;
@@ -130,7 +130,8 @@ public final class RemoveTopicsFromMirrorResponseData extends MirrorStruct imple
         {
             topicName = WireCodec.readCompactString(readable, "RemoveTopicsFromMirrorResponse.Topics.TopicName");
             errorCode = WireCodec.readInt16(readable, "RemoveTopicsFromMirrorResponse.Topics.ErrorCode");
-            errorMessage = WireCodec.readCompactNullableString(readable, "RemoveTopicsFromMirrorResponse.Topics.ErrorMessage");
+            errorMessage = WireCodec.readCompactNullableString(readable,
+                "RemoveTopicsFromMirrorResponse.Topics.ErrorMessage");
         }
 
         @Override
@@ -138,7 +139,8 @@ public final class RemoveTopicsFromMirrorResponseData extends MirrorStruct imple
         {
             WireCodec.writeCompactString(writable, topicName, "RemoveTopicsFromMirrorResponse.Topics.TopicName");
             writable.writeShort(errorCode);
-            WireCodec.writeCompactNullableString(writable, errorMessage, "RemoveTopicsFromMirrorResponse.Topics.ErrorMessage");
+            WireCodec.writeCompactNullableString(writable, errorMessage,
+                "RemoveTopicsFromMirrorResponse.Topics.ErrorMessage");
         }
 
         @Override

@@ -37,7 +37,7 @@ public final class UnregisterMirrorSyncTopicRequestData extends MirrorStruct imp
         return this;
     }
 
-    /** One topic to unregister. */
+    /** The Topics array, each element: one topic to unregister. */
     public List<TopicState> topics()
     {
         return topics;
