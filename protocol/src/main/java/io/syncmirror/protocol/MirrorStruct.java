@@ -31,6 +31,11 @@ import org.apache.kafka.common.protocol.types.RawTaggedField;
  * because each field has exactly one encoding at the single version (null and empty strings encode
  * differently). Fields that Kafka marks {@code mapKey} are held in lists: duplicates are kept as sent, and
  * rejecting them is the request handler's decision.
+ *
+ * <p>Defaults follow the schemas (MirrorType 0, RecoveryPending false, offsets -1 where a designed schema says
+ * so, {@code Uuid.ZERO_UUID}, empty strings and arrays). One deliberate difference from Kafka's generator: a
+ * nullable string whose schema gives no default starts null rather than empty, because null is what those
+ * fields (ErrorMessage, AddTopicsToMirror's MirrorName) mean when unset.
  */
 public abstract class MirrorStruct implements Message
 {
