@@ -1,0 +1,200 @@
+package io.syncmirror.protocol;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Supplier;
+
+import org.apache.kafka.common.errors.UnsupportedVersionException;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.Message;
+import org.apache.kafka.common.protocol.MessageSizeAccumulator;
+import org.apache.kafka.common.protocol.ObjectSerializationCache;
+import org.apache.kafka.common.protocol.Readable;
+import org.apache.kafka.common.protocol.Writable;
+import org.apache.kafka.common.protocol.types.RawTaggedField;
+
+/**
+ * The shared skeleton of every mirror message and of every struct nested in one: a Kafka {@link Message} whose
+ * only version is 0 and whose version 0 is flexible, so each instance ends with a tagged field section. Not
+ * thread-safe; like Kafka's generated {@code *Data} classes, an instance is mutable and owned by one thread.
+ *
+ * <p>Written by hand rather than generated because Kafka's message generator is not a published artifact.
+ * Every schema in the mirroring specifications has {@code "validVersions": "0"} and
+ * {@code "flexibleVersions": "0+"}, which lets one skeleton carry the version checks and the tagged field
+ * section; subclasses write only their fields. None of the schemas defines a tagged field, so every tag read is
+ * kept in {@link #unknownTaggedFields()} and written back unchanged, which is what lets a newer peer's tags
+ * survive a pass through this code.
+ *
+ * <p>Equality is field equality. It is computed by comparing the version 0 encodings, which is exact here
+ * because each field has exactly one encoding at the single version (null and empty strings encode
+ * differently). Fields that Kafka marks {@code mapKey} are held in lists: duplicates are kept as sent, and
+ * rejecting them is the request handler's decision.
+ *
+ * <p>Defaults follow the schemas (MirrorType 0, RecoveryPending false, offsets -1 where a designed schema says
+ * so, {@code Uuid.ZERO_UUID}, empty strings and arrays). One deliberate difference from Kafka's generator: a
+ * nullable string whose schema gives no default starts null rather than empty, because null is what those
+ * fields (ErrorMessage, AddTopicsToMirror's MirrorName) mean when unset.
+ */
+public abstract class MirrorStruct implements Message
+{
+    /** The only version of every mirror message. */
+    public static final short VERSION_0 = 0;
+
+    private List<RawTaggedField> unknownTaggedFields = new ArrayList<>(0);
+
+    @Override
+    public final short lowestSupportedVersion()
+    {
+        return VERSION_0;
+    }
+
+    @Override
+    public final short highestSupportedVersion()
+    {
+        return VERSION_0;
+    }
+
+    @Override
+    public final List<RawTaggedField> unknownTaggedFields()
+    {
+        return unknownTaggedFields;
+    }
+
+    @Override
+    public final void read(final Readable readable, final short version)
+    {
+        checkVersion(version);
+        readFields(readable);
+        unknownTaggedFields = WireCodec.readTaggedFields(readable, getClass().getSimpleName());
+    }
+
+    @Override
+    public final void write(final Writable writable, final ObjectSerializationCache cache, final short version)
+    {
+        checkVersion(version);
+        writeFields(writable);
+        WireCodec.writeTaggedFields(writable, unknownTaggedFields);
+    }
+
+    @Override
+    public final void addSize(final MessageSizeAccumulator size, final ObjectSerializationCache cache,
+        final short version)
+    {
+        checkVersion(version);
+        size.addBytes(fieldsSize() + WireCodec.sizeOfTaggedFields(unknownTaggedFields));
+    }
+
+    /** This message encoded at version 0, in a new heap buffer positioned at 0. */
+    public final ByteBuffer toByteBuffer()
+    {
+        final ObjectSerializationCache cache = new ObjectSerializationCache();
+        final ByteBuffer buffer = ByteBuffer.allocate(size(cache, VERSION_0));
+        write(new ByteBufferAccessor(buffer), cache, VERSION_0);
+        if (buffer.hasRemaining())
+        {
+            throw new IllegalStateException(getClass().getSimpleName() + " wrote " + buffer.position()
+                + " bytes but sized itself at " + buffer.limit());
+        }
+        return buffer.flip();
+    }
+
+    @Override
+    public final MirrorStruct duplicate()
+    {
+        final MirrorStruct copy = newInstance();
+        copy.read(new ByteBufferAccessor(toByteBuffer()), VERSION_0);
+        return copy;
+    }
+
+    @Override
+    public final boolean equals(final Object other)
+    {
+        return other != null && other.getClass() == getClass()
+            && toByteBuffer().equals(((MirrorStruct)other).toByteBuffer());
+    }
+
+    @Override
+    public final int hashCode()
+    {
+        return toByteBuffer().hashCode();
+    }
+
+    @Override
+    public String toString()
+    {
+        return getClass().getSimpleName() + "(" + fieldsToString() + ", unknownTaggedFields="
+            + unknownTaggedFields.size() + ")";
+    }
+
+    /** Reads the fields before the tagged field section, overwriting every field. */
+    protected abstract void readFields(Readable readable);
+
+    /** Writes the fields before the tagged field section. */
+    protected abstract void writeFields(Writable writable);
+
+    /** The encoded size of the fields before the tagged field section. */
+    protected abstract int fieldsSize();
+
+    /** A new instance with every field at its schema default. */
+    protected abstract MirrorStruct newInstance();
+
+    /** The fields for {@link #toString()}. */
+    protected abstract String fieldsToString();
+
+    private void checkVersion(final short version)
+    {
+        if (version != VERSION_0)
+        {
+            throw new UnsupportedVersionException(getClass().getSimpleName() + " has only version 0, not "
+                + version);
+        }
+    }
+
+    /** Reads a compact array of structs, each read by a new instance from {@code factory}. */
+    protected static <T extends MirrorStruct> List<T> readStructs(final Readable readable, final String field,
+        final Supplier<T> factory)
+    {
+        // The smallest struct is its empty tagged field section: one byte.
+        final int count = WireCodec.readCompactArrayLength(readable, field, false, 1);
+        final List<T> structs = new ArrayList<>(count);
+        for (int i = 0; i < count; i++)
+        {
+            final T struct = factory.get();
+            final MirrorStruct base = struct;
+            base.readFields(readable);
+            base.unknownTaggedFields = WireCodec.readTaggedFields(readable, field);
+            structs.add(struct);
+        }
+        return structs;
+    }
+
+    protected static void writeStructs(final Writable writable, final List<? extends MirrorStruct> structs,
+        final String field)
+    {
+        Objects.requireNonNull(structs, field);
+        WireCodec.writeCompactArrayLength(writable, structs);
+        for (final MirrorStruct struct : structs)
+        {
+            struct.writeFields(writable);
+            WireCodec.writeTaggedFields(writable, struct.unknownTaggedFields);
+        }
+    }
+
+    protected static int sizeOfStructs(final List<? extends MirrorStruct> structs)
+    {
+        int size = WireCodec.sizeOfCompactArrayLength(structs);
+        for (final MirrorStruct struct : structs)
+        {
+            size += struct.fieldsSize() + WireCodec.sizeOfTaggedFields(struct.unknownTaggedFields);
+        }
+        return size;
+    }
+
+    /** Replaces the unknown tagged fields, e.g. to carry a newer peer's tags; tags must ascend. */
+    public final void setUnknownTaggedFields(final List<RawTaggedField> fields)
+    {
+        unknownTaggedFields = new ArrayList<>(fields);
+    }
+}

@@ -1,0 +1,77 @@
+package io.syncmirror.protocol;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+@Timeout(10)
+class MirrorErrorResponsesTest
+{
+    /** Every error code the response carries, top-level and per topic or partition. */
+    private static List<Short> errorCodes(final ApiMessage response)
+    {
+        final List<Short> codes = new ArrayList<>();
+        if (response instanceof AddTopicsToMirrorResponseData)
+        {
+            ((AddTopicsToMirrorResponseData)response).topics().forEach(t -> codes.add(t.errorCode()));
+        }
+        else if (response instanceof RemoveTopicsFromMirrorResponseData)
+        {
+            ((RemoveTopicsFromMirrorResponseData)response).topics().forEach(t -> codes.add(t.errorCode()));
+        }
+        else if (response instanceof DescribeClusterMirrorsResponseData)
+        {
+            codes.add(((DescribeClusterMirrorsResponseData)response).errorCode());
+        }
+        else if (response instanceof LastMirroredOffsetsResponseData)
+        {
+            ((LastMirroredOffsetsResponseData)response).topics()
+                .forEach(t -> t.partitions().forEach(p -> codes.add(p.errorCode())));
+        }
+        else if (response instanceof RegisterMirrorSyncTopicResponseData)
+        {
+            ((RegisterMirrorSyncTopicResponseData)response).topics().forEach(t -> codes.add(t.errorCode()));
+        }
+        else if (response instanceof UnregisterMirrorSyncTopicResponseData)
+        {
+            codes.add(((UnregisterMirrorSyncTopicResponseData)response).errorCode());
+        }
+        else if (response instanceof AlterMirrorTopicTypeResponseData)
+        {
+            ((AlterMirrorTopicTypeResponseData)response).topics().forEach(t -> codes.add(t.errorCode()));
+        }
+        return codes;
+    }
+
+    @ParameterizedTest
+    @EnumSource(MirrorApiKeys.class)
+    void shouldAnswerEveryTopicOfTheRequestWithTheError(final MirrorApiKeys key)
+    {
+        final ApiMessage response = MirrorErrorResponses.errorResponse(MirrorMessageSamples.request(key), 9,
+            (short)31, "denied");
+        assertEquals(key.id(), response.apiKey());
+        assertEquals(key.newResponseData().getClass(), response.getClass());
+        final List<Short> codes = errorCodes(response);
+        assertFalse(codes.isEmpty());
+        codes.forEach(code -> assertEquals((short)31, code));
+        // The error response must itself encode.
+        ((MirrorStruct)response).toByteBuffer();
+    }
+
+    @Test
+    void shouldRefuseARequestThatIsNotAMirrorRpc()
+    {
+        assertThrows(IllegalArgumentException.class,
+            () -> MirrorErrorResponses.errorResponse(new MetadataRequestData(), 0, (short)1, null));
+    }
+}
