@@ -23,6 +23,6 @@ fi
 # The JVM flags the hot path needs (the parent pom's syncmirror.jvm.flags), never left to the user.
 jvm_flags="--add-exports java.base/jdk.internal.misc=ALL-UNNAMED"
 # Broker logs at INFO, Kafka's own client and log-engine classes at WARN; SYNCMIRROR_LOG_OPTS overrides.
-log_opts=${SYNCMIRROR_LOG_OPTS:--Dorg.slf4j.simpleLogger.log.org.apache.kafka=warn -Dorg.slf4j.simpleLogger.showDateTime=true}
+log_opts=${SYNCMIRROR_LOG_OPTS:--Dorg.slf4j.simpleLogger.log.org.apache.kafka=warn -Dorg.slf4j.simpleLogger.showDateTime=true -Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS}
 exec java $jvm_flags $log_opts ${SYNCMIRROR_HEAP_OPTS:--Xmx2g} -cp "$jar:$root/broker-integration/target/lib/*" \
   io.syncmirror.broker.server.SyncMirrorServer "$@"
