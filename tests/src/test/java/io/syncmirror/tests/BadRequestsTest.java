@@ -7,11 +7,13 @@ import java.io.IOException;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.JoinGroupRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
@@ -29,6 +31,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import io.syncmirror.broker.cluster.EmbeddedCluster;
+import io.syncmirror.protocol.AddTopicsToMirrorRequestData;
+import io.syncmirror.protocol.AddTopicsToMirrorResponseData;
+import io.syncmirror.protocol.MirrorApiKeys;
+import io.syncmirror.protocol.MirrorMessages;
+import io.syncmirror.protocol.MirrorRequestHeader;
+import io.syncmirror.protocol.MirrorResponseHeader;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -80,6 +88,13 @@ class BadRequestsTest
             final byte[] response = new byte[in.readInt()];
             in.readFully(response);
             return AbstractResponse.parseResponse(ByteBuffer.wrap(response), header);
+        }
+
+        ByteBuffer readFrame() throws IOException
+        {
+            final byte[] response = new byte[in.readInt()];
+            in.readFully(response);
+            return ByteBuffer.wrap(response);
         }
 
         void writeFrame(final ByteBuffer frame) throws IOException
@@ -142,6 +157,31 @@ class BadRequestsTest
             final AbstractResponse metadata = connection.roundTrip(new MetadataRequest(new MetadataRequestData()
                 .setTopics(null).setAllowAutoTopicCreation(false), ApiKeys.METADATA.latestVersion()));
             assertEquals(ApiKeys.METADATA, metadata.apiKey());
+        }
+    }
+
+    @Test
+    void shouldAnswerAMirrorRpcItDoesNotServeYetWithUnsupportedVersionAndKeepTheConnection() throws Exception
+    {
+        try (RawConnection connection = new RawConnection())
+        {
+            final MirrorRequestHeader header = new MirrorRequestHeader(MirrorApiKeys.ADD_TOPICS_TO_MIRROR, (short)0,
+                77, "raw-client");
+            final AddTopicsToMirrorRequestData request = new AddTopicsToMirrorRequestData().setTopics(List.of(
+                new AddTopicsToMirrorRequestData.TopicState().setTopicId(Uuid.randomUuid()).setTopicName("orders")
+                    .setMirrorName("west")));
+            connection.writeFrame(MirrorMessages.serializeRequest(header, request));
+            final ByteBuffer frame = connection.readFrame();
+            assertEquals(77, MirrorResponseHeader.parse(frame).correlationId());
+            final AddTopicsToMirrorResponseData response = (AddTopicsToMirrorResponseData)MirrorMessages.parseResponse(
+                MirrorApiKeys.ADD_TOPICS_TO_MIRROR, (short)0, frame);
+            assertEquals(1, response.topics().size());
+            assertEquals("orders", response.topics().get(0).topicName());
+            assertEquals(Errors.UNSUPPORTED_VERSION.code(), response.topics().get(0).errorCode());
+            // Still usable.
+            final ApiVersionsResponse versions = (ApiVersionsResponse)connection.roundTrip(
+                new ApiVersionsRequest.Builder().build(ApiKeys.API_VERSIONS.latestVersion()));
+            assertEquals(Errors.NONE.code(), versions.data().errorCode());
         }
     }
 

@@ -18,7 +18,9 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.protocol.ObjectSerializationCache;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
@@ -27,6 +29,10 @@ import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.requests.ResponseHeader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import io.syncmirror.protocol.MirrorErrorResponses;
+import io.syncmirror.protocol.MirrorMessages;
+import io.syncmirror.protocol.MirrorRequestHeader;
 
 /**
  * One accepted connection: parses request frames, hands requests to the {@link RequestHandler} and writes
@@ -149,6 +155,11 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
 
     private void onFrame(final ByteBuffer frame)
     {
+        if (frame.remaining() >= 2 && MirrorRequestHeader.isMirrorApiKey(MirrorRequestHeader.peekApiKey(frame)))
+        {
+            onMirrorFrame(frame);
+            return;
+        }
         final RequestHeader header;
         try
         {
@@ -205,6 +216,40 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
         {
             dispatch(slot, new RequestContext(header, clientAddress, connectionId, listenerName), request);
         }
+        afterDispatch();
+    }
+
+    /**
+     * A request of a mirror RPC (an api key kafka-clients does not know). No mirror RPC is served yet: a well-formed
+     * request gets its standard error response, UNSUPPORTED_VERSION, on a connection that stays open, as an
+     * unserved Kafka API does; a malformed one, or a version without a schema, closes the connection.
+     */
+    private void onMirrorFrame(final ByteBuffer frame)
+    {
+        final MirrorRequestHeader header;
+        final ApiMessage request;
+        try
+        {
+            header = MirrorRequestHeader.parse(frame);
+            if (!header.isApiVersionSupported())
+            {
+                closeOnBadInput(ctx, header.apiKey().apiName() + " v" + header.apiVersion() + " has no schema in " +
+                    "this build (correlation id " + header.correlationId() + ")");
+                return;
+            }
+            request = MirrorMessages.parseRequest(header, frame);
+        }
+        catch (final RuntimeException e)
+        {
+            closeOnBadInput(ctx, "unparsable mirror request: " + e);
+            return;
+        }
+        final ApiMessage response = MirrorErrorResponses.errorResponse(request, 0,
+            Errors.UNSUPPORTED_VERSION.code(), header.apiKey().apiName() + " is not served by this node");
+        final Slot slot = new Slot(header.correlationId(), null, header.apiVersion(), null);
+        slot.encoded = MirrorMessages.serializeResponse(header.toResponseHeader(), response, header.apiVersion());
+        slots.addLast(slot);
+        slot.complete(null, null);
         afterDispatch();
     }
 
@@ -300,6 +345,15 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
 
     private void write(final Slot slot)
     {
+        if (slot.encoded != null)
+        {
+            final ByteBuf sized = ctx.alloc().buffer(4 + slot.encoded.remaining());
+            sized.writeInt(slot.encoded.remaining());
+            sized.writeBytes(slot.encoded);
+            ctx.write(sized, ctx.voidPromise());
+            unflushed = true;
+            return;
+        }
         AbstractResponse response = slot.response;
         if (slot.error != null)
         {
@@ -411,6 +465,8 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
         final short version;
         final AbstractRequest request;
         AbstractResponse response;
+        /** A response already encoded without its size prefix (the mirror RPCs, which kafka-clients cannot encode). */
+        ByteBuffer encoded;
         Throwable error;
         volatile boolean done;
 
