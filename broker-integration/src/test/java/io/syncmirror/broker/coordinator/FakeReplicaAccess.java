@@ -280,10 +280,27 @@ final class FakeReplicaAccess implements ReplicaAccess
             return appendAsLeader(markers, leaderEpoch);
         }
 
+        /** Keeps the batches' own offsets, as a follower does; they must start at the log end. */
         @Override
-        public AppendResult appendAsFollower(final MemoryRecords records, final int leaderEpoch)
+        public synchronized AppendResult appendAsFollower(final MemoryRecords records, final int leaderEpoch)
         {
-            throw new UnsupportedOperationException();
+            final ByteBuffer copy = ByteBuffer.allocate(records.sizeInBytes());
+            copy.put(records.buffer().duplicate());
+            copy.flip();
+            final MemoryRecords stored = MemoryRecords.readableRecords(copy);
+            final long first = endOffset;
+            int count = 0;
+            for (final MutableRecordBatch batch : stored.batches())
+            {
+                if (batch.baseOffset() != endOffset)
+                {
+                    throw new IllegalArgumentException("batch at " + batch.baseOffset() + ", log end " + endOffset);
+                }
+                count += (int)(batch.lastOffset() - batch.baseOffset() + 1);
+                endOffset = batch.lastOffset() + 1;
+            }
+            batches.add(stored);
+            return new AppendResult(first, endOffset - 1, -1L, 0L, count, false);
         }
 
         @Override
@@ -331,22 +348,36 @@ final class FakeReplicaAccess implements ReplicaAccess
         {
         }
 
+        /** The log start stays at 0: nothing is ever deleted from this log. */
         @Override
         public boolean maybeIncrementLogStartOffset(final long offset)
         {
-            throw new UnsupportedOperationException("not used by these tests");
+            return false;
+        }
+
+        /** Drops whole batches at and above {@code offset} (coordinator batches are never split here). */
+        @Override
+        public synchronized void truncateTo(final long offset)
+        {
+            final List<MemoryRecords> kept = new ArrayList<>();
+            for (final MemoryRecords records : batches)
+            {
+                final RecordBatch first = records.batches().iterator().next();
+                if (first.baseOffset() < offset)
+                {
+                    kept.add(records);
+                }
+            }
+            batches.clear();
+            batches.addAll(kept);
+            endOffset = Math.min(endOffset, offset);
         }
 
         @Override
-        public void truncateTo(final long offset)
+        public synchronized void truncateFullyAndStartAt(final long offset)
         {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public void truncateFullyAndStartAt(final long offset)
-        {
-            throw new UnsupportedOperationException();
+            batches.clear();
+            endOffset = offset;
         }
 
         @Override
