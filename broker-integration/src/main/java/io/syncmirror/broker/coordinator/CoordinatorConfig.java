@@ -1,7 +1,5 @@
 package io.syncmirror.broker.coordinator;
 
-import java.util.Map;
-
 import org.apache.kafka.common.utils.Utils;
 
 /**
@@ -52,33 +50,6 @@ public record CoordinatorConfig(int brokerId, int transactionLogPartitions, shor
             TRANSACTIONAL_ID_EXPIRATION_MS_DEFAULT, TRANSACTION_REMOVE_EXPIRED_INTERVAL_MS_DEFAULT,
             OFFSETS_TOPIC_PARTITIONS_DEFAULT, OFFSETS_TOPIC_REPLICATION_FACTOR_DEFAULT,
             OFFSET_METADATA_MAX_BYTES_DEFAULT, APPEND_TIMEOUT_MS_DEFAULT, MARKER_RETRY_BACKOFF_MS_DEFAULT);
-    }
-
-    /** Reads the Kafka-named keys from a broker config map, defaults for absent ones. */
-    public static CoordinatorConfig fromProperties(final int brokerId, final Map<String, String> props)
-    {
-        return new CoordinatorConfig(brokerId,
-            Integer.parseInt(props.getOrDefault("transaction.state.log.num.partitions",
-                String.valueOf(TRANSACTION_LOG_PARTITIONS_DEFAULT))),
-            Short.parseShort(props.getOrDefault("transaction.state.log.replication.factor",
-                String.valueOf(TRANSACTION_LOG_REPLICATION_FACTOR_DEFAULT))),
-            Integer.parseInt(props.getOrDefault("transaction.state.log.min.isr",
-                String.valueOf(TRANSACTION_LOG_MIN_ISR_DEFAULT))),
-            Integer.parseInt(props.getOrDefault("transaction.max.timeout.ms",
-                String.valueOf(TRANSACTION_MAX_TIMEOUT_MS_DEFAULT))),
-            Long.parseLong(props.getOrDefault("transaction.abort.timed.out.transaction.cleanup.interval.ms",
-                String.valueOf(TRANSACTION_ABORT_CHECK_INTERVAL_MS_DEFAULT))),
-            Long.parseLong(props.getOrDefault("transactional.id.expiration.ms",
-                String.valueOf(TRANSACTIONAL_ID_EXPIRATION_MS_DEFAULT))),
-            Long.parseLong(props.getOrDefault("transaction.remove.expired.transaction.cleanup.interval.ms",
-                String.valueOf(TRANSACTION_REMOVE_EXPIRED_INTERVAL_MS_DEFAULT))),
-            Integer.parseInt(props.getOrDefault("offsets.topic.num.partitions",
-                String.valueOf(OFFSETS_TOPIC_PARTITIONS_DEFAULT))),
-            Short.parseShort(props.getOrDefault("offsets.topic.replication.factor",
-                String.valueOf(OFFSETS_TOPIC_REPLICATION_FACTOR_DEFAULT))),
-            Integer.parseInt(props.getOrDefault("offset.metadata.max.bytes",
-                String.valueOf(OFFSET_METADATA_MAX_BYTES_DEFAULT))),
-            APPEND_TIMEOUT_MS_DEFAULT, MARKER_RETRY_BACKOFF_MS_DEFAULT);
     }
 
     /** The {@code __transaction_state} partition that owns a transactional id. */

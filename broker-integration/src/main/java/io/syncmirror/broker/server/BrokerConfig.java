@@ -14,6 +14,7 @@ import org.apache.kafka.common.config.ConfigDef.Range;
 import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigException;
 
+import io.syncmirror.broker.coordinator.CoordinatorConfig;
 import io.syncmirror.broker.replica.ReplicaConfig;
 
 /**
@@ -58,6 +59,12 @@ public final class BrokerConfig extends AbstractConfig
     public static final String TXN_TOPIC_REPLICATION_FACTOR_CONFIG = "transaction.state.log.replication.factor";
     public static final String TXN_TOPIC_MIN_ISR_CONFIG = "transaction.state.log.min.isr";
     public static final String TXN_MAX_TIMEOUT_MS_CONFIG = "transaction.max.timeout.ms";
+    public static final String TXN_ABORT_CHECK_INTERVAL_MS_CONFIG =
+        "transaction.abort.timed.out.transaction.cleanup.interval.ms";
+    public static final String TXN_ID_EXPIRATION_MS_CONFIG = "transactional.id.expiration.ms";
+    public static final String TXN_REMOVE_EXPIRED_INTERVAL_MS_CONFIG =
+        "transaction.remove.expired.transaction.cleanup.interval.ms";
+    public static final String OFFSET_METADATA_MAX_BYTES_CONFIG = "offset.metadata.max.bytes";
     public static final String LOG_STORAGE_CONFIG = "syncmirror.log.storage";
     public static final String LOG_STORAGE_DURABLE = "durable";
     public static final String LOG_STORAGE_MEMORY = "memory";
@@ -133,6 +140,14 @@ public final class BrokerConfig extends AbstractConfig
             "min.insync.replicas of __transaction_state (capped by its replication factor).")
         .define(TXN_MAX_TIMEOUT_MS_CONFIG, Type.INT, 900000, Range.atLeast(1), Importance.LOW,
             "Largest transaction timeout a producer may ask for.")
+        .define(TXN_ABORT_CHECK_INTERVAL_MS_CONFIG, Type.LONG, 10000L, Range.atLeast(1), Importance.LOW,
+            "How often transactions past their timeout are looked for and aborted.")
+        .define(TXN_ID_EXPIRATION_MS_CONFIG, Type.LONG, 604800000L, Range.atLeast(1), Importance.LOW,
+            "A transactional id with no transaction open is forgotten after this long.")
+        .define(TXN_REMOVE_EXPIRED_INTERVAL_MS_CONFIG, Type.LONG, 3600000L, Range.atLeast(1), Importance.LOW,
+            "How often expired transactional ids are removed.")
+        .define(OFFSET_METADATA_MAX_BYTES_CONFIG, Type.INT, 4096, Range.atLeast(0), Importance.LOW,
+            "Largest metadata string a committed offset may carry.")
         .define(LOG_STORAGE_CONFIG, Type.STRING, LOG_STORAGE_DURABLE,
             ConfigDef.ValidString.in(LOG_STORAGE_DURABLE, LOG_STORAGE_MEMORY), Importance.MEDIUM,
             "durable: Kafka's log engine under log.dirs; memory: heap logs, lost on stop (benchmarks).")
@@ -248,6 +263,18 @@ public final class BrokerConfig extends AbstractConfig
         return new ReplicaConfig(nodeId(), getInt(MIN_INSYNC_REPLICAS_CONFIG), getLong(REPLICA_LAG_TIME_MAX_MS_CONFIG),
             ReplicaConfig.MAX_REPLICAS, getInt(ReplicaConfig.PARTITION_SLOTS_CONFIG),
             getInt(ReplicaConfig.WAITERS_PER_PARTITION_CONFIG), ReplicaConfig.MAX_REQUESTS_PER_OWNER);
+    }
+
+    /** The coordinators' settings, from the validated keys above. */
+    public CoordinatorConfig coordinatorConfig()
+    {
+        return new CoordinatorConfig(nodeId(), getInt(TXN_TOPIC_PARTITIONS_CONFIG),
+            getShort(TXN_TOPIC_REPLICATION_FACTOR_CONFIG), getInt(TXN_TOPIC_MIN_ISR_CONFIG),
+            getInt(TXN_MAX_TIMEOUT_MS_CONFIG), getLong(TXN_ABORT_CHECK_INTERVAL_MS_CONFIG),
+            getLong(TXN_ID_EXPIRATION_MS_CONFIG), getLong(TXN_REMOVE_EXPIRED_INTERVAL_MS_CONFIG),
+            getInt(OFFSETS_TOPIC_PARTITIONS_CONFIG), getShort(OFFSETS_TOPIC_REPLICATION_FACTOR_CONFIG),
+            getInt(OFFSET_METADATA_MAX_BYTES_CONFIG), CoordinatorConfig.APPEND_TIMEOUT_MS_DEFAULT,
+            CoordinatorConfig.MARKER_RETRY_BACKOFF_MS_DEFAULT);
     }
 
     private static List<Listener> parseListeners(final String key, final List<String> values)

@@ -21,7 +21,6 @@ import org.slf4j.LoggerFactory;
 import io.syncmirror.broker.controller.Controller;
 import io.syncmirror.broker.controller.ControllerApis;
 import io.syncmirror.broker.controller.PartitionLogMetadataLog;
-import io.syncmirror.broker.coordinator.CoordinatorConfig;
 import io.syncmirror.broker.coordinator.Coordinators;
 import io.syncmirror.broker.metadata.BrokerEndpoint;
 import io.syncmirror.broker.metadata.BrokerLifecycleManager;
@@ -163,7 +162,7 @@ public final class BrokerServer implements AutoCloseable
         replicas.isrEligibility(brokerId -> metadata.image().registration(brokerId)
             .map(registration -> !registration.fenced()).orElse(false));
 
-        coordinators = new Coordinators(CoordinatorConfig.fromProperties(id, props), replicas, metadata,
+        coordinators = new Coordinators(config.coordinatorConfig(), replicas, metadata,
             this::brokerEpoch, () -> controllerClient, brokerId -> metadata.broker(brokerId)
                 .map(endpoint -> clients.get(brokerId, endpoint.host(), endpoint.port())).orElse(null), time);
         coordinators.startup();

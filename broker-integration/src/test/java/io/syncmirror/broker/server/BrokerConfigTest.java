@@ -85,4 +85,25 @@ class BrokerConfigTest
         assertTrue(assertThrows(ConfigException.class, () -> new BrokerConfig(storage)).getMessage()
             .contains("syncmirror.log.storage"));
     }
+
+    @Test
+    void shouldGiveTheCoordinatorsTheirKafkaKeys()
+    {
+        final Map<String, String> props = minimal();
+        props.put("transaction.state.log.num.partitions", "7");
+        props.put("offsets.topic.replication.factor", "2");
+        props.put("transactional.id.expiration.ms", "60000");
+        final var coordinators = new BrokerConfig(props).coordinatorConfig();
+        assertEquals(3, coordinators.brokerId());
+        assertEquals(7, coordinators.transactionLogPartitions());
+        assertEquals(2, coordinators.offsetsTopicReplicationFactor());
+        assertEquals(60_000L, coordinators.transactionalIdExpirationMs());
+        assertEquals(50, coordinators.offsetsTopicPartitions());
+        assertEquals(4096, coordinators.offsetMetadataMaxBytes());
+
+        final Map<String, String> bad = minimal();
+        bad.put("offsets.topic.num.partitions", "many");
+        assertTrue(assertThrows(ConfigException.class, () -> new BrokerConfig(bad)).getMessage()
+            .contains("offsets.topic.num.partitions"));
+    }
 }
