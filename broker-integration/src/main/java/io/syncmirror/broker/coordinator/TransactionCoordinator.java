@@ -551,46 +551,32 @@ public final class TransactionCoordinator implements ReplicaAccess.LeadershipLis
             if (nowMs >= nextExpirationCheckMs)
             {
                 nextExpirationCheckMs = nowMs + config.transactionRemoveExpiredIntervalMs();
-                for (final TxnPartition partition : partitions.values())
+                forEachLoaded((partition, txn) ->
                 {
-                    if (!partition.loaded)
+                    final TransactionLogRecord current = txn.current;
+                    if (current.state().isCompleteOrEmpty() && txn.pending == null
+                        && current.lastUpdateTimestampMs() + config.transactionalIdExpirationMs() <= nowMs)
                     {
-                        continue;
+                        actions.add(persist(partition, txn, new TransactionLogRecord(current.producerId(),
+                            current.producerEpoch(), current.timeoutMs(), TransactionState.DEAD, Set.of(), nowMs,
+                            -1L), false, error -> { }));
                     }
-                    for (final Txn txn : partition.txns.values())
-                    {
-                        final TransactionLogRecord current = txn.current;
-                        if (current.state().isCompleteOrEmpty() && txn.pending == null
-                            && current.lastUpdateTimestampMs() + config.transactionalIdExpirationMs() <= nowMs)
-                        {
-                            actions.add(persist(partition, txn, new TransactionLogRecord(current.producerId(),
-                                current.producerEpoch(), current.timeoutMs(), TransactionState.DEAD, Set.of(), nowMs,
-                                -1L), false, error -> { }));
-                        }
-                    }
-                }
+                });
             }
             if (nowMs >= nextAbortCheckMs)
             {
                 nextAbortCheckMs = nowMs + config.transactionAbortCheckIntervalMs();
-                for (final TxnPartition partition : partitions.values())
+                forEachLoaded((partition, txn) ->
                 {
-                    if (!partition.loaded)
+                    final TransactionLogRecord current = txn.current;
+                    if (current.state() == TransactionState.ONGOING && txn.pending == null
+                        && current.startTimestampMs() + current.timeoutMs() <= nowMs)
                     {
-                        continue;
+                        LOG.info("aborting transaction of {} after its timeout of {} ms", txn.id,
+                            current.timeoutMs());
+                        actions.add(prepareAbortWithFence(txn, nowMs));
                     }
-                    for (final Txn txn : partition.txns.values())
-                    {
-                        final TransactionLogRecord current = txn.current;
-                        if (current.state() == TransactionState.ONGOING && txn.pending == null
-                            && current.startTimestampMs() + current.timeoutMs() <= nowMs)
-                        {
-                            LOG.info("aborting transaction of {} after its timeout of {} ms", txn.id,
-                                current.timeoutMs());
-                            actions.add(prepareAbortWithFence(txn, nowMs));
-                        }
-                    }
-                }
+                });
             }
         }
         for (final Runnable action : actions)
@@ -1046,6 +1032,21 @@ public final class TransactionCoordinator implements ReplicaAccess.LeadershipLis
         short visibleEpoch()
         {
             return fencing && pending != null ? pending.producerEpoch() : current.producerEpoch();
+        }
+    }
+
+    /** Every transactional id of every loaded partition; under the lock. */
+    private void forEachLoaded(final java.util.function.BiConsumer<TxnPartition, Txn> action)
+    {
+        for (final TxnPartition partition : partitions.values())
+        {
+            if (partition.loaded)
+            {
+                for (final Txn txn : partition.txns.values())
+                {
+                    action.accept(partition, txn);
+                }
+            }
         }
     }
 }
