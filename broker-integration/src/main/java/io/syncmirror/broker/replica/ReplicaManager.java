@@ -10,9 +10,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.LongSupplier;
 
-import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.ApiException;
@@ -60,7 +60,53 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
     private final LongSupplier clockMs;
     private final TopicCreator topicCreator;
     private final ConcurrentHashMap<TopicPartition, Partition> byName = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<TopicIdPartition, Partition> byId = new ConcurrentHashMap<>();
+    /**
+     * By topic id, the topic's partitions hosted here indexed by partition number: a fetch or produce by topic id
+     * finds its partition without allocating a key (a 100k-partition fetch looks up every partition).
+     */
+    private final ConcurrentHashMap<Uuid, TopicPartitions> byId = new ConcurrentHashMap<>();
+
+    /**
+     * One topic's hosted partitions by index. Written by the metadata thread only: cells with volatile stores,
+     * growth by doubling into a new array published through a volatile field, so adding every partition of a
+     * large topic costs amortized O(1) each. A reader holding the old array misses only a partition added after
+     * it looked, as if it had looked earlier.
+     */
+    private static final class TopicPartitions
+    {
+        private volatile AtomicReferenceArray<Partition> cells = new AtomicReferenceArray<>(1);
+        private int hosted;
+
+        Partition get(final int index)
+        {
+            final AtomicReferenceArray<Partition> current = cells;
+            return index >= 0 && index < current.length() ? current.get(index) : null;
+        }
+
+        /** Returns how many partitions the topic still has here. */
+        int set(final int index, final Partition partition)
+        {
+            AtomicReferenceArray<Partition> current = cells;
+            if (index >= current.length())
+            {
+                if (partition == null)
+                {
+                    return hosted;
+                }
+                final AtomicReferenceArray<Partition> grown =
+                    new AtomicReferenceArray<>(Math.max(index + 1, 2 * current.length()));
+                for (int i = 0; i < current.length(); i++)
+                {
+                    grown.set(i, current.get(i));
+                }
+                cells = grown;
+                current = grown;
+            }
+            final Partition previous = current.getAndSet(index, partition);
+            hosted += (partition != null ? 1 : 0) - (previous != null ? 1 : 0);
+            return hosted;
+        }
+    }
     private final ConcurrentHashMap<String, CopyOnWriteArrayList<LeadershipListener>> leadershipListeners =
         new ConcurrentHashMap<>();
     private final ThreadLocal<ProduceOwner> owners = new ThreadLocal<>();
@@ -137,7 +183,8 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
 
     public Partition partitionOrNull(final Uuid topicId, final int partition)
     {
-        return byId.get(new TopicIdPartition(topicId, partition, null));
+        final TopicPartitions partitions = byId.get(topicId);
+        return partitions == null ? null : partitions.get(partition);
     }
 
     public Partition partitionOrNull(final TopicPartition topicPartition)
@@ -186,7 +233,7 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
             partition = new Partition(tp, state.topicId(), log, hotPath, config.brokerId(), topicConfig,
                 this::drainCurrentOwner);
             byName.put(tp, partition);
-            byId.put(new TopicIdPartition(state.topicId(), tp.partition(), null), partition);
+            setById(state.topicId(), tp.partition(), partition);
         }
         partition.topicConfig(topicConfig);
         final boolean wasLeader = partition.isLeader();
@@ -237,7 +284,7 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
         {
             return;
         }
-        byId.remove(new TopicIdPartition(partition.topicId(), topicPartition.partition(), null));
+        setById(partition.topicId(), topicPartition.partition(), null);
         final boolean wasLeader = partition.isLeader();
         final FollowerFetching fetchers = fetching;
         if (fetchers != null)
@@ -281,6 +328,17 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
                 partition.topicConfig(topicConfig);
                 logs.updateConfig(partition.topicPartition(), topicConfig);
             }
+        }
+    }
+
+    /** Updates {@link #byId}; metadata thread (callers are synchronized). */
+    private void setById(final Uuid topicId, final int partitionIndex, final Partition partition)
+    {
+        final TopicPartitions partitions = partition == null ? byId.get(topicId) :
+            byId.computeIfAbsent(topicId, id -> new TopicPartitions());
+        if (partitions != null && partitions.set(partitionIndex, partition) == 0)
+        {
+            byId.remove(topicId);
         }
     }
 

@@ -260,4 +260,22 @@ class ReplicaManagerTest
         partition.onFollowerFetch(partition.role(), 3, 2, nowMs.get());
         assertEquals(1, ack.get(5, TimeUnit.SECONDS).lastOffset());
     }
+
+    @Test
+    void shouldFindHostedPartitionsByTopicIdAndForgetRemovedOnes()
+    {
+        replicas.onPartitionChanged(new PartitionState("t", TOPIC_ID, 5, List.of(1, 2, 3), List.of(1, 2, 3), 2, 0, 0),
+            Map.of());
+        replicas.onPartitionChanged(state(1, 0, List.of(1, 2, 3)), Map.of());
+        assertEquals(new TopicPartition("t", 5), replicas.partitionOrNull(TOPIC_ID, 5).topicPartition());
+        assertEquals(TP, replicas.partitionOrNull(TOPIC_ID, 0).topicPartition());
+        assertEquals(null, replicas.partitionOrNull(TOPIC_ID, 3));
+        assertEquals(null, replicas.partitionOrNull(TOPIC_ID, 64));
+        assertEquals(null, replicas.partitionOrNull(Uuid.randomUuid(), 0));
+        replicas.onPartitionRemoved(new TopicPartition("t", 5));
+        assertEquals(null, replicas.partitionOrNull(TOPIC_ID, 5));
+        assertEquals(TP, replicas.partitionOrNull(TOPIC_ID, 0).topicPartition());
+        replicas.onPartitionRemoved(TP);
+        assertEquals(null, replicas.partitionOrNull(TOPIC_ID, 0));
+    }
 }
