@@ -12,9 +12,11 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.NotEnoughReplicasException;
 import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
+import org.apache.kafka.common.errors.PolicyViolationException;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 
 import io.syncmirror.broker.adapter.HotPathAdapter;
+import io.syncmirror.broker.metadata.MirrorTopicConfig;
 import io.syncmirror.broker.metadata.PartitionState;
 import io.syncmirror.broker.storage.PartitionLog;
 import io.syncmirror.hwgate.RequestShard;
@@ -76,6 +78,14 @@ public final class Partition
     private final AtomicLongArray lastFetchTimeMs;
     /** An ISR change sent to the controller and not yet seen in metadata; one at a time, as Kafka does. */
     private volatile boolean isrChangeInFlight;
+
+    // Cluster mirroring (destination side). A mirror topic's leader appends what its mirror fetcher brings from
+    // the source; its own LEO counts towards the HW only up to the source HW it last saw, so the destination HW
+    // is min(source HW, minimum LEO of the destination ISR) (KIP-1279). Guarded by appendLock.
+    private boolean mirrorAppends;
+    private long highWatermarkCap = Long.MAX_VALUE;
+    /** The mirror coordinator finished this partition's failover: a removed mirror topic is writable. */
+    private volatile boolean mirrorStopped;
 
     /**
      * @param afterCompletions run after this partition completed waits on the calling thread: it delivers the
@@ -169,10 +179,17 @@ public final class Partition
             }
             final long leo = log.logEndOffset();
             final OptionalInt latest = log.latestEpoch();
-            if (latest.isEmpty() || latest.getAsInt() < state.leaderEpoch())
+            // An active mirror topic's log carries the source's epochs (hazard 3): a destination epoch written into
+            // its epoch cache would sit between source epochs and be wiped by the next mirrored batch. The failover
+            // epoch bump, above every source epoch, is the first destination epoch the log records.
+            final boolean mirrored = MirrorTopicConfig.activeMirror(topicConfig) != null;
+            if (!mirrored && (latest.isEmpty() || latest.getAsInt() < state.leaderEpoch()))
             {
                 log.assignEpochStartOffset(state.leaderEpoch(), leo);
             }
+            // Until its failover completes, a mirror topic's HW never passes what the source had committed.
+            highWatermarkCap = MirrorTopicConfig.isMirrorTopic(topicConfig) && !mirrorStopped ?
+                log.highWatermark() : Long.MAX_VALUE;
             final int slot = hotPath.attachLeader(topicId, topicPartition.partition(),
                 Math.min(log.highWatermark(), leo), mask, minIsr);
             if (slot == PartitionSlotIndex.NO_SLOT)
@@ -191,7 +208,7 @@ public final class Partition
                 state.isr(), slot, minIsr);
             isrChangeInFlight = false;
             final int self = state.replicas().indexOf(localBrokerId);
-            final long hw = hotPath.onLeo(slot, self, leo);
+            final long hw = hotPath.onLeo(slot, self, Math.min(leo, highWatermarkCap));
             maybeAdvanceHighWatermark(slot, hw);
         }
         finally
@@ -280,6 +297,10 @@ public final class Partition
                 throw new NotLeaderOrFollowerException("broker " + localBrokerId + " does not lead " +
                     topicPartition);
             }
+            if (!markers)
+            {
+                checkWritable();
+            }
             if (acksAll && hotPath.isrBelowMin(current.slot))
             {
                 throw new NotEnoughReplicasException("the ISR of " + topicPartition + " has fewer than " +
@@ -291,7 +312,8 @@ public final class Partition
             {
                 shard.watch(request, current.slot, result.lastOffset() + 1);
             }
-            final long hw = hotPath.onLeo(current.slot, current.replicaIndex(localBrokerId), log.logEndOffset());
+            final long hw = hotPath.onLeo(current.slot, current.replicaIndex(localBrokerId),
+                Math.min(log.logEndOffset(), highWatermarkCap));
             // The appending request is not answered from in here: its caller fills in the append's offsets
             // first and then drains its owner.
             maybeAdvanceHighWatermark(current.slot, hw, false);
@@ -321,6 +343,218 @@ public final class Partition
                 afterCompletions.run();
             }
             wake(hwWaiters);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------------
+    // Cluster mirroring, destination side (the mirror coordinator and its fetcher).
+    // ------------------------------------------------------------------------------------------------------
+
+    /**
+     * Refuses a producer's append to a mirror topic: read-only while mirrored (KIP-1279's ReadOnlyTopicException;
+     * Kafka 4.4 has no such code, so POLICY_VIOLATION carries the message), and retriable while its failover is
+     * still running.
+     */
+    private void checkWritable()
+    {
+        final Map<String, String> config = topicConfig;
+        final String active = MirrorTopicConfig.activeMirror(config);
+        if (active != null)
+        {
+            throw new PolicyViolationException("Topic '" + topicPartition.topic() + "' is a read-only mirror topic " +
+                "of cluster mirror '" + active + "': produce to the source cluster, or fail the topic over first");
+        }
+        final String removed = MirrorTopicConfig.removedMirror(config);
+        if (removed != null && !mirrorStopped)
+        {
+            throw new NotLeaderOrFollowerException("Topic '" + topicPartition.topic() + "' is failing over from " +
+                "cluster mirror '" + removed + "' and becomes writable when that completes");
+        }
+    }
+
+    /** Whether producers are refused here because the topic is (still) a mirror topic. */
+    public boolean isMirrorReadOnly()
+    {
+        try
+        {
+            checkWritable();
+            return false;
+        }
+        catch (final RuntimeException e)
+        {
+            return true;
+        }
+    }
+
+    /** Allows or stops the mirror fetcher's appends; once stopped, a late fetch response appends nothing. */
+    public void mirrorAppends(final boolean allowed)
+    {
+        appendLock.lock();
+        try
+        {
+            mirrorAppends = allowed;
+        }
+        finally
+        {
+            appendLock.unlock();
+        }
+    }
+
+    /** Marks the failover of this mirror topic complete (writable) or not (a mirror again, after failback). */
+    public void mirrorStopped(final boolean stopped)
+    {
+        mirrorStopped = stopped;
+    }
+
+    /**
+     * Appends batches the mirror fetched from the source at their source offsets, bytes and leader epochs, as
+     * this cluster's leader, follows the source log start offset, and lets the HW advance up to the source HW.
+     *
+     * @return the new LEO, or -1 when this broker does not lead the partition or mirror appends are stopped.
+     */
+    public long appendMirrored(final MemoryRecords records, final long sourceHighWatermark,
+        final long sourceLogStartOffset)
+    {
+        long leo;
+        appendLock.lock();
+        try
+        {
+            final Role current = role;
+            if (!current.leader || !mirrorAppends)
+            {
+                return -1L;
+            }
+            if (records.sizeInBytes() > 0)
+            {
+                int maxEpoch = -1;
+                for (final var batch : records.batches())
+                {
+                    maxEpoch = Math.max(maxEpoch, batch.partitionLeaderEpoch());
+                }
+                log.appendAsFollower(records, maxEpoch);
+            }
+            leo = log.logEndOffset();
+            if (sourceHighWatermark > highWatermarkCap)
+            {
+                highWatermarkCap = sourceHighWatermark;
+            }
+            final long hw = hotPath.onLeo(current.slot, current.replicaIndex(localBrokerId),
+                Math.min(leo, highWatermarkCap));
+            maybeAdvanceHighWatermark(current.slot, hw);
+            // Retention at the source moved its log start: follow it as far as this log has committed.
+            final long newStart = Math.min(sourceLogStartOffset, log.highWatermark());
+            if (newStart > log.logStartOffset() && log.maybeIncrementLogStartOffset(newStart))
+            {
+                log.deleteOldSegments();
+            }
+        }
+        finally
+        {
+            appendLock.unlock();
+        }
+        wake(leoWaiters);
+        return leo;
+    }
+
+    /**
+     * Truncates a mirror topic's log as its leader (to {@code offset}, or, when {@code startAt} is true, to empty
+     * starting there), restarting the partition's hot-path row and forgetting every follower's progress, so that
+     * {@link #isrCaughtUpSinceTruncation()} tells when each ISR member has truncated too.
+     *
+     * @return the new LEO, or -1 when this broker does not lead the partition.
+     */
+    public long truncateAsMirrorLeader(final long offset, final boolean startAt, final long nowMs)
+    {
+        appendLock.lock();
+        try
+        {
+            final Role current = role;
+            if (!current.leader)
+            {
+                return -1L;
+            }
+            if (startAt)
+            {
+                log.truncateFullyAndStartAt(offset);
+            }
+            else if (offset < log.logEndOffset())
+            {
+                log.truncateTo(offset);
+            }
+            // The gate's row only moves forward: a truncated leader starts a fresh one, as a new leadership does.
+            final int mask = hotPath.isrMask(current.slot);
+            hotPath.detach(topicId, topicPartition.partition());
+            final long leo = log.logEndOffset();
+            final int slot = hotPath.attachLeader(topicId, topicPartition.partition(),
+                Math.min(log.highWatermark(), leo), mask, current.minIsr());
+            if (slot == PartitionSlotIndex.NO_SLOT)
+            {
+                role = NONE;
+                return -1L;
+            }
+            for (int i = 0; i < followerLeo.length(); i++)
+            {
+                followerLeo.set(i, -1L);
+                lastFetchLeaderLeo.set(i, -1L);
+                lastCaughtUpTimeMs.set(i, nowMs);
+                lastFetchTimeMs.set(i, nowMs);
+            }
+            highWatermarkCap = Math.min(highWatermarkCap, log.highWatermark());
+            role = new Role(true, localBrokerId, current.leaderEpoch(), current.partitionEpoch(), current.replicas(),
+                current.isr(), slot, current.minIsr());
+            maybeAdvanceHighWatermark(slot, hotPath.onLeo(slot, current.replicaIndex(localBrokerId),
+                Math.min(leo, highWatermarkCap)));
+            return leo;
+        }
+        finally
+        {
+            appendLock.unlock();
+            wakeAll();
+        }
+    }
+
+    /**
+     * Whether the ISR has at least min.insync.replicas members and every follower in it has fetched, with an
+     * epoch-validated offset, since this leadership or the last {@link #truncateAsMirrorLeader}: a validated
+     * fetch means its log holds no divergent tail (KIP-1279: PREPARING waits for every ISR member's truncation).
+     */
+    public boolean isrCaughtUpSinceTruncation()
+    {
+        final Role current = role;
+        if (!current.leader || current.isr().size() < current.minIsr())
+        {
+            return false;
+        }
+        for (final int id : current.isr())
+        {
+            if (id != localBrokerId && followerLeo.get(current.replicaIndex(id)) < 0)
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Ends the mirror's hold on the HW: from now on the local ISR alone drives it (the failover's last step
+     * before the topic becomes writable).
+     */
+    public void liftMirrorHighWatermarkCap()
+    {
+        appendLock.lock();
+        try
+        {
+            highWatermarkCap = Long.MAX_VALUE;
+            final Role current = role;
+            if (current.leader)
+            {
+                maybeAdvanceHighWatermark(current.slot, hotPath.onLeo(current.slot,
+                    current.replicaIndex(localBrokerId), log.logEndOffset()));
+            }
+        }
+        finally
+        {
+            appendLock.unlock();
         }
     }
 

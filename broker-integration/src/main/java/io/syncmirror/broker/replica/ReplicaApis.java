@@ -392,18 +392,24 @@ public final class ReplicaApis
         final int currentLeaderEpoch = session.currentLeaderEpoch(slot);
         if (currentLeaderEpoch >= 0 && currentLeaderEpoch != role.leaderEpoch())
         {
+            // CurrentLeader (KIP-951) lets a fetcher without metadata, such as a mirror fetcher that begins with
+            // an unknown source epoch, learn the epoch from the error itself.
             return data.setErrorCode((currentLeaderEpoch < role.leaderEpoch() ?
-                Errors.FENCED_LEADER_EPOCH : Errors.UNKNOWN_LEADER_EPOCH).code());
+                Errors.FENCED_LEADER_EPOCH : Errors.UNKNOWN_LEADER_EPOCH).code())
+                .setCurrentLeader(new FetchResponseData.LeaderIdAndEpoch().setLeaderId(role.leaderId())
+                    .setLeaderEpoch(role.leaderEpoch()));
         }
         final long fetchOffset = session.fetchOffset(slot);
         final int lastFetchedEpoch = session.lastFetchedEpoch(slot);
-        if (follower && lastFetchedEpoch >= 0)
+        // As Kafka does, any fetch carrying LastFetchedEpoch is checked, not only a follower's: a mirror fetcher
+        // (a consumer-type fetch) learns of a source unclean election this way.
+        if (lastFetchedEpoch >= 0)
         {
             final Optional<PartitionLog.EpochEndOffset> end = partition.endOffsetForEpoch(lastFetchedEpoch);
             if (end.isEmpty() || end.get().epoch() != lastFetchedEpoch || end.get().endOffset() < fetchOffset)
             {
-                // The follower's tail diverges from this leader's history: tell it where to truncate, and credit
-                // nothing of that tail (hazard 1's rule for local followers).
+                // The fetcher's tail diverges from this leader's history: tell it where to truncate, and credit
+                // nothing of that tail (hazard 1).
                 final int epoch = end.map(PartitionLog.EpochEndOffset::epoch).orElse(-1);
                 final long endOffset = end.map(PartitionLog.EpochEndOffset::endOffset).orElse(-1L);
                 return data.setDivergingEpoch(new FetchResponseData.EpochEndOffset().setEpoch(epoch)

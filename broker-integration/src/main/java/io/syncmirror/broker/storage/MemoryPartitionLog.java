@@ -501,6 +501,33 @@ public final class MemoryPartitionLog implements PartitionLog
         return a == null ? new long[capacity] : Arrays.copyOfRange(a, from, from + capacity);
     }
 
+    @Override
+    public List<OpenTransaction> openTransactions()
+    {
+        final List<OpenTransaction> open = new ArrayList<>();
+        // Producer state is written under the write lock; the read lock keeps a writer out while it is copied.
+        final long stamp = lock.readLock();
+        try
+        {
+            if (producers != null)
+            {
+                producers.forEach((producerId, entry) ->
+                {
+                    if (entry.txnFirstOffset != NO_OFFSET)
+                    {
+                        open.add(new OpenTransaction(producerId, entry.epoch, entry.coordinatorEpoch,
+                            entry.txnFirstOffset));
+                    }
+                });
+            }
+        }
+        finally
+        {
+            lock.unlockRead(stamp);
+        }
+        return open;
+    }
+
     private void applyProducerState(final RecordBatch batch)
     {
         if (!batch.hasProducerId())

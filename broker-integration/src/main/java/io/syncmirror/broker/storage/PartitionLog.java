@@ -1,11 +1,13 @@
 package io.syncmirror.broker.storage;
 
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.server.storage.log.FetchIsolation;
 
 /**
@@ -69,6 +71,46 @@ public interface PartitionLog extends AutoCloseable
      */
     ReadResult read(long offset, int maxBytes, FetchIsolation isolation, boolean minOneMessage);
 
+    /**
+     * The producers with a transaction open in this log (data appended, no marker yet): what a mirror's failover
+     * must abort, since the source's coordinator that would end them is on the other cluster.
+     */
+    List<OpenTransaction> openTransactions();
+
+    /**
+     * The highest producer id in any batch of the log, -1 if none: a failover raises the cluster's producer id
+     * floor above it (hazard 8). Reads every batch header, so it costs a pass over the log.
+     */
+    default long maxProducerId()
+    {
+        long max = -1L;
+        long offset = logStartOffset();
+        final long end = logEndOffset();
+        while (offset < end)
+        {
+            final ReadResult read = read(offset, 1024 * 1024, FetchIsolation.LOG_END, true);
+            long next = offset;
+            if (read.records() != null)
+            {
+                for (final RecordBatch batch : read.records().batches())
+                {
+                    if (batch.lastOffset() < offset)
+                    {
+                        continue;
+                    }
+                    max = Math.max(max, batch.producerId());
+                    next = batch.nextOffset();
+                }
+            }
+            if (next == offset)
+            {
+                break; // nothing readable here (a trailing partial batch): no more whole batches
+            }
+            offset = next;
+        }
+        return max;
+    }
+
     /** The latest leader epoch in the log's epoch cache, if any. */
     OptionalInt latestEpoch();
 
@@ -112,6 +154,11 @@ public interface PartitionLog extends AutoCloseable
 
     /** Closes and deletes the log's files (topic deletion, reassignment away). */
     void delete();
+
+    /** A producer's open transaction: its epoch, the epoch of its coordinator's last marker, its first offset. */
+    record OpenTransaction(long producerId, short producerEpoch, int coordinatorEpoch, long firstOffset)
+    {
+    }
 
     /** Offsets of one append. */
     record AppendResult(long firstOffset, long lastOffset, long logAppendTimeMs, long logStartOffset,

@@ -1,6 +1,7 @@
 package io.syncmirror.broker.storage;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -9,6 +10,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.KafkaStorageException;
+import org.apache.kafka.common.message.DescribeProducersResponseData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.record.internal.FileRecords;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -168,6 +170,21 @@ public final class UnifiedLogPartitionLog implements PartitionLog
         {
             throw e.invalidException();
         }
+    }
+
+    @Override
+    public List<OpenTransaction> openTransactions()
+    {
+        final List<OpenTransaction> open = new ArrayList<>();
+        for (final DescribeProducersResponseData.ProducerState producer : log.activeProducers())
+        {
+            if (producer.currentTxnStartOffset() >= 0)
+            {
+                open.add(new OpenTransaction(producer.producerId(), (short)producer.producerEpoch(),
+                    producer.coordinatorEpoch(), producer.currentTxnStartOffset()));
+            }
+        }
+        return open;
     }
 
     @Override

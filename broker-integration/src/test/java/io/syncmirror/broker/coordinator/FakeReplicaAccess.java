@@ -338,6 +338,12 @@ final class FakeReplicaAccess implements ReplicaAccess
         }
 
         @Override
+        public List<OpenTransaction> openTransactions()
+        {
+            return List.of(); // the coordinator logs written here are never transactional
+        }
+
+        @Override
         public Optional<EpochEndOffset> endOffsetForEpoch(final int leaderEpoch)
         {
             return Optional.empty();
