@@ -1,6 +1,7 @@
 package io.syncmirror.fetch;
 
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.Records;
 
@@ -38,6 +39,17 @@ public interface FetchTarget
      * from the fetcher (add it again when metadata names a leader); other errors delay it for the backoff.
      */
     void onPartitionError(TopicPartition partition, Errors error);
+
+    /**
+     * {@link #onPartitionError(TopicPartition, Errors)} with the response's partition data, whose CurrentLeader
+     * (KIP-951) names the leader and epoch the source knows on NOT_LEADER_OR_FOLLOWER and FENCED_LEADER_EPOCH: a
+     * fetcher that tracks another cluster's epochs learns them from it. The engine calls this one.
+     */
+    default void onPartitionError(final TopicPartition partition, final Errors error,
+        final FetchResponseData.PartitionData data)
+    {
+        onPartitionError(partition, error);
+    }
 
     /** The epoch of the log's last batch (LastFetchedEpoch), -1 if the log is empty or has no epochs. */
     int latestEpoch(TopicPartition partition);

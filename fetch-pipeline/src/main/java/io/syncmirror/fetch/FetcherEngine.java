@@ -431,11 +431,11 @@ public final class FetcherEngine
                 case FENCED_LEADER_EPOCH:
                 case NOT_LEADER_OR_FOLLOWER:
                     partitions.remove(topicPartition, partition);
-                    target.onPartitionError(topicPartition, error);
+                    target.onPartitionError(topicPartition, error, data);
                     return;
                 default:
                     delay(partition, nowMs);
-                    target.onPartitionError(topicPartition, error);
+                    target.onPartitionError(topicPartition, error, data);
             }
         }
         catch (final RuntimeException e)

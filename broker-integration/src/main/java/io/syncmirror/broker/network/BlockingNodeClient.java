@@ -1,6 +1,7 @@
 package io.syncmirror.broker.network;
 
 import java.io.IOException;
+import java.util.Map;
 
 import org.apache.kafka.clients.ClientRequest;
 import org.apache.kafka.clients.ClientResponse;
@@ -33,13 +34,20 @@ public final class BlockingNodeClient implements AutoCloseable
 
     public BlockingNodeClient(final Node node, final NodeClientConfig config, final Time time)
     {
+        this(node, config, time, Map.of());
+    }
+
+    /** A client whose connection uses Kafka client security settings (a mirror's link to its source). */
+    public BlockingNodeClient(final Node node, final NodeClientConfig config, final Time time,
+        final Map<String, String> securityConfigs)
+    {
         this.node = node;
         this.config = config;
         this.time = time;
         this.metrics = new Metrics(time);
         this.client = KafkaNodeClient.newNetworkClient(node, config, time, metrics, new LogContext(
             "[BlockingNodeClient clientId=" + config.clientId() + ", node=" + node.id() + " " + node.host() + ":" +
-                node.port() + "] "));
+                node.port() + "] "), securityConfigs);
     }
 
     public Node node()

@@ -2,6 +2,7 @@ package io.syncmirror.broker.network;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,9 +14,11 @@ import org.apache.kafka.clients.ApiVersions;
 import org.apache.kafka.clients.BootstrapConfiguration;
 import org.apache.kafka.clients.ClientRequest;
 import org.apache.kafka.clients.ClientResponse;
+import org.apache.kafka.clients.ClientUtils;
 import org.apache.kafka.clients.ManualMetadataUpdater;
 import org.apache.kafka.clients.MetadataRecoveryStrategy;
 import org.apache.kafka.clients.NetworkClient;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.errors.DisconnectException;
@@ -94,8 +97,28 @@ public final class KafkaNodeClient implements NodeClient
     static NetworkClient newNetworkClient(final Node node, final NodeClientConfig config, final Time time,
         final Metrics metrics, final LogContext logContext)
     {
-        final ChannelBuilder channelBuilder = new PlaintextChannelBuilder(null);
-        channelBuilder.configure(Map.of());
+        return newNetworkClient(node, config, time, metrics, logContext, Map.of());
+    }
+
+    /**
+     * As above, with Kafka client security settings ({@code security.protocol}, {@code ssl.*}, {@code sasl.*}):
+     * a mirror's connection to its source cluster uses the settings the mirror was created with.
+     */
+    static NetworkClient newNetworkClient(final Node node, final NodeClientConfig config, final Time time,
+        final Metrics metrics, final LogContext logContext, final Map<String, String> securityConfigs)
+    {
+        final ChannelBuilder channelBuilder;
+        if (securityConfigs.isEmpty())
+        {
+            channelBuilder = new PlaintextChannelBuilder(null);
+            channelBuilder.configure(Map.of());
+        }
+        else
+        {
+            final Map<String, Object> props = new HashMap<>(securityConfigs);
+            props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, node.host() + ":" + node.port());
+            channelBuilder = ClientUtils.createChannelBuilder(new AdminClientConfig(props), time, logContext);
+        }
         final Selector selector = new Selector(
             config.connectionsMaxIdleMs(), metrics, time, "node-client", channelBuilder, logContext);
         return new NetworkClient(

@@ -1,0 +1,395 @@
+package io.syncmirror.broker.mirror;
+
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.function.LongSupplier;
+
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicIdPartition;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.Records;
+import org.apache.kafka.common.requests.FetchRequest;
+import org.apache.kafka.common.requests.FetchResponse;
+import org.apache.kafka.common.utils.Time;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.syncmirror.broker.network.BlockingNodeClient;
+import io.syncmirror.broker.network.NodeClientConfig;
+import io.syncmirror.broker.storage.PartitionLog;
+import io.syncmirror.fetch.FetchTarget;
+import io.syncmirror.fetch.FetchTransport;
+import io.syncmirror.fetch.FetcherConfig;
+import io.syncmirror.fetch.FetcherEngine;
+import io.syncmirror.fetch.FetcherThread;
+
+/**
+ * This broker's mirror fetchers (KIP-1279's MirrorFetcherManager): one fetcher thread per (source broker, mirror)
+ * (fetcher id 0), each a {@link FetcherEngine} — the engine intra-cluster followers use — sending consumer-type
+ * fetches (replica id -1, read_uncommitted: up to the source HW) to the source leader of its partitions, with
+ * LastFetchedEpoch from the destination log (which carries the source's epochs) and the source leader epoch
+ * learned from FENCED_LEADER_EPOCH. What arrives is appended at the source offsets by
+ * {@code Partition.appendMirrored}. Thread-safety: {@link #add}, {@link #remove} and the queries from any thread;
+ * the FetchTarget callbacks run on each fetcher's own thread.
+ *
+ * <p>{@code mirror.replication.throttled.rate} bounds the bytes per second all of this broker's mirror fetchers
+ * take: a fetcher that used more than its budget sleeps before its next request.
+ */
+final class MirrorFetchers implements AutoCloseable
+{
+    private static final Logger LOG = LoggerFactory.getLogger(MirrorFetchers.class);
+
+    private final int brokerId;
+    private final FetcherConfig fetcherConfig;
+    private final NodeClientConfig clientConfig;
+    private final ByteRateLimiter limiter;
+    private final ExecutorService lookups;
+    private final LongSupplier clockMs;
+    private final Map<FetcherKey, Fetcher> fetchers = new ConcurrentHashMap<>();
+    /** Which fetcher runs each partition. */
+    private final Map<TopicPartition, FetcherKey> owners = new ConcurrentHashMap<>();
+
+    private record FetcherKey(String mirror, int sourceNodeId)
+    {
+    }
+
+    private final class Fetcher implements FetchTarget
+    {
+        final FetcherKey key;
+        final BlockingNodeClient client;
+        final FetcherThread thread;
+        final SourceCluster source;
+        final Map<TopicPartition, MirrorPartition> partitions = new ConcurrentHashMap<>();
+
+        Fetcher(final FetcherKey key, final Node node, final SourceCluster source, final Map<String, String> security)
+        {
+            this.key = key;
+            this.source = source;
+            this.client = new BlockingNodeClient(node, clientConfig, Time.SYSTEM, security);
+            final FetchTransport transport = new FetchTransport()
+            {
+                @Override
+                public CompletableFuture<FetchResponse> send(final FetchRequest.Builder request)
+                {
+                    try
+                    {
+                        limiter.awaitBudget();
+                        final FetchResponse response = client.sendAndReceive(request);
+                        limiter.consumed(bytesOf(response));
+                        return CompletableFuture.completedFuture(response);
+                    }
+                    catch (final RuntimeException e)
+                    {
+                        for (final MirrorPartition partition : partitions.values())
+                        {
+                            partition.error(Errors.forException(e), "source broker " + node.id() + " (" +
+                                node.host() + ":" + node.port() + "): " + e.getMessage());
+                        }
+                        return CompletableFuture.failedFuture(e);
+                    }
+                }
+
+                @Override
+                public boolean isReady()
+                {
+                    return true;
+                }
+            };
+            this.thread = new FetcherThread("mirror-fetcher-" + brokerId + "-" + key.mirror() + "-from-" +
+                key.sourceNodeId(), new FetcherEngine(fetcherConfig, key.sourceNodeId(), transport, this), clockMs);
+        }
+
+        @Override
+        public long onRecords(final TopicPartition tp, final Records records, final long highWatermark,
+            final long logStartOffset)
+        {
+            final MirrorPartition mirror = partitions.get(tp);
+            if (mirror == null)
+            {
+                return RETRY_LATER;
+            }
+            final MemoryRecords memory = records instanceof MemoryRecords m ? m : MemoryRecords.EMPTY;
+            final long leo = mirror.partition.appendMirrored(memory, highWatermark, logStartOffset);
+            if (leo < 0)
+            {
+                return RETRY_LATER;
+            }
+            mirror.sourceHighWatermark = highWatermark;
+            mirror.clearError();
+            return leo;
+        }
+
+        @Override
+        public long onDivergingEpoch(final TopicPartition tp, final int epoch, final long endOffset)
+        {
+            final MirrorPartition mirror = partitions.get(tp);
+            if (mirror == null)
+            {
+                return RETRY_LATER;
+            }
+            final PartitionLog log = mirror.partition.log();
+            long truncateTo;
+            if (epoch < 0 || endOffset < 0)
+            {
+                truncateTo = log.highWatermark();
+            }
+            else
+            {
+                truncateTo = endOffset;
+                final Optional<PartitionLog.EpochEndOffset> ours = log.endOffsetForEpoch(epoch);
+                if (ours.isPresent())
+                {
+                    truncateTo = Math.min(truncateTo, ours.get().endOffset());
+                }
+            }
+            // The source's history differs from what was mirrored: a source unclean election (KIP-1279 does not
+            // keep data through one) or, failing back, the second phase of the alignment.
+            LOG.warn("Mirror '{}' {}: the source's epoch {} ends at {}; truncating from {} to {}", key.mirror(), tp,
+                epoch, endOffset, log.logEndOffset(), truncateTo);
+            return mirror.partition.truncateAsMirrorLeader(truncateTo, false, clockMs.getAsLong());
+        }
+
+        @Override
+        public long onOffsetOutOfRange(final TopicPartition tp)
+        {
+            final MirrorPartition mirror = partitions.get(tp);
+            if (mirror == null)
+            {
+                return RETRY_LATER;
+            }
+            final long[] offsets = mirror.outOfRangeOffsets;
+            if (offsets == null)
+            {
+                if (!mirror.outOfRangeLookupRunning)
+                {
+                    mirror.outOfRangeLookupRunning = true;
+                    lookups.execute(() ->
+                    {
+                        try
+                        {
+                            mirror.outOfRangeOffsets = source.offsets(tp);
+                        }
+                        catch (final RuntimeException e)
+                        {
+                            mirror.error(Errors.forException(e), e.getMessage());
+                        }
+                        finally
+                        {
+                            mirror.outOfRangeLookupRunning = false;
+                        }
+                    });
+                }
+                return RETRY_LATER; // the engine asks again after its backoff
+            }
+            mirror.outOfRangeOffsets = null;
+            final long leo = mirror.partition.log().logEndOffset();
+            final long sourceStart = offsets[0];
+            final long sourceEnd = offsets[1];
+            if (leo < sourceStart)
+            {
+                // Retention at the source deleted what was not mirrored yet: start over at its log start (async
+                // topics only; KIP-1279's rule).
+                LOG.warn("Mirror '{}' {}: offset {} is below the source log start {}; restarting the log there",
+                    key.mirror(), tp, leo, sourceStart);
+                return mirror.partition.truncateAsMirrorLeader(sourceStart, true, clockMs.getAsLong());
+            }
+            if (leo > sourceEnd)
+            {
+                LOG.warn("Mirror '{}' {}: offset {} is above the source log end {}; truncating to it", key.mirror(),
+                    tp, leo, sourceEnd);
+                return mirror.partition.truncateAsMirrorLeader(sourceEnd, false, clockMs.getAsLong());
+            }
+            return leo; // in range now (the source's log moved meanwhile): fetch again
+        }
+
+        @Override
+        public void onPartitionError(final TopicPartition tp, final Errors error)
+        {
+            onPartitionError(tp, error, null);
+        }
+
+        @Override
+        public void onPartitionError(final TopicPartition tp, final Errors error,
+            final FetchResponseData.PartitionData data)
+        {
+            final MirrorPartition mirror = partitions.get(tp);
+            if (mirror == null)
+            {
+                return;
+            }
+            switch (error)
+            {
+                case FENCED_LEADER_EPOCH:
+                {
+                    // KIP-1279: the fetcher starts with an unknown source epoch and learns it from the fence.
+                    final int epoch = data == null || data.currentLeader() == null ? -1 :
+                        data.currentLeader().leaderEpoch();
+                    if (epoch > mirror.sourceLeaderEpoch &&
+                        (data.currentLeader().leaderId() < 0 || data.currentLeader().leaderId() == key.sourceNodeId()))
+                    {
+                        mirror.sourceLeaderEpoch = epoch;
+                        thread.engine().addPartition(new TopicIdPartition(mirror.topicId, tp),
+                            mirror.partition.log().logEndOffset(), epoch);
+                        return;
+                    }
+                    moveLeader(mirror, tp, error);
+                    return;
+                }
+                case NOT_LEADER_OR_FOLLOWER:
+                    moveLeader(mirror, tp, error);
+                    return;
+                case OFFSET_MOVED_TO_TIERED_STORAGE:
+                    // KIP-1279: tiered storage is not mirrored; the partition moves to FAILED.
+                    partitions.remove(tp, mirror);
+                    owners.remove(tp, key);
+                    thread.engine().removePartition(tp);
+                    mirror.error(error, "the source moved offset " + mirror.partition.log().logEndOffset() +
+                        " to tiered storage, which mirroring does not support");
+                    mirror.fatalError = error;
+                    return;
+                default:
+                    mirror.error(error, "source fetch error " + error.name() + ": " + error.message());
+            }
+        }
+
+        /** The source leader moved: the coordinator looks it up again and hands the partition to its fetcher. */
+        private void moveLeader(final MirrorPartition mirror, final TopicPartition tp, final Errors error)
+        {
+            partitions.remove(tp, mirror);
+            owners.remove(tp, key);
+            mirror.fetching = false;
+            mirror.leaderLookupNeeded = true;
+            mirror.error(error, "source leader moved (" + error.name() + ")");
+        }
+
+        @Override
+        public int latestEpoch(final TopicPartition tp)
+        {
+            final MirrorPartition mirror = partitions.get(tp);
+            return mirror == null ? -1 : mirror.partition.log().latestEpoch().orElse(-1);
+        }
+    }
+
+    MirrorFetchers(final int brokerId, final FetcherConfig fetcherConfig, final NodeClientConfig clientConfig,
+        final long throttledRateBytesPerSec, final ExecutorService lookups, final LongSupplier clockMs)
+    {
+        this.brokerId = brokerId;
+        this.fetcherConfig = fetcherConfig;
+        this.clientConfig = clientConfig;
+        this.limiter = new ByteRateLimiter(throttledRateBytesPerSec, clockMs);
+        this.lookups = lookups;
+        this.clockMs = clockMs;
+    }
+
+    /** Starts fetching a partition from {@code sourceLeader} at the destination LEO; moves it if fetched elsewhere. */
+    void add(final MirrorPartition mirror, final SourceCluster source, final Node sourceLeader,
+        final Map<String, String> security)
+    {
+        final FetcherKey key = new FetcherKey(mirror.mirrorName, sourceLeader.id());
+        remove(mirror.topicPartition);
+        final Fetcher fetcher = fetchers.computeIfAbsent(key, k ->
+        {
+            final Fetcher created = new Fetcher(k, sourceLeader, source, security);
+            created.thread.start();
+            return created;
+        });
+        fetcher.partitions.put(mirror.topicPartition, mirror);
+        owners.put(mirror.topicPartition, key);
+        mirror.sourceLeaderId = sourceLeader.id();
+        mirror.fetching = true;
+        fetcher.thread.engine().addPartition(new TopicIdPartition(mirror.topicId, mirror.topicPartition),
+            mirror.partition.log().logEndOffset(), mirror.sourceLeaderEpoch);
+    }
+
+    /** Stops fetching a partition; a response in flight for it is dropped by its fetcher. */
+    void remove(final TopicPartition partition)
+    {
+        final FetcherKey key = owners.remove(partition);
+        if (key == null)
+        {
+            return;
+        }
+        final Fetcher fetcher = fetchers.get(key);
+        if (fetcher != null)
+        {
+            final MirrorPartition mirror = fetcher.partitions.remove(partition);
+            if (mirror != null)
+            {
+                mirror.fetching = false;
+            }
+            fetcher.thread.engine().removePartition(partition);
+        }
+    }
+
+    /** Stops the fetchers with no partition left (a mirror deleted, a source leader that lost every partition). */
+    void shutdownIdleFetchers()
+    {
+        for (final Map.Entry<FetcherKey, Fetcher> entry : fetchers.entrySet())
+        {
+            final Fetcher fetcher = entry.getValue();
+            if (fetcher.partitions.isEmpty() && fetchers.remove(entry.getKey(), fetcher))
+            {
+                stop(fetcher);
+            }
+        }
+    }
+
+    /** Fetcher threads that died (the dead-thread count metric); a healthy broker has none. */
+    int deadThreadCount()
+    {
+        int dead = 0;
+        for (final Fetcher fetcher : fetchers.values())
+        {
+            if (!fetcher.thread.isAlive())
+            {
+                dead++;
+            }
+        }
+        return dead;
+    }
+
+    int fetcherCount()
+    {
+        return fetchers.size();
+    }
+
+    private static void stop(final Fetcher fetcher)
+    {
+        fetcher.client.close();
+        fetcher.thread.close();
+        fetcher.client.release();
+    }
+
+    private static long bytesOf(final FetchResponse response)
+    {
+        long bytes = 0;
+        for (final FetchResponseData.FetchableTopicResponse topic : response.data().responses())
+        {
+            for (final FetchResponseData.PartitionData partition : topic.partitions())
+            {
+                if (partition.records() != null)
+                {
+                    bytes += partition.records().sizeInBytes();
+                }
+            }
+        }
+        return bytes;
+    }
+
+    @Override
+    public void close()
+    {
+        for (final Fetcher fetcher : fetchers.values())
+        {
+            stop(fetcher);
+        }
+        fetchers.clear();
+        owners.clear();
+    }
+}

@@ -1,0 +1,78 @@
+package io.syncmirror.broker.mirror;
+
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.protocol.Errors;
+
+import io.syncmirror.broker.replica.Partition;
+
+/**
+ * One mirror partition this broker coordinates (it leads the destination partition): its persisted state and what
+ * the fetcher last learned about the source. The coordinator thread owns the state transitions; the fetcher
+ * thread writes the source progress and errors; describe and metrics read everything. Fields are volatile.
+ */
+final class MirrorPartition
+{
+    final String mirrorName;
+    final Partition partition;
+    final TopicPartition topicPartition;
+    final Uuid topicId;
+
+    /** The persisted state; written by the coordinator thread only. */
+    volatile MirrorStateRecord record;
+    /** When a FAILED partition may be retried, ms on the coordinator's clock. */
+    volatile long retryAtMs;
+    /** PREPARING's first phase (alignment with the source's last mirrored offset) is done. */
+    volatile boolean aligned;
+    /** The fetcher runs it (MIRRORING). */
+    volatile boolean fetching;
+
+    // From the fetcher.
+    volatile long sourceHighWatermark = -1L;
+    volatile int sourceLeaderId = -1;
+    volatile int sourceLeaderEpoch;
+    volatile boolean leaderLookupNeeded = true;
+    volatile Errors lastError = Errors.NONE;
+    volatile String lastErrorMessage;
+    /** A fetch error that stops the partition (tiered storage offsets): the coordinator moves it to FAILED. */
+    volatile Errors fatalError;
+    /** The source's {earliest, latest} offsets asked for after OffsetOutOfRange, once known. */
+    volatile long[] outOfRangeOffsets;
+    volatile boolean outOfRangeLookupRunning;
+
+    MirrorPartition(final String mirrorName, final Partition partition, final MirrorStateRecord record)
+    {
+        this.mirrorName = mirrorName;
+        this.partition = partition;
+        this.topicPartition = partition.topicPartition();
+        this.topicId = partition.topicId();
+        this.record = record;
+    }
+
+    MirrorPartitionState state()
+    {
+        return record.state();
+    }
+
+    /** Source HW minus the destination LEO, 0 when ahead, -1 before the source HW is known. */
+    long lag()
+    {
+        final long sourceHw = sourceHighWatermark;
+        return sourceHw < 0 ? -1L : Math.max(0L, sourceHw - partition.log().logEndOffset());
+    }
+
+    void error(final Errors error, final String message)
+    {
+        lastErrorMessage = message;
+        lastError = error;
+    }
+
+    void clearError()
+    {
+        if (lastError != Errors.NONE)
+        {
+            lastError = Errors.NONE;
+            lastErrorMessage = null;
+        }
+    }
+}

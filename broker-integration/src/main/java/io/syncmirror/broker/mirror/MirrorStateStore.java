@@ -1,0 +1,34 @@
+package io.syncmirror.broker.mirror;
+
+import java.util.Optional;
+
+import org.apache.kafka.common.Uuid;
+
+/**
+ * Where mirror coordinators keep their partitions' state: the compacted {@code __mirror_state} topic
+ * ({@link TopicMirrorStateStore}), so that a coordinator moving to another broker (a leadership change, a
+ * restart) rebuilds it. Thread-safety: implementations are safe for use from any thread.
+ */
+public interface MirrorStateStore extends AutoCloseable
+{
+    /** The topic holding the state. */
+    String TOPIC = "__mirror_state";
+
+    /**
+     * Writes a partition's state and returns once it is committed (acks=all), or throws
+     * {@code org.apache.kafka.common.KafkaException} (e.g. a timeout) with nothing known to be written.
+     */
+    void write(MirrorStateRecord record);
+
+    /** The latest state written for the mirror partition, or empty; throws KafkaException when unreadable now. */
+    Optional<MirrorStateRecord> read(String mirrorName, Uuid topicId, int partition);
+
+    /**
+     * The latest state of the partition under any mirror name (a failback asks by topic id and partition only),
+     * preferring the most recently written; empty when none.
+     */
+    Optional<MirrorStateRecord> readAnyMirror(Uuid topicId, int partition);
+
+    @Override
+    void close();
+}

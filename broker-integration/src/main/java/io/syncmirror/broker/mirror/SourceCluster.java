@@ -1,0 +1,137 @@
+package io.syncmirror.broker.mirror;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.Uuid;
+
+import io.syncmirror.broker.metadata.MirrorDefinition;
+
+/**
+ * One mirror's view of its source cluster from this destination broker: which source broker leads each mirrored
+ * partition, and the source's log start and end offsets on demand, through kafka-clients' Admin configured with
+ * the mirror's source bootstrap servers and client settings (security included). Thread-safe.
+ *
+ * <p>Leaders are cached per topic and refreshed when a fetcher reports NOT_LEADER_OR_FOLLOWER (KIP-1279: the
+ * fetcher asks the metadata manager for the new endpoint). Calls block for at most the request timeout.
+ */
+public final class SourceCluster implements AutoCloseable
+{
+    private final String mirrorName;
+    private final String bootstrapServers;
+    private final Admin admin;
+    private final long timeoutMs;
+    private final Map<String, TopicDescription> topics = new ConcurrentHashMap<>();
+
+    public SourceCluster(final MirrorDefinition mirror, final String clientId, final long timeoutMs)
+    {
+        this.mirrorName = mirror.name();
+        this.bootstrapServers = mirror.sourceBootstrapServers();
+        this.timeoutMs = timeoutMs;
+        final Properties props = new Properties();
+        props.putAll(mirror.sourceConfigs());
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, mirror.sourceBootstrapServers());
+        props.put(AdminClientConfig.CLIENT_ID_CONFIG, clientId);
+        props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int)Math.min(Integer.MAX_VALUE, timeoutMs));
+        props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int)Math.min(Integer.MAX_VALUE, timeoutMs));
+        this.admin = Admin.create(props);
+    }
+
+    public String mirrorName()
+    {
+        return mirrorName;
+    }
+
+    public String bootstrapServers()
+    {
+        return bootstrapServers;
+    }
+
+    /** The client settings the mirror's fetch connections use (security settings included). */
+    public Admin admin()
+    {
+        return admin;
+    }
+
+    /**
+     * The source leader of a partition, from the cache unless {@code refresh}; empty when the source has no leader
+     * for it now. Throws KafkaException when the source is unreachable or the topic is unknown there or has
+     * another topic id (a topic deleted and re-created at the source is not the one mirrored here).
+     */
+    public Optional<Node> leader(final String topic, final Uuid topicId, final int partition, final boolean refresh)
+    {
+        TopicDescription description = refresh ? null : topics.get(topic);
+        if (description == null)
+        {
+            description = get(admin.describeTopics(List.of(topic)).allTopicNames()).get(topic);
+            topics.put(topic, description);
+        }
+        if (!description.topicId().equals(topicId))
+        {
+            throw new KafkaException("source topic '" + topic + "' has id " + description.topicId() +
+                ", not the mirrored id " + topicId + " (deleted and re-created at the source?)");
+        }
+        for (final TopicPartitionInfo info : description.partitions())
+        {
+            if (info.partition() == partition)
+            {
+                return info.leader() == null || info.leader().isEmpty() ? Optional.empty() : Optional.of(info.leader());
+            }
+        }
+        throw new KafkaException("source topic '" + topic + "' has no partition " + partition);
+    }
+
+    /** The source's log start offset and log end offset of a partition: {earliest, latest}. */
+    public long[] offsets(final TopicPartition partition)
+    {
+        final ListOffsetsResult.ListOffsetsResultInfo earliest =
+            get(admin.listOffsets(Map.of(partition, OffsetSpec.earliest())).all()).get(partition);
+        final ListOffsetsResult.ListOffsetsResultInfo latest =
+            get(admin.listOffsets(Map.of(partition, OffsetSpec.latest())).all()).get(partition);
+        return new long[] {earliest.offset(), latest.offset()};
+    }
+
+    private <T> T get(final org.apache.kafka.common.KafkaFuture<T> future)
+    {
+        try
+        {
+            return future.get(timeoutMs, TimeUnit.MILLISECONDS);
+        }
+        catch (final ExecutionException e)
+        {
+            throw new KafkaException("source cluster of mirror '" + mirrorName + "' (" + bootstrapServers + "): " +
+                e.getCause().getMessage(), e.getCause());
+        }
+        catch (final TimeoutException e)
+        {
+            throw new KafkaException("source cluster of mirror '" + mirrorName + "' (" + bootstrapServers +
+                ") did not answer within " + timeoutMs + " ms", e);
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            throw new KafkaException("interrupted", e);
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        admin.close(java.time.Duration.ofSeconds(1));
+    }
+}

@@ -1,0 +1,248 @@
+package io.syncmirror.broker.mirror;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.utils.Utils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A {@link MirrorStateStore} on the compacted {@code __mirror_state} topic of this cluster, written and read
+ * through Kafka's own producer (idempotent, acks=all) and consumer (assigned, no group) connected to this broker's
+ * listener. Thread-safe: calls are serialized; the coordinator that uses it is a single thread anyway.
+ *
+ * <p>A record's partition is the default partitioner's choice for its key (murmur2), so a reader finds a key's
+ * latest value by scanning that one partition to its end. Compaction keeps that scan proportional to the number
+ * of mirror partitions hashed there, not to the number of transitions. {@link #readAnyMirror} scans every
+ * partition: it serves failback's LastMirroredOffsets lookups, which are rare.
+ */
+public final class TopicMirrorStateStore implements MirrorStateStore
+{
+    private static final Logger LOG = LoggerFactory.getLogger(TopicMirrorStateStore.class);
+
+    private final Supplier<String> bootstrap;
+    private final Ensure ensureTopic;
+    private final long timeoutMs;
+    private KafkaProducer<byte[], byte[]> producer;
+    private KafkaConsumer<byte[], byte[]> consumer;
+    private int partitions = -1;
+
+    /** Creates the topic if it does not exist and returns its partition count; blocking, bounded. */
+    @FunctionalInterface
+    public interface Ensure
+    {
+        int ensure(Map<String, String> topicConfig) throws Exception;
+    }
+
+    /**
+     * @param bootstrap   this broker's own listener, host:port
+     * @param ensureTopic creates {@code __mirror_state} (compacted) through the controller when missing
+     * @param timeoutMs   bound of each write or read
+     */
+    public TopicMirrorStateStore(final Supplier<String> bootstrap, final Ensure ensureTopic, final long timeoutMs)
+    {
+        this.bootstrap = bootstrap;
+        this.ensureTopic = ensureTopic;
+        this.timeoutMs = timeoutMs;
+    }
+
+    @Override
+    public synchronized void write(final MirrorStateRecord record)
+    {
+        ensureOpen();
+        try
+        {
+            producer.send(new ProducerRecord<>(TOPIC, partitionFor(record.key()), record.key(), record.value()))
+                .get(timeoutMs, TimeUnit.MILLISECONDS);
+        }
+        catch (final ExecutionException e)
+        {
+            throw new KafkaException("writing " + TOPIC + " failed: " + e.getCause(), e.getCause());
+        }
+        catch (final TimeoutException e)
+        {
+            throw new KafkaException("writing " + TOPIC + " timed out after " + timeoutMs + " ms", e);
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            throw new KafkaException("interrupted writing " + TOPIC, e);
+        }
+    }
+
+    @Override
+    public synchronized Optional<MirrorStateRecord> read(final String mirrorName, final Uuid topicId, final int partition)
+    {
+        ensureOpen();
+        final byte[] key = MirrorStateRecord.key(mirrorName, topicId, partition);
+        final Map<KeyBytes, MirrorStateRecord> latest = scan(partitionFor(key));
+        return Optional.ofNullable(latest.get(new KeyBytes(key)));
+    }
+
+    @Override
+    public synchronized Optional<MirrorStateRecord> readAnyMirror(final Uuid topicId, final int partition)
+    {
+        ensureOpen();
+        MirrorStateRecord found = null;
+        long foundOffset = -1L;
+        for (int p = 0; p < partitions; p++)
+        {
+            for (final Map.Entry<KeyBytes, MirrorStateRecord> entry : scan(p).entrySet())
+            {
+                final MirrorStateRecord record = entry.getValue();
+                if (record.topicId().equals(topicId) && record.partition() == partition &&
+                    entry.getKey().offset > foundOffset)
+                {
+                    found = record;
+                    foundOffset = entry.getKey().offset;
+                }
+            }
+        }
+        return Optional.ofNullable(found);
+    }
+
+    /** Every key's latest value in one partition, read from its start to its current end. */
+    private Map<KeyBytes, MirrorStateRecord> scan(final int partition)
+    {
+        final TopicPartition tp = new TopicPartition(TOPIC, partition);
+        consumer.assign(List.of(tp));
+        consumer.seekToBeginning(List.of(tp));
+        final long end = consumer.endOffsets(List.of(tp), Duration.ofMillis(timeoutMs)).get(tp);
+        final Map<KeyBytes, MirrorStateRecord> latest = new HashMap<>();
+        final long deadlineMs = System.currentTimeMillis() + timeoutMs;
+        while (consumer.position(tp, Duration.ofMillis(timeoutMs)) < end)
+        {
+            if (System.currentTimeMillis() > deadlineMs)
+            {
+                throw new KafkaException("reading " + tp + " to offset " + end + " timed out");
+            }
+            for (final ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(100)))
+            {
+                if (record.key() == null)
+                {
+                    continue;
+                }
+                final KeyBytes key = new KeyBytes(record.key(), record.offset());
+                if (record.value() == null)
+                {
+                    latest.remove(key); // a tombstone
+                    continue;
+                }
+                try
+                {
+                    latest.remove(key);
+                    latest.put(key, MirrorStateRecord.parse(record.key(), record.value()));
+                }
+                catch (final IllegalArgumentException e)
+                {
+                    LOG.warn("Skipping unreadable {} record at {}@{}: {}", TOPIC, tp, record.offset(), e.getMessage());
+                }
+            }
+        }
+        return latest;
+    }
+
+    private int partitionFor(final byte[] key)
+    {
+        return Utils.toPositive(Utils.murmur2(key)) % partitions;
+    }
+
+    private void ensureOpen()
+    {
+        if (producer != null)
+        {
+            return;
+        }
+        try
+        {
+            partitions = ensureTopic.ensure(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT));
+        }
+        catch (final Exception e)
+        {
+            throw new KafkaException("cannot create " + TOPIC + ": " + e.getMessage(), e);
+        }
+        final Properties common = new Properties();
+        common.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap.get());
+        common.put(ProducerConfig.CLIENT_ID_CONFIG, "mirror-state-store");
+        final Properties producerProps = new Properties();
+        producerProps.putAll(common);
+        producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
+        producerProps.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        producerProps.put(ProducerConfig.LINGER_MS_CONFIG, "0");
+        producerProps.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Long.toString(Math.max(timeoutMs, 1000)));
+        producerProps.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(Math.max(timeoutMs, 1000)));
+        producerProps.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        producerProps.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        final Properties consumerProps = new Properties();
+        consumerProps.putAll(common);
+        consumerProps.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        consumerProps.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        consumerProps.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        producer = new KafkaProducer<>(producerProps);
+        consumer = new KafkaConsumer<>(consumerProps);
+    }
+
+    @Override
+    public synchronized void close()
+    {
+        if (producer != null)
+        {
+            producer.close(Duration.ofSeconds(1));
+            consumer.close(CloseOptions.timeout(Duration.ofSeconds(1)));
+            producer = null;
+            consumer = null;
+        }
+    }
+
+    /** A record key compared by content; {@code offset} (ignored by equals) says where it was read. */
+    private static final class KeyBytes
+    {
+        final byte[] bytes;
+        final long offset;
+
+        KeyBytes(final byte[] bytes)
+        {
+            this(bytes, -1L);
+        }
+
+        KeyBytes(final byte[] bytes, final long offset)
+        {
+            this.bytes = bytes;
+            this.offset = offset;
+        }
+
+        @Override
+        public boolean equals(final Object other)
+        {
+            return other instanceof KeyBytes k && java.util.Arrays.equals(bytes, k.bytes);
+        }
+
+        @Override
+        public int hashCode()
+        {
+            return java.util.Arrays.hashCode(bytes);
+        }
+    }
+}
