@@ -33,6 +33,9 @@ import io.syncmirror.broker.metadata.MirrorDefinition;
 /**
  * A {@link SourceClusterClient} on kafka-clients' {@link Admin}, built from the mirror's source bootstrap servers
  * and source client configs. Thread-safe as Admin is; every call waits at most {@code timeoutMs}.
+ *
+ * <p>Failures: an unreachable or silent source is {@link SourceUnavailableException}; an API the source does not
+ * serve (e.g. ListGroups) is {@link UnsupportedOperationException}; anything else IllegalStateException.
  */
 public final class AdminSourceClusterClient implements SourceClusterClient
 {
@@ -53,6 +56,12 @@ public final class AdminSourceClusterClient implements SourceClusterClient
         this.admin = Admin.create(props);
         this.bootstrap = mirror.sourceBootstrapServers();
         this.timeoutMs = timeoutMs;
+    }
+
+    /** A factory for {@link MirrorMetadataManager}: one client per mirror, calls bounded by {@code timeoutMs}. */
+    public static java.util.function.Function<MirrorDefinition, SourceClusterClient> factory(final long timeoutMs)
+    {
+        return mirror -> new AdminSourceClusterClient(mirror, timeoutMs);
     }
 
     @Override
@@ -167,6 +176,11 @@ public final class AdminSourceClusterClient implements SourceClusterClient
             if (cause instanceof UnknownTopicOrPartitionException unknown)
             {
                 throw unknown;
+            }
+            if (cause instanceof org.apache.kafka.common.errors.UnsupportedVersionException)
+            {
+                throw new UnsupportedOperationException("source cluster " + bootstrap + " does not support " + what
+                    + ": " + cause.getMessage(), cause);
             }
             if (cause instanceof org.apache.kafka.common.errors.TimeoutException
                 || cause instanceof org.apache.kafka.common.errors.RetriableException)

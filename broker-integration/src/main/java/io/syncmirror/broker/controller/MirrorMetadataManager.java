@@ -415,7 +415,17 @@ public final class MirrorMetadataManager implements AutoCloseable
         }
         final Map<String, Map<TopicPartition, Long>> copied =
             copiedOffsets.computeIfAbsent(mirror.name(), k -> new HashMap<>());
-        for (final String group : source.listConsumerGroups())
+        final List<String> groups;
+        try
+        {
+            groups = source.listConsumerGroups();
+        }
+        catch (final UnsupportedOperationException e)
+        {
+            errors.add("consumer group offsets are not synced: " + e.getMessage());
+            return;
+        }
+        for (final String group : groups)
         {
             final Map<TopicPartition, OffsetAndMetadata> offsets = source.listConsumerGroupOffsets(group);
             final Map<TopicPartition, Long> done = copied.computeIfAbsent(group, k -> new HashMap<>());
