@@ -13,6 +13,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
 import java.util.function.Supplier;
 import java.util.function.LongSupplier;
 
@@ -47,6 +49,7 @@ import org.apache.kafka.storage.internals.log.LogConfig;
 import io.syncmirror.broker.metadata.BrokerEndpoint;
 import io.syncmirror.broker.metadata.MetadataRecord;
 import io.syncmirror.broker.metadata.MetadataRecordCodec;
+import io.syncmirror.broker.metadata.MirrorDefinition;
 import io.syncmirror.broker.metadata.PartitionState;
 
 /**
@@ -85,6 +88,9 @@ public final class Controller
     public static final int PRODUCER_ID_BLOCK_SIZE = 1000;
 
     private static final int NO_LEADER = -1;
+    private static final String MIRROR_NAME_PROTECTED = MirrorDefinition.MIRROR_NAME_CONFIG
+        + " is managed by cluster mirroring and cannot be set or deleted directly; use the mirror operations "
+        + "(add topics to a mirror, remove topics from a mirror)";
     private static final int REPLAY_READ_BYTES = 1 << 20;
 
     private final MetadataLog log;
@@ -101,6 +107,7 @@ public final class Controller
     private final LinkedHashMap<Uuid, TopicInfo> topicsById = new LinkedHashMap<>();
     private final Map<String, Uuid> topicIdsByName = new HashMap<>();
     private final Map<String, TreeMap<String, String>> topicConfigs = new HashMap<>();
+    private final TreeMap<String, MirrorDefinition> mirrors = new TreeMap<>();
     private long nextProducerIdBlockStart;
     private int topicsCreated;
 
@@ -401,27 +408,7 @@ public final class Controller
                     continue;
                 }
                 final Uuid topicId = topicIds.get();
-                emit(new MetadataRecord.Topic(topic.name(), topicId));
-                for (final Map.Entry<String, String> config : plan.configs.entrySet())
-                {
-                    emit(new MetadataRecord.Config(topic.name(), config.getKey(), config.getValue()));
-                }
-                for (int p = 0; p < plan.assignments.size(); p++)
-                {
-                    final List<Integer> replicas = plan.assignments.get(p);
-                    final List<Integer> isr = new ArrayList<>();
-                    for (final int replica : replicas)
-                    {
-                        if (isLive(replica))
-                        {
-                            isr.add(replica);
-                        }
-                    }
-                    final int leader = isr.isEmpty() ? NO_LEADER : isr.get(0);
-                    emit(new MetadataRecord.Partition(new PartitionState(topic.name(), topicId, p,
-                        List.copyOf(replicas), isr.isEmpty() ? List.copyOf(replicas) : List.copyOf(isr), leader,
-                        0, 0)));
-                }
+                emitNewTopic(topic.name(), topicId, plan);
                 commit();
                 result.setTopicId(topicId);
             }
@@ -431,6 +418,35 @@ public final class Controller
             }
         }
         return response;
+    }
+
+    private void emitNewTopic(final String name, final Uuid topicId, final TopicPlan plan)
+    {
+        emit(new MetadataRecord.Topic(name, topicId));
+        for (final Map.Entry<String, String> config : plan.configs.entrySet())
+        {
+            emit(new MetadataRecord.Config(name, config.getKey(), config.getValue()));
+        }
+        for (int p = 0; p < plan.assignments.size(); p++)
+        {
+            emitNewPartition(name, topicId, p, plan.assignments.get(p));
+        }
+    }
+
+    private void emitNewPartition(final String topic, final Uuid topicId, final int partition,
+        final List<Integer> replicas)
+    {
+        final List<Integer> isr = new ArrayList<>();
+        for (final int replica : replicas)
+        {
+            if (isLive(replica))
+            {
+                isr.add(replica);
+            }
+        }
+        final int leader = isr.isEmpty() ? NO_LEADER : isr.get(0);
+        emit(new MetadataRecord.Partition(new PartitionState(topic, topicId, partition, List.copyOf(replicas),
+            isr.isEmpty() ? List.copyOf(replicas) : List.copyOf(isr), leader, 0, 0)));
     }
 
     private static void setError(final CreateTopicsResponseData.CreatableTopicResult result, final Errors error,
@@ -467,6 +483,10 @@ public final class Controller
         final TreeMap<String, String> configs = new TreeMap<>();
         for (final CreateTopicsRequestData.CreatableTopicConfig config : topic.configs())
         {
+            if (MirrorDefinition.MIRROR_NAME_CONFIG.equals(config.name()))
+            {
+                throw new InvalidConfigurationException(MIRROR_NAME_PROTECTED);
+            }
             if (config.value() != null)
             {
                 configs.put(config.name(), config.value());
@@ -474,14 +494,7 @@ public final class Controller
         }
         validateTopicConfig(configs);
 
-        final List<Integer> live = new ArrayList<>();
-        for (final BrokerInfo broker : brokers.values())
-        {
-            if (!broker.fenced)
-            {
-                live.add(broker.id);
-            }
-        }
+        final List<Integer> live = liveBrokers();
         final List<List<Integer>> assignments = new ArrayList<>();
         if (!topic.assignments().isEmpty())
         {
@@ -536,8 +549,30 @@ public final class Controller
                     + "factor of " + replicationFactor + " cannot be reached because only " + live.size()
                     + " broker(s) are registered.");
         }
+        assignments.addAll(assignRoundRobin(0, partitions, replicationFactor, live));
+        return new TopicPlan(assignments, configs);
+    }
+
+    private List<Integer> liveBrokers()
+    {
+        final List<Integer> live = new ArrayList<>();
+        for (final BrokerInfo broker : brokers.values())
+        {
+            if (!broker.fenced)
+            {
+                live.add(broker.id);
+            }
+        }
+        return live;
+    }
+
+    /** Replicas of partitions {@code first..first+count-1}, spread over {@code live} from a per-topic start. */
+    private List<List<Integer>> assignRoundRobin(final int first, final int count, final int replicationFactor,
+        final List<Integer> live)
+    {
+        final List<List<Integer>> assignments = new ArrayList<>();
         final int start = topicsCreated;
-        for (int p = 0; p < partitions; p++)
+        for (int p = first; p < first + count; p++)
         {
             final List<Integer> replicas = new ArrayList<>(replicationFactor);
             for (int r = 0; r < replicationFactor; r++)
@@ -546,14 +581,24 @@ public final class Controller
             }
             assignments.add(replicas);
         }
-        return new TopicPlan(assignments, configs);
+        return assignments;
     }
 
+    /** Validates overrides as Kafka's LogConfig does; {@code mirror.name} is not a LogConfig key and is skipped. */
     private static void validateTopicConfig(final Map<String, String> overrides)
     {
         try
         {
-            LogConfig.validate(overrides);
+            if (overrides.containsKey(MirrorDefinition.MIRROR_NAME_CONFIG))
+            {
+                final Map<String, String> logConfigs = new TreeMap<>(overrides);
+                logConfigs.remove(MirrorDefinition.MIRROR_NAME_CONFIG);
+                LogConfig.validate(logConfigs);
+            }
+            else
+            {
+                LogConfig.validate(overrides);
+            }
         }
         catch (final ConfigException e)
         {
@@ -666,6 +711,10 @@ public final class Controller
         for (final IncrementalAlterConfigsRequestData.AlterableConfig op : ops)
         {
             final String key = op.name();
+            if (MirrorDefinition.MIRROR_NAME_CONFIG.equals(key))
+            {
+                throw new InvalidConfigurationException(MIRROR_NAME_PROTECTED);
+            }
             if (!LogConfig.configNames().contains(key))
             {
                 throw new InvalidConfigurationException("Unknown topic config name: " + key);
@@ -746,6 +795,393 @@ public final class Controller
             }
         }
         return out;
+    }
+
+    // ------------------------------------------------------------------------------------------------ mirrors
+
+    /** Defines a new mirror. Fails on a bad name, a bad regex, no source bootstrap servers, or an existing name. */
+    public MirrorOpResult createMirror(final MirrorDefinition definition)
+    {
+        final MirrorOpResult invalid = validateDefinition(definition);
+        if (invalid != null)
+        {
+            return invalid;
+        }
+        if (mirrors.containsKey(definition.name()))
+        {
+            return MirrorOpResult.error(Errors.DUPLICATE_RESOURCE,
+                "mirror '" + definition.name() + "' already exists");
+        }
+        emit(MetadataRecord.Mirror.of(definition));
+        commit();
+        return MirrorOpResult.OK;
+    }
+
+    /** Replaces an existing mirror's definition whole (source, client configs, filters). */
+    public MirrorOpResult updateMirror(final MirrorDefinition definition)
+    {
+        final MirrorOpResult invalid = validateDefinition(definition);
+        if (invalid != null)
+        {
+            return invalid;
+        }
+        final MirrorDefinition current = mirrors.get(definition.name());
+        if (current == null)
+        {
+            return unknownMirror(definition.name());
+        }
+        if (!current.equals(definition))
+        {
+            emit(MetadataRecord.Mirror.of(definition));
+            commit();
+        }
+        return MirrorOpResult.OK;
+    }
+
+    /** Appends {@code patterns} (regexes) to the mirror's include list, keeping those already there once. */
+    public MirrorOpResult addMirrorIncludes(final String mirrorName, final Collection<String> patterns)
+    {
+        MirrorDefinition current = mirrors.get(mirrorName);
+        if (current == null)
+        {
+            return unknownMirror(mirrorName);
+        }
+        for (final String pattern : patterns)
+        {
+            current = current.withInclude(pattern);
+        }
+        return updateMirror(current);
+    }
+
+    /**
+     * Removes the mirror's definition. Refused while a topic still belongs to it ({@code mirror.name} = the
+     * name); topics removed from it ({@code name.removed}) do not count.
+     */
+    public MirrorOpResult deleteMirror(final String mirrorName)
+    {
+        if (!mirrors.containsKey(mirrorName))
+        {
+            return unknownMirror(mirrorName);
+        }
+        final List<String> attached = mirrorTopicNames(mirrorName);
+        if (!attached.isEmpty())
+        {
+            return MirrorOpResult.error(Errors.INVALID_REQUEST, "mirror '" + mirrorName + "' still has "
+                + attached.size() + " topic(s) " + attached + ": remove the topics from the mirror first");
+        }
+        emit(new MetadataRecord.RemoveMirror(mirrorName));
+        commit();
+        return MirrorOpResult.OK;
+    }
+
+    private MirrorOpResult validateDefinition(final MirrorDefinition definition)
+    {
+        final String reason = MirrorDefinition.invalidNameReason(definition.name());
+        if (reason != null)
+        {
+            return MirrorOpResult.error(Errors.INVALID_REQUEST, reason);
+        }
+        if (definition.sourceBootstrapServers().isBlank())
+        {
+            return MirrorOpResult.error(Errors.INVALID_REQUEST,
+                "mirror '" + definition.name() + "' needs the source cluster's bootstrap servers");
+        }
+        final List<String> patterns = new ArrayList<>(definition.includeTopics());
+        patterns.addAll(definition.excludeTopics());
+        for (final String pattern : patterns)
+        {
+            try
+            {
+                Pattern.compile(pattern);
+            }
+            catch (final PatternSyntaxException e)
+            {
+                return MirrorOpResult.error(Errors.INVALID_REQUEST, "mirror '" + definition.name()
+                    + "': topic pattern '" + pattern + "' is not a valid regular expression: " + e.getDescription());
+            }
+        }
+        return null;
+    }
+
+    private static MirrorOpResult unknownMirror(final String mirrorName)
+    {
+        return MirrorOpResult.error(Errors.RESOURCE_NOT_FOUND, "mirror '" + mirrorName + "' does not exist");
+    }
+
+    /**
+     * Creates mirror topic {@code topic} with the source's topic id and partition count, replicated
+     * {@code default.replication.factor} times (capped by the live brokers), with the source {@code configs}
+     * that LogConfig accepts plus {@code mirror.name} = {@code mirrorName}. A topic of that name that already
+     * has the source's id (failed over earlier) just gets {@code mirror.name} again (failback); one with another
+     * id is TOPIC_ALREADY_EXISTS.
+     */
+    public MirrorOpResult createMirrorTopic(final String topic, final Uuid sourceTopicId, final int partitions,
+        final Map<String, String> configs, final String mirrorName)
+    {
+        if (!mirrors.containsKey(mirrorName))
+        {
+            return unknownMirror(mirrorName);
+        }
+        final Uuid existingId = topicIdsByName.get(topic);
+        if (existingId != null)
+        {
+            if (!existingId.equals(sourceTopicId))
+            {
+                return MirrorOpResult.error(Errors.TOPIC_ALREADY_EXISTS, "topic '" + topic
+                    + "' already exists on the destination with topic id " + existingId
+                    + ", not the source's id " + sourceTopicId + "; delete or rename it to mirror the source topic");
+            }
+            return setMirrorName(topic, mirrorName);
+        }
+        try
+        {
+            Topic.validate(topic);
+        }
+        catch (final InvalidTopicException e)
+        {
+            return MirrorOpResult.error(Errors.INVALID_TOPIC_EXCEPTION, e.getMessage());
+        }
+        if (sourceTopicId == null || Uuid.RESERVED.contains(sourceTopicId))
+        {
+            return MirrorOpResult.error(Errors.INVALID_REQUEST, "topic '" + topic + "' has no usable source topic id ("
+                + sourceTopicId + ")");
+        }
+        final TopicInfo sameId = topicsById.get(sourceTopicId);
+        if (sameId != null)
+        {
+            return MirrorOpResult.error(Errors.TOPIC_ALREADY_EXISTS, "the source topic id " + sourceTopicId
+                + " of '" + topic + "' is already used by destination topic '" + sameId.name + "'");
+        }
+        for (final String existing : topicIdsByName.keySet())
+        {
+            if (Topic.hasCollision(topic, existing))
+            {
+                return MirrorOpResult.error(Errors.INVALID_TOPIC_EXCEPTION, "Topic '" + topic
+                    + "' collides with existing topic '" + existing + "' ('.' and '_' are the same in metric names).");
+            }
+        }
+        if (partitions <= 0)
+        {
+            return MirrorOpResult.error(Errors.INVALID_PARTITIONS,
+                "topic '" + topic + "': partition count " + partitions + " is not positive");
+        }
+        final List<Integer> live = liveBrokers();
+        if (live.isEmpty())
+        {
+            return MirrorOpResult.error(Errors.INVALID_REPLICATION_FACTOR,
+                "topic '" + topic + "' cannot be created: no live broker");
+        }
+        final TreeMap<String, String> logConfigs;
+        try
+        {
+            logConfigs = mirrorableConfigs(configs);
+        }
+        catch (final InvalidConfigurationException e)
+        {
+            return MirrorOpResult.error(Errors.INVALID_CONFIG, "topic '" + topic + "': " + e.getMessage());
+        }
+        logConfigs.put(MirrorDefinition.MIRROR_NAME_CONFIG, mirrorName);
+        final int replicationFactor = Math.min(defaultReplicationFactor, live.size());
+        emitNewTopic(topic, sourceTopicId, new TopicPlan(assignRoundRobin(0, partitions, replicationFactor, live),
+            logConfigs));
+        commit();
+        return MirrorOpResult.OK;
+    }
+
+    /**
+     * The subset of source topic configs this cluster can apply: known LogConfig keys (never {@code mirror.name})
+     * whose value is valid alone; the whole is then validated as LogConfig does.
+     */
+    static TreeMap<String, String> mirrorableConfigs(final Map<String, String> sourceConfigs)
+    {
+        final TreeMap<String, String> out = new TreeMap<>();
+        for (final Map.Entry<String, String> e : sourceConfigs.entrySet())
+        {
+            if (e.getValue() == null || !LogConfig.configNames().contains(e.getKey()))
+            {
+                continue;
+            }
+            try
+            {
+                LogConfig.validate(Map.of(e.getKey(), e.getValue()));
+                out.put(e.getKey(), e.getValue());
+            }
+            catch (final ConfigException | InvalidConfigurationException ex)
+            {
+                // A value this version cannot apply (e.g. from a newer source) is left at the local default.
+            }
+        }
+        validateTopicConfig(out);
+        return out;
+    }
+
+    /**
+     * Sets the topic's {@code mirror.name} ({@code value} null removes it). The controller-side write behind
+     * add (re-add) and remove of topics; users cannot write the key.
+     */
+    public MirrorOpResult setMirrorName(final String topic, final String value)
+    {
+        if (!topicIdsByName.containsKey(topic))
+        {
+            return MirrorOpResult.error(Errors.UNKNOWN_TOPIC_OR_PARTITION, "Topic " + topic + " does not exist.");
+        }
+        if (!Objects.equals(topicConfig(topic).get(MirrorDefinition.MIRROR_NAME_CONFIG), value))
+        {
+            emit(new MetadataRecord.Config(topic, MirrorDefinition.MIRROR_NAME_CONFIG, value));
+            commit();
+        }
+        return MirrorOpResult.OK;
+    }
+
+    /**
+     * Removes the topic from mirror {@code mirrorName} (failover): {@code mirror.name} becomes
+     * {@code mirrorName.removed}. A topic already removed from that mirror is fine (a retry); a topic in no or
+     * another mirror is INVALID_REQUEST.
+     */
+    public MirrorOpResult removeTopicFromMirror(final String topic, final String mirrorName)
+    {
+        if (!topicIdsByName.containsKey(topic))
+        {
+            return MirrorOpResult.error(Errors.UNKNOWN_TOPIC_OR_PARTITION, "Topic " + topic + " does not exist.");
+        }
+        final String current = topicConfig(topic).get(MirrorDefinition.MIRROR_NAME_CONFIG);
+        if (MirrorDefinition.removedName(mirrorName).equals(current))
+        {
+            return MirrorOpResult.ok("topic '" + topic + "' was already removed from mirror '" + mirrorName + "'");
+        }
+        if (!mirrorName.equals(current))
+        {
+            return MirrorOpResult.error(Errors.INVALID_REQUEST, "topic '" + topic + "' is not in mirror '"
+                + mirrorName + "'" + (current == null ? "" : " (" + MirrorDefinition.MIRROR_NAME_CONFIG + "="
+                + current + ")"));
+        }
+        return setMirrorName(topic, MirrorDefinition.removedName(mirrorName));
+    }
+
+    /** Grows the topic to {@code partitionCount} partitions (a source partition increase); never shrinks. */
+    public MirrorOpResult addPartitions(final String topic, final int partitionCount)
+    {
+        final Uuid id = topicIdsByName.get(topic);
+        final TopicInfo info = id == null ? null : topicsById.get(id);
+        if (info == null)
+        {
+            return MirrorOpResult.error(Errors.UNKNOWN_TOPIC_OR_PARTITION, "Topic " + topic + " does not exist.");
+        }
+        final int current = info.partitions.size();
+        if (partitionCount < current)
+        {
+            return MirrorOpResult.error(Errors.INVALID_PARTITIONS, "topic '" + topic + "' has " + current
+                + " partitions; a topic cannot shrink to " + partitionCount);
+        }
+        if (partitionCount == current)
+        {
+            return MirrorOpResult.OK;
+        }
+        final List<Integer> live = liveBrokers();
+        if (live.isEmpty())
+        {
+            return MirrorOpResult.error(Errors.INVALID_REPLICATION_FACTOR,
+                "partitions of '" + topic + "' cannot be added: no live broker");
+        }
+        final int replicationFactor = Math.min(current == 0 || info.partitions.get(0) == null
+            ? defaultReplicationFactor : info.partitions.get(0).replicas().size(), live.size());
+        final List<List<Integer>> assignments = assignRoundRobin(current, partitionCount - current,
+            replicationFactor, live);
+        for (int i = 0; i < assignments.size(); i++)
+        {
+            emitNewPartition(topic, id, current + i, assignments.get(i));
+        }
+        commit();
+        return MirrorOpResult.OK;
+    }
+
+    /**
+     * Replaces the topic's LogConfig overrides with the source's mirrorable ones (keys the source does not set go
+     * back to the defaults), keeping {@code mirror.name}. The result's message counts the keys changed.
+     */
+    public MirrorOpResult syncTopicConfigs(final String topic, final Map<String, String> sourceConfigs)
+    {
+        if (!topicIdsByName.containsKey(topic))
+        {
+            return MirrorOpResult.error(Errors.UNKNOWN_TOPIC_OR_PARTITION, "Topic " + topic + " does not exist.");
+        }
+        final TreeMap<String, String> target;
+        try
+        {
+            target = mirrorableConfigs(sourceConfigs);
+        }
+        catch (final InvalidConfigurationException e)
+        {
+            return MirrorOpResult.error(Errors.INVALID_CONFIG, "topic '" + topic + "': " + e.getMessage());
+        }
+        final Map<String, String> current = topicConfig(topic);
+        final String mirrorName = current.get(MirrorDefinition.MIRROR_NAME_CONFIG);
+        if (mirrorName != null)
+        {
+            target.put(MirrorDefinition.MIRROR_NAME_CONFIG, mirrorName);
+        }
+        final TreeSet<String> keys = new TreeSet<>(current.keySet());
+        keys.addAll(target.keySet());
+        int changed = 0;
+        for (final String key : keys)
+        {
+            final String after = target.get(key);
+            if (!Objects.equals(current.get(key), after))
+            {
+                emit(new MetadataRecord.Config(topic, key, after));
+                changed++;
+            }
+        }
+        commit();
+        return MirrorOpResult.ok(changed + " config(s) changed");
+    }
+
+    /**
+     * Failover's epoch bump: for each listed partition a PartitionChange with the same leader and ISR, leader
+     * epoch {@code max(current + 1, minLeaderEpoch)} (above every source epoch in the log, never below) and the
+     * next partition epoch; and, when {@code minNextProducerId >= 0}, the producer id floor raised to it. All in
+     * one metadata batch.
+     */
+    public EpochBumpResult bumpLeaderEpochs(final Uuid topicId, final Map<Integer, Integer> minLeaderEpochs,
+        final long minNextProducerId)
+    {
+        final TopicInfo topic = topicsById.get(topicId);
+        if (topic == null)
+        {
+            return new EpochBumpResult(Errors.UNKNOWN_TOPIC_ID, "no topic with id " + topicId, Map.of());
+        }
+        final Map<Integer, EpochBumpResult.PartitionEpoch> out = new TreeMap<>();
+        for (final Map.Entry<Integer, Integer> e : new TreeMap<>(minLeaderEpochs).entrySet())
+        {
+            final int p = e.getKey();
+            final PartitionState s = p >= 0 && p < topic.partitions.size() ? topic.partitions.get(p) : null;
+            if (s == null)
+            {
+                out.put(p, new EpochBumpResult.PartitionEpoch(Errors.UNKNOWN_TOPIC_OR_PARTITION, -1));
+                continue;
+            }
+            final int minEpoch = e.getValue() == null ? 0 : e.getValue();
+            final int leaderEpoch = Math.max(s.leaderEpoch() + 1, minEpoch);
+            emit(new MetadataRecord.PartitionChange(topicId, p, s.isr(), s.leader(), leaderEpoch,
+                s.partitionEpoch() + 1));
+            out.put(p, new EpochBumpResult.PartitionEpoch(Errors.NONE, leaderEpoch));
+        }
+        if (minNextProducerId > nextProducerIdBlockStart)
+        {
+            emit(new MetadataRecord.ProducerIdFloor(minNextProducerId));
+        }
+        commit();
+        return new EpochBumpResult(Errors.NONE, null, out);
+    }
+
+    /** Raises the producer id floor: every block allocated afterwards, also after a restart, starts at or above. */
+    public void raiseProducerIdFloor(final long floor)
+    {
+        if (floor > nextProducerIdBlockStart)
+        {
+            emit(new MetadataRecord.ProducerIdFloor(floor));
+            commit();
+        }
     }
 
     // ------------------------------------------------------------------------------------- ISR, producer ids
@@ -983,6 +1419,18 @@ public final class Controller
         {
             nextProducerIdBlockStart = Math.max(nextProducerIdBlockStart, r.nextBlockStart());
         }
+        else if (record instanceof MetadataRecord.ProducerIdFloor r)
+        {
+            nextProducerIdBlockStart = Math.max(nextProducerIdBlockStart, r.floor());
+        }
+        else if (record instanceof MetadataRecord.Mirror r)
+        {
+            mirrors.put(r.name(), r.definition());
+        }
+        else if (record instanceof MetadataRecord.RemoveMirror r)
+        {
+            mirrors.remove(r.name());
+        }
     }
 
     // ------------------------------------------------------------------------------------ read-only views
@@ -1050,6 +1498,46 @@ public final class Controller
     public long nextProducerIdBlockStart()
     {
         return nextProducerIdBlockStart;
+    }
+
+    /** Every mirror defined, by name. */
+    public Map<String, MirrorDefinition> mirrors()
+    {
+        return Collections.unmodifiableMap(new TreeMap<>(mirrors));
+    }
+
+    public Optional<MirrorDefinition> mirror(final String name)
+    {
+        return Optional.ofNullable(mirrors.get(name));
+    }
+
+    /** Every topic's name. */
+    public Set<String> topicNames()
+    {
+        return Collections.unmodifiableSet(new TreeSet<>(topicIdsByName.keySet()));
+    }
+
+    /** The topic's partition count, or -1 when it does not exist. */
+    public int partitionCount(final String topic)
+    {
+        final Uuid id = topicIdsByName.get(topic);
+        final TopicInfo info = id == null ? null : topicsById.get(id);
+        return info == null ? -1 : info.partitions.size();
+    }
+
+    /** The topics whose {@code mirror.name} is exactly {@code mirrorName}, sorted. */
+    public List<String> mirrorTopicNames(final String mirrorName)
+    {
+        final List<String> out = new ArrayList<>();
+        for (final Map.Entry<String, TreeMap<String, String>> e : new TreeMap<>(topicConfigs).entrySet())
+        {
+            if (mirrorName.equals(e.getValue().get(MirrorDefinition.MIRROR_NAME_CONFIG))
+                && topicIdsByName.containsKey(e.getKey()))
+            {
+                out.add(e.getKey());
+            }
+        }
+        return out;
     }
 
     private static final class BrokerInfo

@@ -39,7 +39,7 @@ public final class BrokerMetadataApplier implements MetadataView
         this.brokerId = brokerId;
         this.controllerId = controllerId;
         this.listener = listener;
-        this.image = new MetadataImage(-1, -1, controllerId, Map.of(), Map.of(), Map.of());
+        this.image = new MetadataImage(-1, -1, controllerId, Map.of(), Map.of(), Map.of(), Map.of());
     }
 
     public MetadataImage image()
@@ -228,6 +228,7 @@ public final class BrokerMetadataApplier implements MetadataView
         private Map<Uuid, TopicMetadata> topicsById;
         private Map<String, Uuid> topicIdsByName;
         private Map<Integer, MetadataImage.Broker> brokers;
+        private Map<String, MirrorDefinition> mirrors;
         private final Map<Uuid, List<PartitionState>> partitionsInProgress = new HashMap<>();
         private final Map<Uuid, Map<String, String>> configsInProgress = new HashMap<>();
         final LinkedHashMap<Uuid, Set<Integer>> changedPartitions = new LinkedHashMap<>();
@@ -242,6 +243,16 @@ public final class BrokerMetadataApplier implements MetadataView
             this.topicsById = base.topicsById();
             this.topicIdsByName = base.topicIdsByName();
             this.brokers = base.brokers();
+            this.mirrors = base.mirrorsMap();
+        }
+
+        private Map<String, MirrorDefinition> mirrorsForWrite()
+        {
+            if (mirrors == base.mirrorsMap())
+            {
+                mirrors = new TreeMap<>(mirrors);
+            }
+            return mirrors;
         }
 
         private Map<Uuid, TopicMetadata> topicsForWrite()
@@ -376,7 +387,18 @@ public final class BrokerMetadataApplier implements MetadataView
                 }
                 configChanged.add(r.topic());
             }
-            // ProducerIds records concern the controller only.
+            else if (record instanceof MetadataRecord.Mirror r)
+            {
+                mirrorsForWrite().put(r.name(), r.definition());
+            }
+            else if (record instanceof MetadataRecord.RemoveMirror r)
+            {
+                if (mirrors.containsKey(r.name()))
+                {
+                    mirrorsForWrite().remove(r.name());
+                }
+            }
+            // ProducerIds and ProducerIdFloor records concern the controller only.
         }
 
         private void setFenced(final int id, final long epoch, final boolean fenced)
@@ -409,7 +431,8 @@ public final class BrokerMetadataApplier implements MetadataView
                 topicsById == base.topicsById() ? topicsById : Collections.unmodifiableMap(topicsById),
                 topicIdsByName == base.topicIdsByName() ? topicIdsByName
                     : Collections.unmodifiableMap(topicIdsByName),
-                brokers == base.brokers() ? brokers : Collections.unmodifiableMap(brokers));
+                brokers == base.brokers() ? brokers : Collections.unmodifiableMap(brokers),
+                mirrors == base.mirrorsMap() ? mirrors : Collections.unmodifiableMap(mirrors));
         }
     }
 }

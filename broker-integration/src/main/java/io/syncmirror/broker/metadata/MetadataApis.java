@@ -396,6 +396,11 @@ public final class MetadataApis implements RequestHandler
                         result.configs().add(topicEntry(key, topic.get().config(), data, request.version()));
                     }
                 }
+                final String mirrorName = topic.get().config().get(MirrorDefinition.MIRROR_NAME_CONFIG);
+                if (mirrorName != null && wanted(resource, MirrorDefinition.MIRROR_NAME_CONFIG))
+                {
+                    result.configs().add(mirrorNameEntry(mirrorName, data, request.version()));
+                }
             }
             else if (resource.resourceType() == ConfigResource.Type.BROKER.id())
             {
@@ -492,6 +497,33 @@ public final class MetadataApis implements RequestHandler
             if (data.includeDocumentation())
             {
                 entry.setDocumentation(configKey.documentation);
+            }
+        }
+        return entry;
+    }
+
+    /** {@code mirror.name}: a topic config only the controller's mirror operations write, so read-only here. */
+    private static DescribeConfigsResponseData.DescribeConfigsResourceResult mirrorNameEntry(final String value,
+        final DescribeConfigsRequestData data, final short version)
+    {
+        final byte source = DescribeConfigsResponse.ConfigSource.TOPIC_CONFIG.id();
+        final List<DescribeConfigsResponseData.DescribeConfigsSynonym> synonyms = new ArrayList<>();
+        if (data.includeSynonyms())
+        {
+            synonyms.add(new DescribeConfigsResponseData.DescribeConfigsSynonym()
+                .setName(MirrorDefinition.MIRROR_NAME_CONFIG).setValue(value).setSource(source));
+        }
+        final DescribeConfigsResponseData.DescribeConfigsResourceResult entry =
+            new DescribeConfigsResponseData.DescribeConfigsResourceResult()
+                .setName(MirrorDefinition.MIRROR_NAME_CONFIG).setValue(value).setReadOnly(true)
+                .setIsSensitive(false).setConfigSource(source).setSynonyms(synonyms);
+        if (version >= 3)
+        {
+            entry.setConfigType(DescribeConfigsResponse.ConfigType.STRING.id());
+            if (data.includeDocumentation())
+            {
+                entry.setDocumentation("The cluster mirror this topic belongs to (M), or M.removed after the topic "
+                    + "was removed from it; set by the mirror APIs only.");
             }
         }
         return entry;

@@ -24,7 +24,7 @@ public final class MetadataImage implements MetadataView
     {
     }
 
-    public static final MetadataImage EMPTY = new MetadataImage(-1, -1, -1, Map.of(), Map.of(), Map.of());
+    public static final MetadataImage EMPTY = new MetadataImage(-1, -1, -1, Map.of(), Map.of(), Map.of(), Map.of());
 
     private final long appliedOffset;
     private final long latestKnownOffset;
@@ -32,11 +32,13 @@ public final class MetadataImage implements MetadataView
     private final Map<Uuid, TopicMetadata> topicsById;
     private final Map<String, Uuid> topicIdsByName;
     private final Map<Integer, Broker> brokers;
+    private final Map<String, MirrorDefinition> mirrors;
 
     MetadataImage(final long appliedOffset, final long latestKnownOffset, final int controllerId,
         final Map<Uuid, TopicMetadata> topicsById, final Map<String, Uuid> topicIdsByName,
-        final Map<Integer, Broker> brokers)
+        final Map<Integer, Broker> brokers, final Map<String, MirrorDefinition> mirrors)
     {
+        this.mirrors = mirrors;
         this.appliedOffset = appliedOffset;
         this.latestKnownOffset = latestKnownOffset;
         this.controllerId = controllerId;
@@ -124,6 +126,42 @@ public final class MetadataImage implements MetadataView
     public Map<String, String> topicConfig(final String topic)
     {
         return topic(topic).map(TopicMetadata::config).orElse(Map.of());
+    }
+
+    /** Every mirror defined in the metadata log, by name (sorted). */
+    public Map<String, MirrorDefinition> mirrors()
+    {
+        return Collections.unmodifiableMap(mirrors);
+    }
+
+    public Optional<MirrorDefinition> mirror(final String name)
+    {
+        return Optional.ofNullable(mirrors.get(name));
+    }
+
+    /** The topic's {@code mirror.name} config: the mirror it belongs to, or {@code M.removed}; empty when none. */
+    public Optional<String> mirrorName(final String topic)
+    {
+        return Optional.ofNullable(topicConfig(topic).get(MirrorDefinition.MIRROR_NAME_CONFIG));
+    }
+
+    /** The topics whose {@code mirror.name} is exactly {@code mirrorName} (removed topics excluded). */
+    public List<TopicMetadata> mirrorTopics(final String mirrorName)
+    {
+        final List<TopicMetadata> out = new ArrayList<>();
+        for (final TopicMetadata t : topicsById.values())
+        {
+            if (mirrorName.equals(t.config().get(MirrorDefinition.MIRROR_NAME_CONFIG)))
+            {
+                out.add(t);
+            }
+        }
+        return out;
+    }
+
+    Map<String, MirrorDefinition> mirrorsMap()
+    {
+        return mirrors;
     }
 
     Map<Uuid, TopicMetadata> topicsById()

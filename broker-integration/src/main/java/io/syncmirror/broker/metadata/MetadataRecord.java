@@ -1,6 +1,7 @@
 package io.syncmirror.broker.metadata;
 
 import java.util.List;
+import java.util.Map;
 
 import org.apache.kafka.common.Uuid;
 
@@ -64,6 +65,51 @@ public sealed interface MetadataRecord
 
     /** Producer ids below {@code nextBlockStart} have been handed out: never hand them out again. */
     record ProducerIds(int brokerId, long brokerEpoch, long nextBlockStart) implements MetadataRecord
+    {
+    }
+
+    /**
+     * Producer ids below {@code floor} must never be handed out (they may appear in mirrored batches): the next
+     * block starts at or above it. Raised at mirror failover; a lower floor than the current one changes nothing.
+     */
+    record ProducerIdFloor(long floor) implements MetadataRecord
+    {
+    }
+
+    /** A cluster mirror is defined (created, or replaced whole under the same name). */
+    record Mirror(String name, String sourceBootstrapServers, Map<String, String> sourceConfigs,
+        List<String> includeTopics, List<String> excludeTopics) implements MetadataRecord
+    {
+        public Mirror
+        {
+            final MirrorDefinition normalized = new MirrorDefinition(name, sourceBootstrapServers, sourceConfigs,
+                includeTopics, excludeTopics);
+            sourceBootstrapServers = normalized.sourceBootstrapServers();
+            sourceConfigs = normalized.sourceConfigs();
+            includeTopics = normalized.includeTopics();
+            excludeTopics = normalized.excludeTopics();
+        }
+
+        public static Mirror of(final MirrorDefinition d)
+        {
+            return new Mirror(d.name(), d.sourceBootstrapServers(), d.sourceConfigs(), d.includeTopics(),
+                d.excludeTopics());
+        }
+
+        public MirrorDefinition definition()
+        {
+            return new MirrorDefinition(name, sourceBootstrapServers, sourceConfigs, includeTopics, excludeTopics);
+        }
+
+        @Override
+        public String toString()
+        {
+            return "Mirror[" + definition() + "]";
+        }
+    }
+
+    /** The mirror definition is gone (its topics were removed from it or deleted first). */
+    record RemoveMirror(String name) implements MetadataRecord
     {
     }
 }

@@ -5,6 +5,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
 
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
@@ -21,7 +24,8 @@ import org.apache.kafka.common.record.internal.SimpleRecord;
  *
  * <p>Layout of a value, big-endian: {@code int16 frameVersion, int8 type, int16 typeVersion, fields...}. Strings
  * are {@code int16 length + UTF-8} with length -1 for null; uuids two {@code int64}; int lists {@code int32 count +
- * int32 each}. A reader that meets a higher frame version or an unknown type fails loudly
+ * int32 each}; string lists {@code int32 count + strings}; string maps {@code int32 count + (key, value)
+ * strings} in key order. A reader that meets a higher frame version or an unknown type fails loudly
  * ({@link CorruptRecordException}) rather than skipping state: a silently skipped record would fork the image.
  * New fields are added by bumping a type's version and reading them only at that version.
  */
@@ -38,6 +42,9 @@ public final class MetadataRecordCodec
     static final byte TYPE_REMOVE_TOPIC = 7;
     static final byte TYPE_CONFIG = 8;
     static final byte TYPE_PRODUCER_IDS = 9;
+    static final byte TYPE_PRODUCER_ID_FLOOR = 10;
+    static final byte TYPE_MIRROR = 11;
+    static final byte TYPE_REMOVE_MIRROR = 12;
 
     private static final short TYPE_VERSION = 0;
 
@@ -154,6 +161,25 @@ public final class MetadataRecordCodec
             w.putLong(r.brokerEpoch());
             w.putLong(r.nextBlockStart());
         }
+        else if (record instanceof MetadataRecord.ProducerIdFloor r)
+        {
+            w.header(TYPE_PRODUCER_ID_FLOOR);
+            w.putLong(r.floor());
+        }
+        else if (record instanceof MetadataRecord.Mirror r)
+        {
+            w.header(TYPE_MIRROR);
+            w.putString(r.name());
+            w.putString(r.sourceBootstrapServers());
+            w.putStringMap(r.sourceConfigs());
+            w.putStrings(r.includeTopics());
+            w.putStrings(r.excludeTopics());
+        }
+        else if (record instanceof MetadataRecord.RemoveMirror r)
+        {
+            w.header(TYPE_REMOVE_MIRROR);
+            w.putString(r.name());
+        }
         else
         {
             throw new IllegalArgumentException("unknown metadata record " + record);
@@ -206,6 +232,13 @@ public final class MetadataRecordCodec
                     return new MetadataRecord.Config(getString(b), getString(b), getString(b));
                 case TYPE_PRODUCER_IDS:
                     return new MetadataRecord.ProducerIds(b.getInt(), b.getLong(), b.getLong());
+                case TYPE_PRODUCER_ID_FLOOR:
+                    return new MetadataRecord.ProducerIdFloor(b.getLong());
+                case TYPE_MIRROR:
+                    return new MetadataRecord.Mirror(getString(b), getString(b), getStringMap(b), getStrings(b),
+                        getStrings(b));
+                case TYPE_REMOVE_MIRROR:
+                    return new MetadataRecord.RemoveMirror(getString(b));
                 default:
                     throw new CorruptRecordException("unknown metadata record type " + type);
             }
@@ -246,6 +279,47 @@ public final class MetadataRecordCodec
             out.add(b.getInt());
         }
         return Collections.unmodifiableList(out);
+    }
+
+    private static List<String> getStrings(final ByteBuffer b)
+    {
+        final int count = b.getInt();
+        if (count < 0 || count > b.remaining() / Short.BYTES)
+        {
+            throw new CorruptRecordException("bad string list length " + count);
+        }
+        final List<String> out = new ArrayList<>(count);
+        for (int i = 0; i < count; i++)
+        {
+            final String s = getString(b);
+            if (s == null)
+            {
+                throw new CorruptRecordException("null in a string list");
+            }
+            out.add(s);
+        }
+        return Collections.unmodifiableList(out);
+    }
+
+    private static Map<String, String> getStringMap(final ByteBuffer b)
+    {
+        final int count = b.getInt();
+        if (count < 0 || count > b.remaining() / (2 * Short.BYTES))
+        {
+            throw new CorruptRecordException("bad string map size " + count);
+        }
+        final Map<String, String> out = new TreeMap<>();
+        for (int i = 0; i < count; i++)
+        {
+            final String key = getString(b);
+            final String value = getString(b);
+            if (key == null || value == null)
+            {
+                throw new CorruptRecordException("null in a string map");
+            }
+            out.put(key, value);
+        }
+        return Collections.unmodifiableMap(out);
     }
 
     /** A growable big-endian buffer; records are small, so doubling from 64 bytes is enough. */
@@ -307,6 +381,25 @@ public final class MetadataRecordCodec
             for (final int v : values)
             {
                 putInt(v);
+            }
+        }
+
+        void putStrings(final List<String> values)
+        {
+            putInt(values.size());
+            for (final String v : values)
+            {
+                putString(Objects.requireNonNull(v, "null in a string list"));
+            }
+        }
+
+        void putStringMap(final Map<String, String> values)
+        {
+            putInt(values.size());
+            for (final Map.Entry<String, String> e : new TreeMap<>(values).entrySet())
+            {
+                putString(Objects.requireNonNull(e.getKey(), "null map key"));
+                putString(Objects.requireNonNull(e.getValue(), "null value for " + e.getKey()));
             }
         }
 

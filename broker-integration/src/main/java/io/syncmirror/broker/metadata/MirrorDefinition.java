@@ -2,9 +2,84 @@ package io.syncmirror.broker.metadata;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
 
-/** A cluster mirror as the destination's metadata defines it. Immutable. */
+/**
+ * A cluster mirror as the destination's metadata log defines it: its name, how to reach the source cluster, and
+ * which source topics it mirrors (include regexes minus exclude regexes, each matched against the whole topic
+ * name). Immutable, so thread-safe.
+ *
+ * <p>A topic belongs to mirror {@code M} while its topic config {@value #MIRROR_NAME_CONFIG} is {@code M};
+ * failover sets it to {@code M} + {@value #REMOVED_SUFFIX}, failback sets {@code M} again.
+ */
 public record MirrorDefinition(String name, String sourceBootstrapServers, Map<String, String> sourceConfigs,
     List<String> includeTopics, List<String> excludeTopics)
 {
+    /** The topic config naming the mirror a topic belongs to; set only by the controller's mirror operations. */
+    public static final String MIRROR_NAME_CONFIG = "mirror.name";
+    /** Appended to the mirror name when a topic is removed from its mirror (failover). */
+    public static final String REMOVED_SUFFIX = ".removed";
+    /** Longest mirror name, as for topic names. */
+    public static final int MAX_NAME_LENGTH = 249;
+
+    public MirrorDefinition
+    {
+        Objects.requireNonNull(name, "name");
+        sourceBootstrapServers = sourceBootstrapServers == null ? "" : sourceBootstrapServers;
+        sourceConfigs = sourceConfigs == null ? Map.of() : java.util.Collections.unmodifiableMap(
+            new TreeMap<>(sourceConfigs));
+        includeTopics = includeTopics == null ? List.of() : List.copyOf(includeTopics);
+        excludeTopics = excludeTopics == null ? List.of() : List.copyOf(excludeTopics);
+    }
+
+    /** The {@value #MIRROR_NAME_CONFIG} value of a topic removed from mirror {@code mirrorName}. */
+    public static String removedName(final String mirrorName)
+    {
+        return mirrorName + REMOVED_SUFFIX;
+    }
+
+    /** Why {@code name} cannot name a mirror, or null when it can. */
+    public static String invalidNameReason(final String name)
+    {
+        if (name == null || name.isEmpty())
+        {
+            return "a mirror name must not be empty";
+        }
+        if (name.length() > MAX_NAME_LENGTH)
+        {
+            return "mirror name '" + name + "' is longer than " + MAX_NAME_LENGTH + " characters";
+        }
+        if (name.contains("/"))
+        {
+            return "mirror name '" + name + "' must not contain '/'";
+        }
+        if (name.endsWith(REMOVED_SUFFIX))
+        {
+            return "mirror name '" + name + "' must not end with '" + REMOVED_SUFFIX
+                + "' (the suffix marks topics removed from a mirror)";
+        }
+        return null;
+    }
+
+    /** This definition with {@code pattern} appended to the include list (unchanged when already there). */
+    public MirrorDefinition withInclude(final String pattern)
+    {
+        if (includeTopics.contains(pattern))
+        {
+            return this;
+        }
+        final List<String> includes = new java.util.ArrayList<>(includeTopics);
+        includes.add(pattern);
+        return new MirrorDefinition(name, sourceBootstrapServers, sourceConfigs, includes, excludeTopics);
+    }
+
+    @Override
+    public String toString()
+    {
+        // Source client configs may hold credentials (sasl.jaas.config): name the keys only.
+        return "MirrorDefinition[name=" + name + ", sourceBootstrapServers=" + sourceBootstrapServers
+            + ", sourceConfigKeys=" + sourceConfigs.keySet() + ", includeTopics=" + includeTopics
+            + ", excludeTopics=" + excludeTopics + "]";
+    }
 }

@@ -10,9 +10,9 @@ import java.util.Map;
 public final class MirrorTopicConfig
 {
     /** The topic config naming the topic's mirror. */
-    public static final String MIRROR_NAME_CONFIG = "mirror.name";
+    public static final String MIRROR_NAME_CONFIG = MirrorDefinition.MIRROR_NAME_CONFIG;
     /** What RemoveTopicsFromMirror appends to the mirror name. */
-    public static final String REMOVED_SUFFIX = ".removed";
+    public static final String REMOVED_SUFFIX = MirrorDefinition.REMOVED_SUFFIX;
 
     private MirrorTopicConfig()
     {

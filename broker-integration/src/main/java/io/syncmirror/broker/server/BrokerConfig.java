@@ -65,6 +65,8 @@ public final class BrokerConfig extends AbstractConfig
     public static final String TXN_REMOVE_EXPIRED_INTERVAL_MS_CONFIG =
         "transaction.remove.expired.transaction.cleanup.interval.ms";
     public static final String OFFSET_METADATA_MAX_BYTES_CONFIG = "offset.metadata.max.bytes";
+    public static final String MIRROR_METADATA_REFRESH_INTERVAL_MS_CONFIG = "mirror.metadata.refresh.interval.ms";
+    public static final long MIRROR_METADATA_REFRESH_INTERVAL_MS_DEFAULT = 30_000L;
     public static final String LOG_STORAGE_CONFIG = "syncmirror.log.storage";
     public static final String LOG_STORAGE_DURABLE = "durable";
     public static final String LOG_STORAGE_MEMORY = "memory";
@@ -148,6 +150,10 @@ public final class BrokerConfig extends AbstractConfig
             "How often expired transactional ids are removed.")
         .define(OFFSET_METADATA_MAX_BYTES_CONFIG, Type.INT, 4096, Range.atLeast(0), Importance.LOW,
             "Largest metadata string a committed offset may carry.")
+        .define(MIRROR_METADATA_REFRESH_INTERVAL_MS_CONFIG, Type.LONG, MIRROR_METADATA_REFRESH_INTERVAL_MS_DEFAULT,
+            Range.atLeast(1), Importance.MEDIUM,
+            "How often the controller node syncs each mirror's topics, configs, partitions and group offsets "
+                + "from its source cluster.")
         .define(LOG_STORAGE_CONFIG, Type.STRING, LOG_STORAGE_DURABLE,
             ConfigDef.ValidString.in(LOG_STORAGE_DURABLE, LOG_STORAGE_MEMORY), Importance.MEDIUM,
             "durable: Kafka's log engine under log.dirs; memory: heap logs, lost on stop (benchmarks).")
@@ -275,6 +281,11 @@ public final class BrokerConfig extends AbstractConfig
             getInt(OFFSETS_TOPIC_PARTITIONS_CONFIG), getShort(OFFSETS_TOPIC_REPLICATION_FACTOR_CONFIG),
             getInt(OFFSET_METADATA_MAX_BYTES_CONFIG), CoordinatorConfig.APPEND_TIMEOUT_MS_DEFAULT,
             CoordinatorConfig.MARKER_RETRY_BACKOFF_MS_DEFAULT);
+    }
+
+    public long mirrorMetadataRefreshIntervalMs()
+    {
+        return getLong(MIRROR_METADATA_REFRESH_INTERVAL_MS_CONFIG);
     }
 
     private static List<Listener> parseListeners(final String key, final List<String> values)

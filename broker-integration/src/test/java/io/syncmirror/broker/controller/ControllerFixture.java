@@ -3,7 +3,9 @@ package io.syncmirror.broker.controller;
 import java.util.List;
 import java.util.Map;
 
+import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.message.AlterPartitionRequestData;
 import org.apache.kafka.common.message.AlterPartitionResponseData;
 import org.apache.kafka.common.message.BrokerHeartbeatRequestData;
@@ -11,6 +13,8 @@ import org.apache.kafka.common.message.BrokerHeartbeatResponseData;
 import org.apache.kafka.common.message.BrokerRegistrationRequestData;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
 import org.apache.kafka.common.message.CreateTopicsResponseData;
+import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData;
+import org.apache.kafka.common.message.IncrementalAlterConfigsResponseData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AlterPartitionRequest;
 
@@ -80,5 +84,20 @@ final class ControllerFixture
             return new AlterPartitionResponseData.PartitionData().setErrorCode(response.errorCode());
         }
         return response.topics().get(0).partitions().get(0);
+    }
+
+    static IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse alterConfig(final Controller c,
+        final String topic, final String key, final String value, final AlterConfigOp.OpType op)
+    {
+        final IncrementalAlterConfigsRequestData.AlterableConfigCollection configs =
+            new IncrementalAlterConfigsRequestData.AlterableConfigCollection();
+        configs.add(new IncrementalAlterConfigsRequestData.AlterableConfig().setName(key).setValue(value)
+            .setConfigOperation(op.id()));
+        final IncrementalAlterConfigsRequestData.AlterConfigsResourceCollection resources =
+            new IncrementalAlterConfigsRequestData.AlterConfigsResourceCollection();
+        resources.add(new IncrementalAlterConfigsRequestData.AlterConfigsResource()
+            .setResourceType(ConfigResource.Type.TOPIC.id()).setResourceName(topic).setConfigs(configs));
+        return c.incrementalAlterConfigs(new IncrementalAlterConfigsRequestData().setResources(resources))
+            .responses().get(0);
     }
 }

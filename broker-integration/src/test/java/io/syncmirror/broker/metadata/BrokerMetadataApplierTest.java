@@ -108,4 +108,29 @@ class BrokerMetadataApplierTest
         assertTrue(waiting.isDone());
         assertTrue(applier.await(img -> true).isDone());
     }
+
+    @Test
+    void shouldShowMirrorsAndTheirTopicsInTheImage()
+    {
+        final MetadataImage empty = applier.image();
+        append(new MetadataRecord.Mirror("m", "src:1", Map.of(), List.of("a.*"), List.of()),
+            new MetadataRecord.Topic("a1", T),
+            new MetadataRecord.Config("a1", MirrorDefinition.MIRROR_NAME_CONFIG, "m"),
+            new MetadataRecord.ProducerIdFloor(5000));
+        final MetadataImage image = applier.image();
+        assertEquals(List.of("a.*"), image.mirror("m").orElseThrow().includeTopics());
+        assertEquals(List.of("a1"), image.mirrorTopics("m").stream().map(TopicMetadata::name).toList());
+        assertEquals("m", image.mirrorName("a1").orElseThrow());
+        assertTrue(empty.mirrors().isEmpty(), "an earlier image is unchanged");
+
+        append(new MetadataRecord.Mirror("m", "src:2", Map.of(), List.of("a.*", "b"), List.of()),
+            new MetadataRecord.Config("a1", MirrorDefinition.MIRROR_NAME_CONFIG, "m.removed"));
+        assertEquals("src:2", applier.image().mirror("m").orElseThrow().sourceBootstrapServers());
+        assertTrue(applier.image().mirrorTopics("m").isEmpty());
+        assertEquals("src:1", image.mirror("m").orElseThrow().sourceBootstrapServers());
+
+        append(new MetadataRecord.RemoveMirror("m"));
+        assertTrue(applier.image().mirrors().isEmpty());
+        assertTrue(applier.image().mirror("m").isEmpty());
+    }
 }

@@ -1,16 +1,19 @@
 package io.syncmirror.broker.metadata;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.CorruptRecordException;
 import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -32,7 +35,12 @@ class MetadataRecordCodecTest
             new MetadataRecord.RemoveTopic(ID),
             new MetadataRecord.Config("orders", "retention.ms", "1000"),
             new MetadataRecord.Config("orders", "retention.ms", null),
-            new MetadataRecord.ProducerIds(1, 7, 5000));
+            new MetadataRecord.ProducerIds(1, 7, 5000),
+            new MetadataRecord.ProducerIdFloor(123_456_789_012L),
+            new MetadataRecord.Mirror("m1", "src:9092,src2:9093", Map.of("security.protocol", "PLAINTEXT",
+                "sasl.jaas.config", "k=\u00e9"), List.of("orders.*", "payments"), List.of("orders\\.tmp.*")),
+            new MetadataRecord.Mirror("m2", "", Map.of(), List.of(), List.of()),
+            new MetadataRecord.RemoveMirror("m1"));
     }
 
     @Test
@@ -70,5 +78,30 @@ class MetadataRecordCodecTest
         assertThrows(CorruptRecordException.class, () -> MetadataRecordCodec.decode(ByteBuffer.wrap(unknownType)));
         assertThrows(CorruptRecordException.class,
             () -> MetadataRecordCodec.decode(ByteBuffer.wrap(Arrays.copyOf(bytes, bytes.length - 1))));
+    }
+
+    @Test
+    @DisplayName("A mirror record keeps its filters in order and its source configs whole, and names no secret")
+    void shouldRoundTripAMirrorKeepingOrderAndHidingConfigValuesInToString()
+    {
+        final MetadataRecord.Mirror mirror = new MetadataRecord.Mirror("m", "a:1", Map.of("sasl.jaas.config",
+            "secret-value"), List.of("z.*", "a.*"), List.of("x"));
+        final MetadataRecord.Mirror decoded = (MetadataRecord.Mirror) MetadataRecordCodec.decode(
+            ByteBuffer.wrap(MetadataRecordCodec.encode(mirror)));
+        assertEquals(List.of("z.*", "a.*"), decoded.includeTopics());
+        assertEquals(mirror.definition(), decoded.definition());
+        assertFalse(decoded.toString().contains("secret-value"), decoded.toString());
+    }
+
+    @Test
+    void shouldRefuseATruncatedMirrorRecord()
+    {
+        final byte[] bytes = MetadataRecordCodec.encode(new MetadataRecord.Mirror("m", "a:1", Map.of("k", "v"),
+            List.of("t"), List.of()));
+        for (int cut = 1; cut < bytes.length - 5; cut++)
+        {
+            final byte[] truncated = Arrays.copyOf(bytes, bytes.length - cut);
+            assertThrows(CorruptRecordException.class, () -> MetadataRecordCodec.decode(ByteBuffer.wrap(truncated)));
+        }
     }
 }
