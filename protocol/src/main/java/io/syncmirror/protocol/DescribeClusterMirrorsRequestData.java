@@ -17,6 +17,7 @@ import org.apache.kafka.common.protocol.Writable;
 public final class DescribeClusterMirrorsRequestData extends MirrorStruct implements ApiMessage
 {
     private List<String> mirrorNames = null;
+    private boolean localPartitionsOnly = false;
 
     @Override
     public short apiKey()
@@ -36,22 +37,40 @@ public final class DescribeClusterMirrorsRequestData extends MirrorStruct implem
         return this;
     }
 
+    /**
+     * True to answer only for the partitions the receiving broker leads, as a broker sets when it fans a describe
+     * out to the other brokers and merges their answers; false for the whole cluster's view. Default false.
+     */
+    public boolean localPartitionsOnly()
+    {
+        return localPartitionsOnly;
+    }
+
+    public DescribeClusterMirrorsRequestData setLocalPartitionsOnly(final boolean value)
+    {
+        this.localPartitionsOnly = value;
+        return this;
+    }
+
     @Override
     protected void readFields(final Readable readable)
     {
         mirrorNames = WireCodec.readCompactStringArray(readable, "DescribeClusterMirrorsRequest.MirrorNames", true);
+        localPartitionsOnly = WireCodec.readBool(readable, "DescribeClusterMirrorsRequest.LocalPartitionsOnly");
     }
 
     @Override
     protected void writeFields(final Writable writable)
     {
         WireCodec.writeCompactStringArray(writable, mirrorNames, "DescribeClusterMirrorsRequest.MirrorNames", true);
+        WireCodec.writeBool(writable, localPartitionsOnly);
     }
 
     @Override
     protected int fieldsSize()
     {
-        return WireCodec.sizeOfCompactStringArray(mirrorNames);
+        return WireCodec.sizeOfCompactStringArray(mirrorNames)
+            + 1;
     }
 
     @Override
@@ -63,6 +82,6 @@ public final class DescribeClusterMirrorsRequestData extends MirrorStruct implem
     @Override
     protected String fieldsToString()
     {
-        return "mirrorNames=" + mirrorNames;
+        return "mirrorNames=" + mirrorNames + ", localPartitionsOnly=" + localPartitionsOnly;
     }
 }

@@ -17,7 +17,9 @@ import org.apache.kafka.common.protocol.Writable;
  * when KIP-1279 fixes it. The per-topic DesiredMirrorType, EffectiveMirrorType and RecoveryPending fields are
  * the ones the sync mirroring text adds, with its defaults; StatusMessage carries the annotation that text asks
  * for on a topic released by the source, and the per-partition DestinationOffset is the destination log end
- * offset the text says operators compare when choosing a failover target.
+ * offset the text says operators compare when choosing a failover target. Each mirror also carries its
+ * definition (source bootstrap servers, include and exclude regexes) and each partition its leader, the source
+ * high watermark last seen and its last mirroring error, for the cluster mirrors command.
  */
 public final class DescribeClusterMirrorsResponseData extends MirrorStruct implements ApiMessage
 {
@@ -127,6 +129,9 @@ public final class DescribeClusterMirrorsResponseData extends MirrorStruct imple
         private short errorCode = (short)0;
         private String errorMessage = null;
         private List<MirrorTopic> topics = new ArrayList<>(0);
+        private String sourceBootstrapServers = "";
+        private List<String> includeTopics = new ArrayList<>(0);
+        private List<String> excludeTopics = new ArrayList<>(0);
 
         /** The cluster mirror name. */
         public String mirrorName()
@@ -176,6 +181,42 @@ public final class DescribeClusterMirrorsResponseData extends MirrorStruct imple
             return this;
         }
 
+        /** The source cluster's bootstrap servers, as the mirror was created with. */
+        public String sourceBootstrapServers()
+        {
+            return sourceBootstrapServers;
+        }
+
+        public MirrorDescription setSourceBootstrapServers(final String value)
+        {
+            this.sourceBootstrapServers = value;
+            return this;
+        }
+
+        /** The regexes of source topic names the mirror includes. */
+        public List<String> includeTopics()
+        {
+            return includeTopics;
+        }
+
+        public MirrorDescription setIncludeTopics(final List<String> value)
+        {
+            this.includeTopics = value;
+            return this;
+        }
+
+        /** The regexes of source topic names the mirror excludes. */
+        public List<String> excludeTopics()
+        {
+            return excludeTopics;
+        }
+
+        public MirrorDescription setExcludeTopics(final List<String> value)
+        {
+            this.excludeTopics = value;
+            return this;
+        }
+
         @Override
         protected void readFields(final Readable readable)
         {
@@ -184,6 +225,12 @@ public final class DescribeClusterMirrorsResponseData extends MirrorStruct imple
             errorMessage = WireCodec.readCompactNullableString(readable,
                 "DescribeClusterMirrorsResponse.Mirrors.ErrorMessage");
             topics = readStructs(readable, "DescribeClusterMirrorsResponse.Mirrors.Topics", MirrorTopic::new);
+            sourceBootstrapServers = WireCodec.readCompactString(readable,
+                "DescribeClusterMirrorsResponse.Mirrors.SourceBootstrapServers");
+            includeTopics = WireCodec.readCompactStringArray(readable,
+                "DescribeClusterMirrorsResponse.Mirrors.IncludeTopics", false);
+            excludeTopics = WireCodec.readCompactStringArray(readable,
+                "DescribeClusterMirrorsResponse.Mirrors.ExcludeTopics", false);
         }
 
         @Override
@@ -194,6 +241,12 @@ public final class DescribeClusterMirrorsResponseData extends MirrorStruct imple
             WireCodec.writeCompactNullableString(writable, errorMessage,
                 "DescribeClusterMirrorsResponse.Mirrors.ErrorMessage");
             writeStructs(writable, topics, "DescribeClusterMirrorsResponse.Mirrors.Topics");
+            WireCodec.writeCompactString(writable, sourceBootstrapServers,
+                "DescribeClusterMirrorsResponse.Mirrors.SourceBootstrapServers");
+            WireCodec.writeCompactStringArray(writable, includeTopics,
+                "DescribeClusterMirrorsResponse.Mirrors.IncludeTopics", false);
+            WireCodec.writeCompactStringArray(writable, excludeTopics,
+                "DescribeClusterMirrorsResponse.Mirrors.ExcludeTopics", false);
         }
 
         @Override
@@ -202,7 +255,10 @@ public final class DescribeClusterMirrorsResponseData extends MirrorStruct imple
             return WireCodec.sizeOfCompactNullableString(mirrorName)
                 + 2
                 + WireCodec.sizeOfCompactNullableString(errorMessage)
-                + sizeOfStructs(topics);
+                + sizeOfStructs(topics)
+                + WireCodec.sizeOfCompactNullableString(sourceBootstrapServers)
+                + WireCodec.sizeOfCompactStringArray(includeTopics)
+                + WireCodec.sizeOfCompactStringArray(excludeTopics);
         }
 
         @Override
@@ -215,7 +271,8 @@ public final class DescribeClusterMirrorsResponseData extends MirrorStruct imple
         protected String fieldsToString()
         {
             return "mirrorName=" + mirrorName + ", errorCode=" + errorCode + ", errorMessage=" + errorMessage
-                + ", topics=" + topics;
+                + ", topics=" + topics + ", sourceBootstrapServers=" + sourceBootstrapServers + ", includeTopics="
+                + includeTopics + ", excludeTopics=" + excludeTopics;
         }
     }
 
@@ -378,6 +435,10 @@ public final class DescribeClusterMirrorsResponseData extends MirrorStruct imple
         private byte state = (byte)0;
         private long destinationOffset = -1L;
         private long lag = -1L;
+        private int leaderId = -1;
+        private long sourceOffset = -1L;
+        private short lastErrorCode = (short)0;
+        private String lastErrorMessage = null;
 
         /** The partition index. */
         public int partitionIndex()
@@ -430,6 +491,54 @@ public final class DescribeClusterMirrorsResponseData extends MirrorStruct imple
             return this;
         }
 
+        /** The broker id of the destination partition's leader, or -1 if none. Default -1. */
+        public int leaderId()
+        {
+            return leaderId;
+        }
+
+        public MirrorPartition setLeaderId(final int value)
+        {
+            this.leaderId = value;
+            return this;
+        }
+
+        /** The source partition's high watermark as last seen by the mirror fetcher, or -1 if unknown. Default -1. */
+        public long sourceOffset()
+        {
+            return sourceOffset;
+        }
+
+        public MirrorPartition setSourceOffset(final long value)
+        {
+            this.sourceOffset = value;
+            return this;
+        }
+
+        /** The error code of the partition's last mirroring failure, or 0 if none. Default 0. */
+        public short lastErrorCode()
+        {
+            return lastErrorCode;
+        }
+
+        public MirrorPartition setLastErrorCode(final short value)
+        {
+            this.lastErrorCode = value;
+            return this;
+        }
+
+        /** The message of the partition's last mirroring failure, or null if none. Nullable. */
+        public String lastErrorMessage()
+        {
+            return lastErrorMessage;
+        }
+
+        public MirrorPartition setLastErrorMessage(final String value)
+        {
+            this.lastErrorMessage = value;
+            return this;
+        }
+
         @Override
         protected void readFields(final Readable readable)
         {
@@ -438,6 +547,11 @@ public final class DescribeClusterMirrorsResponseData extends MirrorStruct imple
             destinationOffset = WireCodec.readInt64(readable,
                 "DescribeClusterMirrorsResponse.Partitions.DestinationOffset");
             lag = WireCodec.readInt64(readable, "DescribeClusterMirrorsResponse.Partitions.Lag");
+            leaderId = WireCodec.readInt32(readable, "DescribeClusterMirrorsResponse.Partitions.LeaderId");
+            sourceOffset = WireCodec.readInt64(readable, "DescribeClusterMirrorsResponse.Partitions.SourceOffset");
+            lastErrorCode = WireCodec.readInt16(readable, "DescribeClusterMirrorsResponse.Partitions.LastErrorCode");
+            lastErrorMessage = WireCodec.readCompactNullableString(readable,
+                "DescribeClusterMirrorsResponse.Partitions.LastErrorMessage");
         }
 
         @Override
@@ -447,6 +561,11 @@ public final class DescribeClusterMirrorsResponseData extends MirrorStruct imple
             writable.writeByte(state);
             writable.writeLong(destinationOffset);
             writable.writeLong(lag);
+            writable.writeInt(leaderId);
+            writable.writeLong(sourceOffset);
+            writable.writeShort(lastErrorCode);
+            WireCodec.writeCompactNullableString(writable, lastErrorMessage,
+                "DescribeClusterMirrorsResponse.Partitions.LastErrorMessage");
         }
 
         @Override
@@ -455,7 +574,11 @@ public final class DescribeClusterMirrorsResponseData extends MirrorStruct imple
             return 4
                 + 1
                 + 8
-                + 8;
+                + 8
+                + 4
+                + 8
+                + 2
+                + WireCodec.sizeOfCompactNullableString(lastErrorMessage);
         }
 
         @Override
@@ -468,7 +591,8 @@ public final class DescribeClusterMirrorsResponseData extends MirrorStruct imple
         protected String fieldsToString()
         {
             return "partitionIndex=" + partitionIndex + ", state=" + state + ", destinationOffset="
-                + destinationOffset + ", lag=" + lag;
+                + destinationOffset + ", lag=" + lag + ", leaderId=" + leaderId + ", sourceOffset=" + sourceOffset
+                + ", lastErrorCode=" + lastErrorCode + ", lastErrorMessage=" + lastErrorMessage;
         }
     }
 }

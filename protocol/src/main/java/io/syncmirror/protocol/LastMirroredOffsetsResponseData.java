@@ -170,6 +170,7 @@ public final class LastMirroredOffsetsResponseData extends MirrorStruct implemen
         private int partitionIndex = 0;
         private short errorCode = (short)0;
         private long lastMirroredOffset = -1L;
+        private int lastMirrorEpoch = -1;
 
         /** The partition index. */
         public int partitionIndex()
@@ -207,6 +208,21 @@ public final class LastMirroredOffsetsResponseData extends MirrorStruct implemen
             return this;
         }
 
+        /**
+         * The leader epoch of the last mirrored record batch, or -1 if none is recorded; with the last mirrored
+         * offset it lets a failback truncate at the point where the two histories diverge. Default -1.
+         */
+        public int lastMirrorEpoch()
+        {
+            return lastMirrorEpoch;
+        }
+
+        public PartitionResult setLastMirrorEpoch(final int value)
+        {
+            this.lastMirrorEpoch = value;
+            return this;
+        }
+
         @Override
         protected void readFields(final Readable readable)
         {
@@ -214,6 +230,7 @@ public final class LastMirroredOffsetsResponseData extends MirrorStruct implemen
             errorCode = WireCodec.readInt16(readable, "LastMirroredOffsetsResponse.Partitions.ErrorCode");
             lastMirroredOffset = WireCodec.readInt64(readable,
                 "LastMirroredOffsetsResponse.Partitions.LastMirroredOffset");
+            lastMirrorEpoch = WireCodec.readInt32(readable, "LastMirroredOffsetsResponse.Partitions.LastMirrorEpoch");
         }
 
         @Override
@@ -222,6 +239,7 @@ public final class LastMirroredOffsetsResponseData extends MirrorStruct implemen
             writable.writeInt(partitionIndex);
             writable.writeShort(errorCode);
             writable.writeLong(lastMirroredOffset);
+            writable.writeInt(lastMirrorEpoch);
         }
 
         @Override
@@ -229,7 +247,8 @@ public final class LastMirroredOffsetsResponseData extends MirrorStruct implemen
         {
             return 4
                 + 2
-                + 8;
+                + 8
+                + 4;
         }
 
         @Override
@@ -242,7 +261,7 @@ public final class LastMirroredOffsetsResponseData extends MirrorStruct implemen
         protected String fieldsToString()
         {
             return "partitionIndex=" + partitionIndex + ", errorCode=" + errorCode + ", lastMirroredOffset="
-                + lastMirroredOffset;
+                + lastMirroredOffset + ", lastMirrorEpoch=" + lastMirrorEpoch;
         }
     }
 }

@@ -11,7 +11,9 @@ import org.apache.kafka.common.protocol.ApiMessage;
  * <p>AddTopicsToMirror keeps the key 95 both mirroring texts use. Every other RPC is marked {@code "apiKey": TBD}
  * in the sync text or given no schema at all in the KIP-1279 text, so its key is chosen here: the next free keys
  * after 95, the KIP-1279 RPCs first in the order that text introduces them, then the sync RPCs in the order the
- * sync text defines them. Kafka 4.4 uses keys 0 to 94; a test checks that no key here collides with one of
+ * sync text defines them. The RPCs neither text names (CreateClusterMirror, DeleteClusterMirror and the
+ * broker-to-controller BumpLeaderEpochs, keys 102 to 104) are this project's own, keyed after all of those.
+ * Kafka 4.4 uses keys 0 to 94; a test checks that no key here collides with one of
  * {@code ApiKeys}. The keys are assigned in this enum only, so following the KIPs when they fix their numbers
  * is a change of one constant each.
  *
@@ -43,12 +45,21 @@ public enum MirrorApiKeys
         UnregisterMirrorSyncTopicRequestData::new, UnregisterMirrorSyncTopicResponseData::new),
     /** Key 101, chosen here for the sync text's {@code "apiKey": TBD}. */
     ALTER_MIRROR_TOPIC_TYPE(101, "AlterMirrorTopicType", true,
-        AlterMirrorTopicTypeRequestData::new, AlterMirrorTopicTypeResponseData::new);
+        AlterMirrorTopicTypeRequestData::new, AlterMirrorTopicTypeResponseData::new),
+    /** Key 102, chosen here; this project's RPC that defines a mirror (name, source, topic filters). */
+    CREATE_CLUSTER_MIRROR(102, "CreateClusterMirror", false,
+        CreateClusterMirrorRequestData::new, CreateClusterMirrorResponseData::new),
+    /** Key 103, chosen here; this project's RPC that deletes a mirror definition. */
+    DELETE_CLUSTER_MIRROR(103, "DeleteClusterMirror", false,
+        DeleteClusterMirrorRequestData::new, DeleteClusterMirrorResponseData::new),
+    /** Key 104, chosen here; this project's broker-to-controller RPC that raises leader epochs at failover. */
+    BUMP_LEADER_EPOCHS(104, "BumpLeaderEpochs", false,
+        BumpLeaderEpochsRequestData::new, BumpLeaderEpochsResponseData::new);
 
     /** The lowest key of this enum; keys below it belong to Kafka. */
     public static final short MIN_ID = 95;
     /** The highest key of this enum. */
-    public static final short MAX_ID = 101;
+    public static final short MAX_ID = 104;
 
     private static final MirrorApiKeys[] BY_ID = new MirrorApiKeys[MAX_ID - MIN_ID + 1];
 

@@ -10,6 +10,9 @@ import org.apache.kafka.common.protocol.ApiMessage;
  * {@code AbstractRequest.getErrorResponse} does for the RPCs it knows: per-topic results get the error on every
  * topic the request named, top-level errors get it once. Stateless and thread-safe.
  *
+ * <p>AddTopicsToMirror has per-topic results only, so each of its TopicPatterns gets a result too, named by
+ * the pattern: a request that selects topics by regex alone must still see its error.
+ *
  * <p>Error codes stay shorts: the mirror codes are defined with the hot path, and this module depends on
  * kafka-clients only.
  */
@@ -35,6 +38,12 @@ public final class MirrorErrorResponses
             for (final AddTopicsToMirrorRequestData.TopicState topic : ((AddTopicsToMirrorRequestData)request).topics())
             {
                 results.add(new AddTopicsToMirrorResponseData.TopicResult().setTopicName(topic.topicName())
+                    .setErrorCode(errorCode).setErrorMessage(errorMessage));
+            }
+            for (final AddTopicsToMirrorRequestData.TopicPattern pattern :
+                ((AddTopicsToMirrorRequestData)request).topicPatterns())
+            {
+                results.add(new AddTopicsToMirrorResponseData.TopicResult().setTopicName(pattern.pattern())
                     .setErrorCode(errorCode).setErrorMessage(errorMessage));
             }
             return new AddTopicsToMirrorResponseData().setThrottleTimeMs(throttleTimeMs).setTopics(results);
@@ -98,6 +107,33 @@ public final class MirrorErrorResponses
                     .setErrorCode(errorCode).setErrorMessage(errorMessage));
             }
             return new AlterMirrorTopicTypeResponseData().setThrottleTimeMs(throttleTimeMs).setTopics(results);
+        }
+        if (request instanceof CreateClusterMirrorRequestData)
+        {
+            return new CreateClusterMirrorResponseData().setThrottleTimeMs(throttleTimeMs).setErrorCode(errorCode)
+                .setErrorMessage(errorMessage);
+        }
+        if (request instanceof DeleteClusterMirrorRequestData)
+        {
+            return new DeleteClusterMirrorResponseData().setThrottleTimeMs(throttleTimeMs).setErrorCode(errorCode)
+                .setErrorMessage(errorMessage);
+        }
+        if (request instanceof BumpLeaderEpochsRequestData)
+        {
+            final List<BumpLeaderEpochsResponseData.TopicResult> results = new ArrayList<>();
+            for (final BumpLeaderEpochsRequestData.TopicRequest topic : ((BumpLeaderEpochsRequestData)request).topics())
+            {
+                final List<BumpLeaderEpochsResponseData.PartitionResult> partitions = new ArrayList<>();
+                for (final BumpLeaderEpochsRequestData.PartitionRequest partition : topic.partitions())
+                {
+                    partitions.add(new BumpLeaderEpochsResponseData.PartitionResult()
+                        .setPartitionIndex(partition.partitionIndex()).setErrorCode(errorCode));
+                }
+                results.add(new BumpLeaderEpochsResponseData.TopicResult().setTopicId(topic.topicId())
+                    .setPartitions(partitions));
+            }
+            return new BumpLeaderEpochsResponseData().setThrottleTimeMs(throttleTimeMs).setErrorCode(errorCode)
+                .setErrorMessage(errorMessage).setTopics(results);
         }
         throw new IllegalArgumentException("Not a mirror request: " + request.getClass().getName());
     }

@@ -23,9 +23,12 @@ import org.apache.kafka.common.protocol.types.RawTaggedField;
  * <p>Written by hand rather than generated because Kafka's message generator is not a published artifact.
  * Every schema in the mirroring specifications has {@code "validVersions": "0"} and
  * {@code "flexibleVersions": "0+"}, which lets one skeleton carry the version checks and the tagged field
- * section; subclasses write only their fields. None of the schemas defines a tagged field, so every tag read is
- * kept in {@link #unknownTaggedFields()} and written back unchanged, which is what lets a newer peer's tags
- * survive a pass through this code.
+ * section; subclasses write only their fields. A subclass with tagged fields of its own (AddTopicsToMirror's
+ * TopicPatterns) decodes them in {@link #readKnownTaggedField} and encodes them in {@link #knownTaggedFields};
+ * every other tag read is kept in {@link #unknownTaggedFields()} and written back unchanged, merged in tag
+ * order with the known ones, which is what lets a newer peer's tags survive a pass through this code. A known
+ * tagged field at its default is not written, so a message that does not use one encodes exactly as it did
+ * before the field existed.
  *
  * <p>Equality is field equality. It is computed by comparing the version 0 encodings, which is exact here
  * because each field has exactly one encoding at the single version (null and empty strings encode
@@ -67,7 +70,7 @@ public abstract class MirrorStruct implements Message
     {
         checkVersion(version);
         readFields(readable);
-        unknownTaggedFields = WireCodec.readTaggedFields(readable, getClass().getSimpleName());
+        readTaggedSection(readable, getClass().getSimpleName());
     }
 
     @Override
@@ -75,7 +78,7 @@ public abstract class MirrorStruct implements Message
     {
         checkVersion(version);
         writeFields(writable);
-        WireCodec.writeTaggedFields(writable, unknownTaggedFields);
+        writeTaggedSection(writable);
     }
 
     @Override
@@ -83,7 +86,7 @@ public abstract class MirrorStruct implements Message
         final short version)
     {
         checkVersion(version);
-        size.addBytes(fieldsSize() + WireCodec.sizeOfTaggedFields(unknownTaggedFields));
+        size.addBytes(fieldsSize() + taggedSectionSize());
     }
 
     /** This message encoded at version 0, in a new heap buffer positioned at 0. */
@@ -143,6 +146,102 @@ public abstract class MirrorStruct implements Message
     /** The fields for {@link #toString()}. */
     protected abstract String fieldsToString();
 
+    /**
+     * Decodes the known tagged field {@code tag} from its {@code data}, or returns false if this struct has no
+     * tagged field with that tag, in which case the field is kept as unknown. This default knows none.
+     *
+     * @throws org.apache.kafka.common.errors.InvalidRequestException if the data is malformed
+     */
+    protected boolean readKnownTaggedField(final int tag, final Readable data)
+    {
+        return false;
+    }
+
+    /**
+     * This struct's known tagged fields that are away from their defaults, encoded, in ascending tag order.
+     * This default has none.
+     */
+    protected List<RawTaggedField> knownTaggedFields()
+    {
+        return List.of();
+    }
+
+    /** Resets every known tagged field to its default before a read; this default has none to reset. */
+    protected void resetKnownTaggedFields()
+    {
+    }
+
+    private void readTaggedSection(final Readable readable, final String owner)
+    {
+        resetKnownTaggedFields();
+        final List<RawTaggedField> raw = WireCodec.readTaggedFields(readable, owner);
+        final List<RawTaggedField> unknown = new ArrayList<>(raw.size());
+        for (final RawTaggedField field : raw)
+        {
+            final ByteBufferAccessor data = new ByteBufferAccessor(ByteBuffer.wrap(field.data()));
+            if (!readKnownTaggedField(field.tag(), data))
+            {
+                unknown.add(field);
+            }
+            else if (data.remaining() != 0)
+            {
+                throw WireCodec.malformed(owner + ".TaggedFields", "tag " + field.tag() + " has "
+                    + data.remaining() + " bytes after its value");
+            }
+        }
+        unknownTaggedFields = unknown;
+    }
+
+    /** The known and unknown tagged fields merged in ascending tag order. */
+    private List<RawTaggedField> allTaggedFields()
+    {
+        final List<RawTaggedField> known = knownTaggedFields();
+        if (known.isEmpty())
+        {
+            return unknownTaggedFields;
+        }
+        final List<RawTaggedField> merged = new ArrayList<>(known.size() + unknownTaggedFields.size());
+        int k = 0;
+        int u = 0;
+        while (k < known.size() || u < unknownTaggedFields.size())
+        {
+            if (u == unknownTaggedFields.size()
+                || k < known.size() && known.get(k).tag() < unknownTaggedFields.get(u).tag())
+            {
+                merged.add(known.get(k++));
+            }
+            else if (k == known.size() || unknownTaggedFields.get(u).tag() < known.get(k).tag())
+            {
+                merged.add(unknownTaggedFields.get(u++));
+            }
+            else
+            {
+                throw new IllegalStateException(getClass().getSimpleName() + " has tag " + known.get(k).tag()
+                    + " both as a known field and among its unknown tagged fields");
+            }
+        }
+        return merged;
+    }
+
+    private void writeTaggedSection(final Writable writable)
+    {
+        WireCodec.writeTaggedFields(writable, allTaggedFields());
+    }
+
+    private int taggedSectionSize()
+    {
+        return WireCodec.sizeOfTaggedFields(allTaggedFields());
+    }
+
+    /** Encodes a struct array as the data of a tagged field, for {@link #knownTaggedFields}. */
+    protected static RawTaggedField encodeStructsAsTaggedField(final int tag,
+        final List<? extends MirrorStruct> structs, final String field)
+    {
+        final ByteBuffer buffer = ByteBuffer.allocate(sizeOfStructs(structs));
+        writeStructs(new ByteBufferAccessor(buffer), structs, field);
+        return new RawTaggedField(tag, buffer.array());
+    }
+
     private void checkVersion(final short version)
     {
         if (version != VERSION_0)
@@ -164,7 +263,7 @@ public abstract class MirrorStruct implements Message
             final T struct = factory.get();
             final MirrorStruct base = struct;
             base.readFields(readable);
-            base.unknownTaggedFields = WireCodec.readTaggedFields(readable, field);
+            base.readTaggedSection(readable, field);
             structs.add(struct);
         }
         return structs;
@@ -178,7 +277,7 @@ public abstract class MirrorStruct implements Message
         for (final MirrorStruct struct : structs)
         {
             struct.writeFields(writable);
-            WireCodec.writeTaggedFields(writable, struct.unknownTaggedFields);
+            struct.writeTaggedSection(writable);
         }
     }
 
@@ -187,7 +286,7 @@ public abstract class MirrorStruct implements Message
         int size = WireCodec.sizeOfCompactArrayLength(structs);
         for (final MirrorStruct struct : structs)
         {
-            size += struct.fieldsSize() + WireCodec.sizeOfTaggedFields(struct.unknownTaggedFields);
+            size += struct.fieldsSize() + struct.taggedSectionSize();
         }
         return size;
     }

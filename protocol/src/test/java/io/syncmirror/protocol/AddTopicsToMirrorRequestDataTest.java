@@ -2,11 +2,13 @@ package io.syncmirror.protocol;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.nio.ByteBuffer;
 import java.util.List;
 
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.types.RawTaggedField;
 import org.junit.jupiter.api.Test;
@@ -105,5 +107,89 @@ class AddTopicsToMirrorRequestDataTest
         final byte[] encoded = bytes(request);
         assertEquals(7, encoded[17], "length+1 of a 6-byte name");
         assertEquals(request, read(encoded));
+    }
+
+    @Test
+    void shouldEncodeTopicPatternsAsTaggedFieldZero()
+    {
+        final AddTopicsToMirrorRequestData request = new AddTopicsToMirrorRequestData().setTopicPatterns(List.of(
+            new AddTopicsToMirrorRequestData.TopicPattern().setPattern("a.*").setMirrorName("m")
+                .setMirrorType((byte)1)));
+        final byte[] expected = {
+            0x01,                     // Topics: empty
+            0x01,                     // one tagged field
+            0x00, 0x09,               // tag 0 (TopicPatterns), size 9
+            0x02,                     //   compact array, 1 element + 1
+            0x04, 'a', '.', '*',      //   Pattern
+            0x02, 'm',                //   MirrorName
+            0x01,                     //   MirrorType SYNC
+            0x00,                     //   TopicPattern tagged fields: none
+        };
+        assertArrayEquals(expected, bytes(request));
+        assertEquals(expected.length, request.size(new org.apache.kafka.common.protocol.ObjectSerializationCache(),
+            (short)0));
+        final AddTopicsToMirrorRequestData parsed = read(expected);
+        assertEquals(request, parsed);
+        assertEquals("a.*", parsed.topicPatterns().get(0).pattern());
+        assertEquals(List.of(), parsed.unknownTaggedFields(), "a known tag is not kept as unknown");
+    }
+
+    @Test
+    void shouldEncodeARequestWithoutPatternsByteForByteAsTheSpecVersionZero()
+    {
+        final AddTopicsToMirrorRequestData request = new AddTopicsToMirrorRequestData().setTopics(List.of(
+            new AddTopicsToMirrorRequestData.TopicState().setTopicName("a"))).setTopicPatterns(List.of());
+        final byte[] expected = {
+            0x02,
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            0x02, 'a',
+            0x00,
+            0x00,
+            0x00,
+            0x00,                     // top-level tagged fields: none, since TopicPatterns is empty
+        };
+        assertArrayEquals(expected, bytes(request));
+    }
+
+    @Test
+    void shouldMergeTopicPatternsWithUnknownTagsInTagOrderAndKeepTheUnknownOnes()
+    {
+        final AddTopicsToMirrorRequestData request = new AddTopicsToMirrorRequestData().setTopicPatterns(List.of(
+            new AddTopicsToMirrorRequestData.TopicPattern().setPattern("x").setMirrorName("m")));
+        request.setUnknownTaggedFields(List.of(new RawTaggedField(3, new byte[] {9})));
+        final byte[] encoded = bytes(request);
+        assertEquals(0x02, encoded[1], "two tagged fields");
+        assertEquals(0x00, encoded[2], "tag 0 first");
+        final AddTopicsToMirrorRequestData parsed = read(encoded);
+        assertEquals(request, parsed);
+        assertEquals(List.of(new RawTaggedField(3, new byte[] {9})), parsed.unknownTaggedFields());
+        assertEquals(1, parsed.topicPatterns().size());
+    }
+
+    @Test
+    void shouldRefuseToWriteTagZeroBothAsTopicPatternsAndAsAnUnknownField()
+    {
+        final AddTopicsToMirrorRequestData request = new AddTopicsToMirrorRequestData().setTopicPatterns(List.of(
+            new AddTopicsToMirrorRequestData.TopicPattern().setPattern("x").setMirrorName("m")));
+        request.setUnknownTaggedFields(List.of(new RawTaggedField(0, new byte[] {1})));
+        assertThrows(IllegalStateException.class, () -> bytes(request));
+    }
+
+    @Test
+    void shouldRejectTopicPatternsDataWithTrailingOrMissingBytes()
+    {
+        // Tag 0 of size 2 holding an empty array (1 byte) and one stray byte.
+        assertThrows(InvalidRequestException.class, () -> read(new byte[] {0x01, 0x01, 0x00, 0x02, 0x01, 0x07}));
+        // Tag 0 of size 1 claiming one pattern that is not there.
+        assertThrows(InvalidRequestException.class, () -> read(new byte[] {0x01, 0x01, 0x00, 0x01, 0x02}));
+    }
+
+    @Test
+    void shouldResetTopicPatternsWhenReadingAMessageWithoutThem()
+    {
+        final AddTopicsToMirrorRequestData reused = new AddTopicsToMirrorRequestData().setTopicPatterns(List.of(
+            new AddTopicsToMirrorRequestData.TopicPattern().setPattern("x").setMirrorName("m")));
+        reused.read(new ByteBufferAccessor(ByteBuffer.wrap(new byte[] {0x01, 0x00})), (short)0);
+        assertEquals(List.of(), reused.topicPatterns());
     }
 }

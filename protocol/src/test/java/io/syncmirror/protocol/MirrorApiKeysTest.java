@@ -25,6 +25,18 @@ class MirrorApiKeysTest
     }
 
     @Test
+    void shouldKeyTheMirrorDefinitionAndFailoverRpcsAfterTheSpecRpcs()
+    {
+        assertEquals(102, MirrorApiKeys.CREATE_CLUSTER_MIRROR.id());
+        assertEquals(103, MirrorApiKeys.DELETE_CLUSTER_MIRROR.id());
+        assertEquals(104, MirrorApiKeys.BUMP_LEADER_EPOCHS.id());
+        assertEquals(104, MirrorApiKeys.MAX_ID);
+        assertSame(MirrorApiKeys.BUMP_LEADER_EPOCHS, MirrorApiKeys.forId(104));
+        assertFalse(MirrorApiKeys.CREATE_CLUSTER_MIRROR.latestVersionUnstable());
+        assertFalse(MirrorApiKeys.BUMP_LEADER_EPOCHS.latestVersionUnstable());
+    }
+
+    @Test
     void shouldNotCollideWithAnyKeyKafkaClientsKnows()
     {
         for (final MirrorApiKeys key : MirrorApiKeys.values())

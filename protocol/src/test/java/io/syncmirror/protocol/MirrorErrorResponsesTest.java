@@ -50,6 +50,16 @@ class MirrorErrorResponsesTest
         {
             ((AlterMirrorTopicTypeResponseData)response).topics().forEach(t -> codes.add(t.errorCode()));
         }
+        else if (response instanceof ErrorOnlyResponseData)
+        {
+            codes.add(((ErrorOnlyResponseData<?>)response).errorCode());
+        }
+        else if (response instanceof BumpLeaderEpochsResponseData)
+        {
+            final BumpLeaderEpochsResponseData bump = (BumpLeaderEpochsResponseData)response;
+            codes.add(bump.errorCode());
+            bump.topics().forEach(t -> t.partitions().forEach(p -> codes.add(p.errorCode())));
+        }
         return codes;
     }
 
@@ -66,6 +76,18 @@ class MirrorErrorResponsesTest
         codes.forEach(code -> assertEquals((short)31, code));
         // The error response must itself encode.
         ((MirrorStruct)response).toByteBuffer();
+    }
+
+    @Test
+    void shouldAnswerEachTopicPatternOfAnAddRequestNamedByThePattern()
+    {
+        final AddTopicsToMirrorRequestData request = new AddTopicsToMirrorRequestData().setTopicPatterns(List.of(
+            new AddTopicsToMirrorRequestData.TopicPattern().setPattern("orders-.*").setMirrorName("east")));
+        final AddTopicsToMirrorResponseData response = (AddTopicsToMirrorResponseData)MirrorErrorResponses
+            .errorResponse(request, 0, (short)41, "not controller");
+        assertEquals(1, response.topics().size());
+        assertEquals("orders-.*", response.topics().get(0).topicName());
+        assertEquals((short)41, response.topics().get(0).errorCode());
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -76,7 +77,7 @@ class MirrorMessageRoundTripTest
             {response, roundTrip(response, key.newResponseData(), key.latestVersion())}})
         {
             assertEquals(pair[0], pair[1]);
-            assertEquals(List.of(new RawTaggedField(0, new byte[0]), new RawTaggedField(7, new byte[] {1, 2, 3}),
+            assertEquals(List.of(new RawTaggedField(1, new byte[0]), new RawTaggedField(7, new byte[] {1, 2, 3}),
                 new RawTaggedField(300, new byte[200])), pair[1].unknownTaggedFields());
         }
     }
@@ -147,6 +148,28 @@ class MirrorMessageRoundTripTest
         assertEquals(-1L, new LastMirroredOffsetsResponseData.PartitionResult().lastMirroredOffset());
         assertNull(new DescribeClusterMirrorsRequestData().mirrorNames());
         assertNull(new UnregisterMirrorSyncTopicResponseData().errorMessage());
+        assertEquals(false, new DescribeClusterMirrorsRequestData().localPartitionsOnly());
+        final DescribeClusterMirrorsResponseData.MirrorPartition partition =
+            new DescribeClusterMirrorsResponseData.MirrorPartition();
+        assertEquals(-1, partition.leaderId());
+        assertEquals(-1L, partition.sourceOffset());
+        assertEquals(0, partition.lastErrorCode());
+        assertNull(partition.lastErrorMessage());
+        assertEquals(-1, new LastMirroredOffsetsResponseData.PartitionResult().lastMirrorEpoch());
+        assertEquals(-1L, new BumpLeaderEpochsRequestData().minNextProducerId());
+        assertEquals(-1, new BumpLeaderEpochsResponseData.PartitionResult().leaderEpoch());
+        assertEquals(List.of(), new AddTopicsToMirrorRequestData().topicPatterns());
+        assertNull(new CreateClusterMirrorRequestData.SourceConfig().value());
+        assertNull(new CreateClusterMirrorResponseData().errorMessage());
+    }
+
+    @Test
+    void shouldKeepSecretSourceConfigValuesOutOfToString()
+    {
+        final CreateClusterMirrorRequestData request = new CreateClusterMirrorRequestData().setSourceConfigs(List.of(
+            new CreateClusterMirrorRequestData.SourceConfig().setName("sasl.jaas.config").setValue("password=s3cret")));
+        assertFalse(request.toString().contains("s3cret"), request.toString());
+        assertTrue(request.toString().contains("sasl.jaas.config"), request.toString());
     }
 
     @Test

@@ -28,7 +28,12 @@ final class MirrorMessageSamples
                     new AddTopicsToMirrorRequestData.TopicState().setTopicId(TOPIC_ID_A).setTopicName("orders")
                         .setMirrorName("east").setMirrorType(MirrorType.SYNC.id()),
                     new AddTopicsToMirrorRequestData.TopicState().setTopicId(TOPIC_ID_B)
-                        .setTopicName(UNICODE_NAME).setMirrorName(null).setMirrorType((byte)7)));
+                        .setTopicName(UNICODE_NAME).setMirrorName(null).setMirrorType((byte)7)))
+                    .setTopicPatterns(List.of(
+                        new AddTopicsToMirrorRequestData.TopicPattern().setPattern("orders-.*").setMirrorName("east")
+                            .setMirrorType(MirrorType.SYNC.id()),
+                        new AddTopicsToMirrorRequestData.TopicPattern().setPattern(UNICODE_NAME)
+                            .setMirrorName("")));
             case REMOVE_TOPICS_FROM_MIRROR:
                 return new RemoveTopicsFromMirrorRequestData().setTopics(List.of(
                     new RemoveTopicsFromMirrorRequestData.TopicState().setTopicId(TOPIC_ID_A).setTopicName("orders")
@@ -36,7 +41,8 @@ final class MirrorMessageSamples
                     new RemoveTopicsFromMirrorRequestData.TopicState().setTopicId(TOPIC_ID_B).setTopicName("")
                         .setMirrorName(null)));
             case DESCRIBE_CLUSTER_MIRRORS:
-                return new DescribeClusterMirrorsRequestData().setMirrorNames(List.of("east", UNICODE_NAME, ""));
+                return new DescribeClusterMirrorsRequestData().setMirrorNames(List.of("east", UNICODE_NAME, ""))
+                    .setLocalPartitionsOnly(true);
             case LAST_MIRRORED_OFFSETS:
                 return new LastMirroredOffsetsRequestData().setTopics(List.of(
                     new LastMirroredOffsetsRequestData.TopicRequest().setTopicId(TOPIC_ID_A).setTopicName("orders")
@@ -55,6 +61,22 @@ final class MirrorMessageSamples
                 return new AlterMirrorTopicTypeRequestData().setMirrorName(UNICODE_NAME).setTopics(List.of(
                     new AlterMirrorTopicTypeRequestData.AlterMirrorTopic().setTopicId(TOPIC_ID_B)
                         .setTopicName("orders").setMirrorType(MirrorType.SYNC.id())));
+            case CREATE_CLUSTER_MIRROR:
+                return new CreateClusterMirrorRequestData().setMirrorName("east")
+                    .setSourceBootstrapServers("src-1:9092,src-2:9092").setSourceConfigs(List.of(
+                        new CreateClusterMirrorRequestData.SourceConfig().setName("security.protocol")
+                            .setValue("SASL_SSL"),
+                        new CreateClusterMirrorRequestData.SourceConfig().setName(UNICODE_NAME).setValue(null)))
+                    .setIncludeTopics(List.of("orders-.*", ".*")).setExcludeTopics(List.of("__.*"));
+            case DELETE_CLUSTER_MIRROR:
+                return new DeleteClusterMirrorRequestData().setMirrorName(UNICODE_NAME);
+            case BUMP_LEADER_EPOCHS:
+                return new BumpLeaderEpochsRequestData().setMinNextProducerId(1L << 40).setTopics(List.of(
+                    new BumpLeaderEpochsRequestData.TopicRequest().setTopicId(TOPIC_ID_A).setPartitions(List.of(
+                        new BumpLeaderEpochsRequestData.PartitionRequest().setPartitionIndex(0).setMinLeaderEpoch(7),
+                        new BumpLeaderEpochsRequestData.PartitionRequest().setPartitionIndex(Integer.MAX_VALUE)
+                            .setMinLeaderEpoch(Integer.MAX_VALUE))),
+                    new BumpLeaderEpochsRequestData.TopicRequest().setTopicId(TOPIC_ID_B)));
             default:
                 throw new AssertionError(key);
         }
@@ -84,14 +106,18 @@ final class MirrorMessageSamples
                                     .setStatusMessage("released by source - recovery in flight")
                                     .setPartitions(List.of(
                                         new DescribeClusterMirrorsResponseData.MirrorPartition().setPartitionIndex(3)
-                                            .setState((byte)2).setDestinationOffset(1L << 40).setLag(12L))))),
+                                            .setState((byte)2).setDestinationOffset(1L << 40).setLag(12L)
+                                            .setLeaderId(4).setSourceOffset((1L << 40) + 12L)
+                                            .setLastErrorCode((short)7).setLastErrorMessage("source timed out")))))
+                            .setSourceBootstrapServers("src-1:9092").setIncludeTopics(List.of("orders-.*"))
+                            .setExcludeTopics(List.of(UNICODE_NAME, "")),
                         new DescribeClusterMirrorsResponseData.MirrorDescription().setMirrorName("west")));
             case LAST_MIRRORED_OFFSETS:
                 return new LastMirroredOffsetsResponseData().setThrottleTimeMs(1).setTopics(List.of(
                     new LastMirroredOffsetsResponseData.TopicResult().setTopicId(TOPIC_ID_A).setTopicName("orders")
                         .setPartitions(List.of(
                             new LastMirroredOffsetsResponseData.PartitionResult().setPartitionIndex(0)
-                                .setLastMirroredOffset(Long.MAX_VALUE),
+                                .setLastMirroredOffset(Long.MAX_VALUE).setLastMirrorEpoch(12),
                             new LastMirroredOffsetsResponseData.PartitionResult().setPartitionIndex(1)
                                 .setErrorCode((short)6)))));
             case REGISTER_MIRROR_SYNC_TOPIC:
@@ -105,6 +131,20 @@ final class MirrorMessageSamples
                 return new AlterMirrorTopicTypeResponseData().setThrottleTimeMs(3).setTopics(List.of(
                     new AlterMirrorTopicTypeResponseData.TopicResult().setTopicName("orders")
                         .setErrorCode((short)142).setErrorMessage("version mismatch")));
+            case CREATE_CLUSTER_MIRROR:
+                return new CreateClusterMirrorResponseData().setThrottleTimeMs(4).setErrorCode((short)36)
+                    .setErrorMessage("mirror east already exists");
+            case DELETE_CLUSTER_MIRROR:
+                return new DeleteClusterMirrorResponseData().setThrottleTimeMs(0).setErrorCode((short)0)
+                    .setErrorMessage("");
+            case BUMP_LEADER_EPOCHS:
+                return new BumpLeaderEpochsResponseData().setThrottleTimeMs(6).setErrorCode((short)41)
+                    .setErrorMessage("not controller").setTopics(List.of(
+                        new BumpLeaderEpochsResponseData.TopicResult().setTopicId(TOPIC_ID_B).setPartitions(List.of(
+                            new BumpLeaderEpochsResponseData.PartitionResult().setPartitionIndex(2)
+                                .setLeaderEpoch(9),
+                            new BumpLeaderEpochsResponseData.PartitionResult().setPartitionIndex(3)
+                                .setErrorCode((short)3)))));
             default:
                 throw new AssertionError(key);
         }
@@ -114,7 +154,8 @@ final class MirrorMessageSamples
     static ApiMessage withUnknownTags(final ApiMessage message)
     {
         final MirrorStruct struct = (MirrorStruct)message;
-        struct.setUnknownTaggedFields(List.of(new RawTaggedField(0, new byte[0]),
+        // Tag 1 rather than 0: AddTopicsToMirrorRequest knows tag 0 (TopicPatterns).
+        struct.setUnknownTaggedFields(List.of(new RawTaggedField(1, new byte[0]),
             new RawTaggedField(7, new byte[] {1, 2, 3}), new RawTaggedField(300, new byte[200])));
         final MirrorStruct nested = firstNested(message);
         if (nested != null)
@@ -148,6 +189,18 @@ final class MirrorMessageSamples
         else if (message instanceof AlterMirrorTopicTypeResponseData)
         {
             candidates.addAll(((AlterMirrorTopicTypeResponseData)message).topics());
+        }
+        else if (message instanceof CreateClusterMirrorRequestData)
+        {
+            candidates.addAll(((CreateClusterMirrorRequestData)message).sourceConfigs());
+        }
+        else if (message instanceof BumpLeaderEpochsRequestData)
+        {
+            candidates.addAll(((BumpLeaderEpochsRequestData)message).topics().get(0).partitions());
+        }
+        else if (message instanceof BumpLeaderEpochsResponseData)
+        {
+            candidates.addAll(((BumpLeaderEpochsResponseData)message).topics().get(0).partitions());
         }
         return candidates.isEmpty() ? null : candidates.get(0);
     }

@@ -1,0 +1,140 @@
+package io.syncmirror.protocol;
+
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.apache.kafka.common.protocol.ApiMessage;
+
+/**
+ * A broker stand-in on 127.0.0.1 that decodes mirror requests with the protocol classes and answers as its
+ * handler decides, for the client tests. Thread-safe; its threads are daemons and {@link #close()} stops them.
+ */
+final class FakeMirrorBroker implements AutoCloseable
+{
+    /** Decides the answer to one request: write it with {@link #reply}, or misbehave on purpose. */
+    @FunctionalInterface
+    interface Handler
+    {
+        void handle(MirrorRequestHeader header, ApiMessage request, Socket socket, DataOutputStream out)
+            throws IOException;
+    }
+
+    private final ServerSocket server;
+    private final Handler handler;
+    private final List<MirrorRequestHeader> headers = new CopyOnWriteArrayList<>();
+    private final List<ApiMessage> requests = new CopyOnWriteArrayList<>();
+    private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+    private final AtomicInteger connections = new AtomicInteger();
+
+    FakeMirrorBroker(final Handler handler) throws IOException
+    {
+        this.handler = handler;
+        server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        final Thread acceptor = new Thread(this::acceptLoop, "fake-mirror-broker-accept");
+        acceptor.setDaemon(true);
+        acceptor.start();
+    }
+
+    /** Answers every request with a response of its RPC at every default, with the same correlation id. */
+    static Handler answeringDefaults()
+    {
+        return (header, request, socket, out) -> reply(out, header, header.apiKey().newResponseData());
+    }
+
+    static void reply(final DataOutputStream out, final MirrorRequestHeader header, final ApiMessage response)
+        throws IOException
+    {
+        writeFrame(out, MirrorMessages.serializeResponse(header.toResponseHeader(), response, header.apiVersion()));
+    }
+
+    static void writeFrame(final DataOutputStream out, final ByteBuffer frame) throws IOException
+    {
+        out.writeInt(frame.remaining());
+        out.write(frame.array(), frame.arrayOffset() + frame.position(), frame.remaining());
+        out.flush();
+    }
+
+    int port()
+    {
+        return server.getLocalPort();
+    }
+
+    List<MirrorRequestHeader> headers()
+    {
+        return headers;
+    }
+
+    List<ApiMessage> requests()
+    {
+        return requests;
+    }
+
+    int connections()
+    {
+        return connections.get();
+    }
+
+    private void acceptLoop()
+    {
+        while (!server.isClosed())
+        {
+            try
+            {
+                final Socket socket = server.accept();
+                sockets.add(socket);
+                connections.incrementAndGet();
+                final Thread serve = new Thread(() -> serve(socket), "fake-mirror-broker-conn");
+                serve.setDaemon(true);
+                serve.start();
+            }
+            catch (final IOException e)
+            {
+                return;
+            }
+        }
+    }
+
+    private void serve(final Socket socket)
+    {
+        try (socket)
+        {
+            final DataInputStream in = new DataInputStream(socket.getInputStream());
+            final DataOutputStream out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream()));
+            while (!socket.isClosed())
+            {
+                final int size = in.readInt();
+                final byte[] frame = new byte[size];
+                in.readFully(frame);
+                final ByteBuffer buffer = ByteBuffer.wrap(frame);
+                final MirrorRequestHeader header = MirrorRequestHeader.parse(buffer);
+                final ApiMessage request = MirrorMessages.parseRequest(header, buffer);
+                headers.add(header);
+                requests.add(request);
+                handler.handle(header, request, socket, out);
+            }
+        }
+        catch (final IOException e)
+        {
+            // The client went away or the handler closed the socket: this connection is done.
+        }
+    }
+
+    @Override
+    public void close() throws IOException
+    {
+        server.close();
+        for (final Socket socket : sockets)
+        {
+            socket.close();
+        }
+    }
+}

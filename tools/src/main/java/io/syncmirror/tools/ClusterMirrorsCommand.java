@@ -1,0 +1,896 @@
+package io.syncmirror.tools;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.internals.Topic;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+
+import io.syncmirror.hwgate.MirrorError;
+import io.syncmirror.protocol.AddTopicsToMirrorRequestData;
+import io.syncmirror.protocol.AddTopicsToMirrorResponseData;
+import io.syncmirror.protocol.CreateClusterMirrorRequestData;
+import io.syncmirror.protocol.CreateClusterMirrorResponseData;
+import io.syncmirror.protocol.DeleteClusterMirrorRequestData;
+import io.syncmirror.protocol.DeleteClusterMirrorResponseData;
+import io.syncmirror.protocol.DescribeClusterMirrorsRequestData;
+import io.syncmirror.protocol.DescribeClusterMirrorsResponseData;
+import io.syncmirror.protocol.ErrorOnlyResponseData;
+import io.syncmirror.protocol.MirrorType;
+import io.syncmirror.protocol.MirrorWireClient;
+import io.syncmirror.protocol.RemoveTopicsFromMirrorRequestData;
+import io.syncmirror.protocol.RemoveTopicsFromMirrorResponseData;
+import io.syncmirror.protocol.TopicResultsResponseData;
+
+/**
+ * The {@code kafka-cluster-mirrors} command: creates, lists, describes and deletes cluster mirrors on a
+ * destination cluster and adds topics to them or removes topics from them (failover). Stateless between runs;
+ * {@link #run} is safe to call from several threads at once, each call on its own streams.
+ *
+ * <p>It follows the Kafka command-line tools' conventions: {@code --bootstrap-server} names the cluster,
+ * exactly one action option says what to do, {@code --help} lists every option. Bad, missing or conflicting
+ * arguments print one line naming the problem and "see --help" on stderr and exit {@value #EXIT_USAGE};
+ * anything the broker refuses, and a cluster that cannot be reached, print the error on stderr and exit
+ * {@value #EXIT_FAILED}, without a stack trace. It talks to the broker with {@link MirrorWireClient}, since the
+ * mirror RPCs are not ones kafka-clients can send, and needs a plaintext listener.
+ */
+public final class ClusterMirrorsCommand
+{
+    /** Every request succeeded. */
+    public static final int EXIT_OK = 0;
+    /** The broker refused something, or could not be reached. */
+    public static final int EXIT_FAILED = 1;
+    /** The arguments were bad, missing or conflicting; nothing was sent. */
+    public static final int EXIT_USAGE = 2;
+
+    static final int DEFAULT_COMMAND_TIMEOUT_MS = 30_000;
+    static final String CLIENT_ID = "kafka-cluster-mirrors";
+
+    /** The partition state names of DescribeClusterMirrors, indexed by the state byte. */
+    static final List<String> STATE_NAMES = List.of("UNKNOWN", "PREPARING", "MIRRORING", "STOPPING", "STOPPED",
+        "FAILED");
+
+    private static final Map<Short, Errors> KAFKA_ERRORS = new HashMap<>();
+
+    static
+    {
+        // Errors.forCode logs a warning for a code it does not know; the mirroring codes are such codes.
+        for (final Errors error : Errors.values())
+        {
+            KAFKA_ERRORS.put(error.code(), error);
+        }
+    }
+
+    /** The command-line options, in the order --help lists them. */
+    enum Option
+    {
+        BOOTSTRAP_SERVER("bootstrap-server", "HOST:PORT", false,
+            "The destination cluster's broker(s) to connect to, comma-separated (required except with --help)."),
+        CREATE("create", null, false,
+            "Action: define a cluster mirror (needs --mirror and --source-bootstrap-server)."),
+        ADD("add", null, false,
+            "Action: add topics to a mirror (needs --mirror and one of --topics or --topic-regex)."),
+        REMOVE("remove", null, false,
+            "Action: remove topics from a mirror, which fails them over to writable (needs --mirror, --topics)."),
+        STOP("stop", null, false,
+            "Action: the same as --remove."),
+        DESCRIBE("describe", null, false,
+            "Action: show each mirror's source, filters and per-partition state (all mirrors, or --mirror)."),
+        LIST("list", null, false,
+            "Action: list the mirrors, one line each: name and source bootstrap servers."),
+        DELETE("delete", null, false,
+            "Action: delete a mirror definition (needs --mirror)."),
+        HELP("help", null, false,
+            "Print this list of options and exit."),
+        MIRROR("mirror", "NAME", false,
+            "The cluster mirror to act on."),
+        SOURCE_BOOTSTRAP_SERVER("source-bootstrap-server", "HOST:PORT", false,
+            "With --create: the source cluster's broker(s), comma-separated."),
+        SOURCE_CONFIG("source-config", "KEY=VALUE", true,
+            "With --create: a client config for the connections to the source; repeatable, wins over the file."),
+        SOURCE_CONFIG_FILE("source-config-file", "FILE", false,
+            "With --create: a properties file of client configs for the connections to the source."),
+        INCLUDE("include", "REGEX", true,
+            "With --create: mirror the source topics whose whole name matches; repeatable."),
+        EXCLUDE("exclude", "REGEX", true,
+            "With --create: never mirror the source topics whose whole name matches; repeatable."),
+        TOPICS("topics", "T1,T2", false,
+            "With --add or --remove: the topics, comma-separated."),
+        TOPIC_REGEX("topic-regex", "REGEX", false,
+            "With --add: add every source topic whose whole name matches, now and as they appear."),
+        COMMAND_TIMEOUT_MS("command-timeout-ms", "N", false,
+            "How long to wait to connect and for each response, in milliseconds (default "
+                + DEFAULT_COMMAND_TIMEOUT_MS + ").");
+
+        final String flag;
+        final String argName;
+        final boolean repeatable;
+        final String description;
+
+        Option(final String name, final String argName, final boolean repeatable, final String description)
+        {
+            this.flag = "--" + name;
+            this.argName = argName;
+            this.repeatable = repeatable;
+            this.description = description;
+        }
+
+        boolean takesValue()
+        {
+            return argName != null;
+        }
+
+        static Option forFlag(final String flag)
+        {
+            for (final Option option : values())
+            {
+                if (option.flag.equals(flag))
+                {
+                    return option;
+                }
+            }
+            return null;
+        }
+    }
+
+    /** The actions, each with the options it accepts besides --bootstrap-server and --command-timeout-ms. */
+    private enum Action
+    {
+        CREATE(Option.CREATE, EnumSet.of(Option.MIRROR, Option.SOURCE_BOOTSTRAP_SERVER, Option.SOURCE_CONFIG,
+            Option.SOURCE_CONFIG_FILE, Option.INCLUDE, Option.EXCLUDE)),
+        ADD(Option.ADD, EnumSet.of(Option.MIRROR, Option.TOPICS, Option.TOPIC_REGEX)),
+        REMOVE(Option.REMOVE, EnumSet.of(Option.MIRROR, Option.TOPICS)),
+        DESCRIBE(Option.DESCRIBE, EnumSet.of(Option.MIRROR)),
+        LIST(Option.LIST, EnumSet.noneOf(Option.class)),
+        DELETE(Option.DELETE, EnumSet.of(Option.MIRROR));
+
+        final Option option;
+        final Set<Option> accepts;
+
+        Action(final Option option, final Set<Option> accepts)
+        {
+            this.option = option;
+            this.accepts = accepts;
+        }
+    }
+
+    /** A bad, missing or conflicting argument; its message is the one line the user sees. */
+    static final class UsageException extends Exception
+    {
+        private static final long serialVersionUID = 1L;
+
+        UsageException(final String message)
+        {
+            super(message);
+        }
+    }
+
+    private ClusterMirrorsCommand()
+    {
+    }
+
+    public static void main(final String[] args)
+    {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    /**
+     * Runs the command with {@code args}, writing results to {@code out} and errors to {@code err}.
+     *
+     * @return {@link #EXIT_OK}, {@link #EXIT_FAILED} or {@link #EXIT_USAGE}
+     */
+    public static int run(final String[] args, final PrintStream out, final PrintStream err)
+    {
+        final Map<Option, List<String>> options;
+        try
+        {
+            options = parse(args);
+        }
+        catch (final UsageException e)
+        {
+            return usageError(err, e.getMessage());
+        }
+        if (options.containsKey(Option.HELP))
+        {
+            printHelp(out);
+            return EXIT_OK;
+        }
+        final Action action;
+        final List<MirrorWireClient.HostPort> bootstrap;
+        final int timeoutMs;
+        final ApiMessage request;
+        try
+        {
+            action = action(options);
+            checkApplicable(options, action);
+            bootstrap = hostPorts(Option.BOOTSTRAP_SERVER, required(options, Option.BOOTSTRAP_SERVER));
+            timeoutMs = timeoutMs(options);
+            request = buildRequest(action, options);
+        }
+        catch (final UsageException e)
+        {
+            return usageError(err, e.getMessage());
+        }
+        try (MirrorWireClient client = connect(bootstrap, timeoutMs))
+        {
+            final ApiMessage response = client.send(request);
+            return report(action, options, request, response, out, err);
+        }
+        catch (final IOException e)
+        {
+            err.println("Error: " + e.getMessage());
+            return EXIT_FAILED;
+        }
+        catch (final RuntimeException e)
+        {
+            // A request the codec cannot encode (a string over 32767 bytes) or a response this command cannot
+            // read: still one line, not a stack trace.
+            err.println("Error: " + e.getClass().getSimpleName() + ": " + e.getMessage());
+            return EXIT_FAILED;
+        }
+    }
+
+    private static int usageError(final PrintStream err, final String message)
+    {
+        err.println("Error: " + message + " (see --help)");
+        return EXIT_USAGE;
+    }
+
+    static Map<Option, List<String>> parse(final String[] args) throws UsageException
+    {
+        final Map<Option, List<String>> options = new EnumMap<>(Option.class);
+        for (int i = 0; i < args.length; i++)
+        {
+            final String arg = args[i];
+            final int equals = arg.indexOf('=');
+            final String flag = arg.startsWith("--") && equals > 0 ? arg.substring(0, equals) : arg;
+            final Option option = Option.forFlag(flag);
+            if (option == null)
+            {
+                throw new UsageException(arg.startsWith("-") ? "unknown option " + flag
+                    : "unexpected argument '" + arg + "'");
+            }
+            final String value;
+            if (!option.takesValue())
+            {
+                if (flag.length() != arg.length())
+                {
+                    throw new UsageException(option.flag + " takes no value");
+                }
+                value = "";
+            }
+            else if (flag.length() != arg.length())
+            {
+                value = arg.substring(equals + 1);
+            }
+            else if (i + 1 < args.length && !args[i + 1].startsWith("--"))
+            {
+                value = args[++i];
+            }
+            else
+            {
+                throw new UsageException(option.flag + " needs a value (" + option.argName + ")");
+            }
+            final List<String> values = options.computeIfAbsent(option, o -> new ArrayList<>());
+            if (!values.isEmpty() && !option.repeatable)
+            {
+                throw new UsageException(option.flag + " was given more than once");
+            }
+            values.add(value);
+        }
+        return options;
+    }
+
+    private static Action action(final Map<Option, List<String>> options) throws UsageException
+    {
+        final List<Option> given = new ArrayList<>();
+        for (final Option option : new Option[] {Option.CREATE, Option.ADD, Option.REMOVE, Option.STOP,
+            Option.DESCRIBE, Option.LIST, Option.DELETE})
+        {
+            if (options.containsKey(option))
+            {
+                given.add(option);
+            }
+        }
+        if (given.isEmpty())
+        {
+            throw new UsageException("exactly one action is needed: --create, --add, --remove (--stop), "
+                + "--describe, --list or --delete");
+        }
+        if (given.size() > 1)
+        {
+            throw new UsageException("only one action at a time, but got " + given.get(0).flag + " and "
+                + given.get(1).flag);
+        }
+        switch (given.get(0))
+        {
+            case CREATE:
+                return Action.CREATE;
+            case ADD:
+                return Action.ADD;
+            case REMOVE:
+            case STOP:
+                return Action.REMOVE;
+            case DESCRIBE:
+                return Action.DESCRIBE;
+            case LIST:
+                return Action.LIST;
+            default:
+                return Action.DELETE;
+        }
+    }
+
+    private static void checkApplicable(final Map<Option, List<String>> options, final Action action)
+        throws UsageException
+    {
+        for (final Option option : options.keySet())
+        {
+            final boolean actionFlag = option == action.option || action == Action.REMOVE && option == Option.STOP;
+            if (!actionFlag && option != Option.BOOTSTRAP_SERVER && option != Option.COMMAND_TIMEOUT_MS
+                && !action.accepts.contains(option))
+            {
+                throw new UsageException(option.flag + " does not apply to " + action.option.flag);
+            }
+        }
+    }
+
+    private static String required(final Map<Option, List<String>> options, final Option option)
+        throws UsageException
+    {
+        final List<String> values = options.get(option);
+        if (values == null)
+        {
+            throw new UsageException(option.flag + " " + option.argName + " is required");
+        }
+        final String value = values.get(0).trim();
+        if (value.isEmpty())
+        {
+            throw new UsageException(option.flag + " must not be empty");
+        }
+        return value;
+    }
+
+    private static String optional(final Map<Option, List<String>> options, final Option option)
+        throws UsageException
+    {
+        return options.containsKey(option) ? required(options, option) : null;
+    }
+
+    private static List<MirrorWireClient.HostPort> hostPorts(final Option option, final String value)
+        throws UsageException
+    {
+        final List<MirrorWireClient.HostPort> hostPorts = new ArrayList<>();
+        for (final String part : value.split(",", -1))
+        {
+            try
+            {
+                hostPorts.add(MirrorWireClient.parse(part));
+            }
+            catch (final IllegalArgumentException e)
+            {
+                throw new UsageException(option.flag + ": " + e.getMessage());
+            }
+        }
+        return hostPorts;
+    }
+
+    private static int timeoutMs(final Map<Option, List<String>> options) throws UsageException
+    {
+        final String value = optional(options, Option.COMMAND_TIMEOUT_MS);
+        if (value == null)
+        {
+            return DEFAULT_COMMAND_TIMEOUT_MS;
+        }
+        try
+        {
+            final int timeoutMs = Integer.parseInt(value);
+            if (timeoutMs > 0)
+            {
+                return timeoutMs;
+            }
+        }
+        catch (final NumberFormatException e)
+        {
+            // Reported below with the same message as a non-positive number.
+        }
+        throw new UsageException(Option.COMMAND_TIMEOUT_MS.flag + " must be a positive number of milliseconds, not '"
+            + value + "'");
+    }
+
+    private static ApiMessage buildRequest(final Action action, final Map<Option, List<String>> options)
+        throws UsageException
+    {
+        switch (action)
+        {
+            case CREATE:
+                return createRequest(options);
+            case ADD:
+                return addRequest(options);
+            case REMOVE:
+                return removeRequest(options);
+            case DESCRIBE:
+                final String mirror = optional(options, Option.MIRROR);
+                return new DescribeClusterMirrorsRequestData().setMirrorNames(mirror == null ? null : List.of(mirror));
+            case LIST:
+                return new DescribeClusterMirrorsRequestData().setMirrorNames(null);
+            default:
+                return new DeleteClusterMirrorRequestData().setMirrorName(required(options, Option.MIRROR));
+        }
+    }
+
+    private static CreateClusterMirrorRequestData createRequest(final Map<Option, List<String>> options)
+        throws UsageException
+    {
+        final String mirror = required(options, Option.MIRROR);
+        final String source = required(options, Option.SOURCE_BOOTSTRAP_SERVER);
+        hostPorts(Option.SOURCE_BOOTSTRAP_SERVER, source);
+        final Map<String, String> configs = new TreeMap<>();
+        final String file = optional(options, Option.SOURCE_CONFIG_FILE);
+        if (file != null)
+        {
+            configs.putAll(readConfigFile(file));
+        }
+        for (final String config : options.getOrDefault(Option.SOURCE_CONFIG, List.of()))
+        {
+            final int equals = config.indexOf('=');
+            if (equals <= 0 || config.substring(0, equals).isBlank())
+            {
+                throw new UsageException(Option.SOURCE_CONFIG.flag + " must be KEY=VALUE, not '" + config + "'");
+            }
+            configs.put(config.substring(0, equals).trim(), config.substring(equals + 1));
+        }
+        final List<CreateClusterMirrorRequestData.SourceConfig> sourceConfigs = new ArrayList<>();
+        configs.forEach((name, value) -> sourceConfigs.add(
+            new CreateClusterMirrorRequestData.SourceConfig().setName(name).setValue(value)));
+        return new CreateClusterMirrorRequestData().setMirrorName(mirror).setSourceBootstrapServers(source)
+            .setSourceConfigs(sourceConfigs)
+            .setIncludeTopics(regexes(Option.INCLUDE, options.getOrDefault(Option.INCLUDE, List.of())))
+            .setExcludeTopics(regexes(Option.EXCLUDE, options.getOrDefault(Option.EXCLUDE, List.of())));
+    }
+
+    private static Map<String, String> readConfigFile(final String file) throws UsageException
+    {
+        final Path path = Paths.get(file);
+        final Properties properties = new Properties();
+        try (Reader reader = Files.newBufferedReader(path, StandardCharsets.UTF_8))
+        {
+            properties.load(reader);
+        }
+        catch (final IOException | IllegalArgumentException e)
+        {
+            // IllegalArgumentException: a malformed \\uXXXX escape in the file.
+            throw new UsageException("cannot read " + Option.SOURCE_CONFIG_FILE.flag + " '" + file + "': "
+                + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
+        }
+        final Map<String, String> configs = new LinkedHashMap<>();
+        for (final String name : properties.stringPropertyNames())
+        {
+            configs.put(name, properties.getProperty(name));
+        }
+        return configs;
+    }
+
+    private static List<String> regexes(final Option option, final List<String> values) throws UsageException
+    {
+        for (final String regex : values)
+        {
+            regex(option, regex);
+        }
+        return new ArrayList<>(values);
+    }
+
+    private static String regex(final Option option, final String regex) throws UsageException
+    {
+        if (regex.isEmpty())
+        {
+            throw new UsageException(option.flag + " must not be empty");
+        }
+        try
+        {
+            Pattern.compile(regex);
+            return regex;
+        }
+        catch (final PatternSyntaxException e)
+        {
+            throw new UsageException(option.flag + " '" + regex + "' is not a valid regular expression: "
+                + e.getDescription());
+        }
+    }
+
+    private static List<String> topics(final Map<Option, List<String>> options) throws UsageException
+    {
+        final Set<String> topics = new LinkedHashSet<>();
+        for (final String part : required(options, Option.TOPICS).split(",", -1))
+        {
+            final String topic = part.trim();
+            try
+            {
+                Topic.validate(topic);
+            }
+            catch (final InvalidTopicException e)
+            {
+                throw new UsageException(Option.TOPICS.flag + ": '" + topic + "' is not a valid topic name: "
+                    + e.getMessage());
+            }
+            topics.add(topic);
+        }
+        return new ArrayList<>(topics);
+    }
+
+    private static AddTopicsToMirrorRequestData addRequest(final Map<Option, List<String>> options)
+        throws UsageException
+    {
+        final String mirror = required(options, Option.MIRROR);
+        final boolean byName = options.containsKey(Option.TOPICS);
+        final boolean byRegex = options.containsKey(Option.TOPIC_REGEX);
+        if (byName == byRegex)
+        {
+            throw new UsageException(Option.ADD.flag + " needs exactly one of " + Option.TOPICS.flag + " and "
+                + Option.TOPIC_REGEX.flag);
+        }
+        final AddTopicsToMirrorRequestData request = new AddTopicsToMirrorRequestData();
+        if (byName)
+        {
+            final List<AddTopicsToMirrorRequestData.TopicState> states = new ArrayList<>();
+            for (final String topic : topics(options))
+            {
+                states.add(new AddTopicsToMirrorRequestData.TopicState().setTopicName(topic).setMirrorName(mirror)
+                    .setMirrorType(MirrorType.ASYNC.id()));
+            }
+            return request.setTopics(states);
+        }
+        final String regex = regex(Option.TOPIC_REGEX, options.get(Option.TOPIC_REGEX).get(0));
+        return request.setTopicPatterns(List.of(new AddTopicsToMirrorRequestData.TopicPattern().setPattern(regex)
+            .setMirrorName(mirror).setMirrorType(MirrorType.ASYNC.id())));
+    }
+
+    private static RemoveTopicsFromMirrorRequestData removeRequest(final Map<Option, List<String>> options)
+        throws UsageException
+    {
+        final String mirror = required(options, Option.MIRROR);
+        final List<RemoveTopicsFromMirrorRequestData.TopicState> states = new ArrayList<>();
+        for (final String topic : topics(options))
+        {
+            states.add(new RemoveTopicsFromMirrorRequestData.TopicState().setTopicName(topic).setMirrorName(mirror));
+        }
+        return new RemoveTopicsFromMirrorRequestData().setTopics(states);
+    }
+
+    /** Connects to the first bootstrap server that answers, trying them in the order given. */
+    private static MirrorWireClient connect(final List<MirrorWireClient.HostPort> bootstrap, final int timeoutMs)
+        throws IOException
+    {
+        IOException last = null;
+        for (final MirrorWireClient.HostPort hostPort : bootstrap)
+        {
+            try
+            {
+                return MirrorWireClient.connect(hostPort.host(), hostPort.port(), CLIENT_ID, timeoutMs, timeoutMs);
+            }
+            catch (final IOException e)
+            {
+                last = e;
+            }
+        }
+        if (bootstrap.size() == 1)
+        {
+            throw last;
+        }
+        throw new IOException("Cannot connect to any of the " + bootstrap.size() + " bootstrap servers; the last: "
+            + last.getMessage(), last);
+    }
+
+    private static int report(final Action action, final Map<Option, List<String>> options,
+        final ApiMessage request, final ApiMessage response, final PrintStream out, final PrintStream err)
+    {
+        switch (action)
+        {
+            case CREATE:
+                return reportWhole((CreateClusterMirrorResponseData)response,
+                    "Created cluster mirror '" + ((CreateClusterMirrorRequestData)request).mirrorName() + "' from "
+                        + ((CreateClusterMirrorRequestData)request).sourceBootstrapServers() + ".",
+                    "Failed to create cluster mirror '" + ((CreateClusterMirrorRequestData)request).mirrorName() + "'",
+                    out, err);
+            case DELETE:
+                return reportWhole((DeleteClusterMirrorResponseData)response,
+                    "Deleted cluster mirror '" + ((DeleteClusterMirrorRequestData)request).mirrorName() + "'.",
+                    "Failed to delete cluster mirror '" + ((DeleteClusterMirrorRequestData)request).mirrorName()
+                        + "'", out, err);
+            case ADD:
+                return reportAdd((AddTopicsToMirrorRequestData)request, (AddTopicsToMirrorResponseData)response,
+                    out, err);
+            case REMOVE:
+                return reportTopics((RemoveTopicsFromMirrorResponseData)response, "Removed topic '%s' from mirror '"
+                    + mirrorName(options) + "'; it fails over to writable once its partitions are STOPPED.", Set.of(),
+                    out, err);
+            case DESCRIBE:
+                return reportDescribe((DescribeClusterMirrorsRequestData)request,
+                    (DescribeClusterMirrorsResponseData)response, out, err);
+            default:
+                return reportList((DescribeClusterMirrorsResponseData)response, out, err);
+        }
+    }
+
+    /** The --mirror value, known to be present once the request was built. */
+    private static String mirrorName(final Map<Option, List<String>> options)
+    {
+        return options.get(Option.MIRROR).get(0).trim();
+    }
+
+    private static int reportWhole(final ErrorOnlyResponseData<?> response, final String success,
+        final String failure, final PrintStream out, final PrintStream err)
+    {
+        if (response.errorCode() != Errors.NONE.code())
+        {
+            err.println("Error: " + failure + ": " + describeError(response.errorCode(), response.errorMessage()));
+            return EXIT_FAILED;
+        }
+        out.println(success);
+        return EXIT_OK;
+    }
+
+    private static int reportAdd(final AddTopicsToMirrorRequestData request,
+        final AddTopicsToMirrorResponseData response, final PrintStream out, final PrintStream err)
+    {
+        if (response.topics().isEmpty() && !request.topicPatterns().isEmpty())
+        {
+            final AddTopicsToMirrorRequestData.TopicPattern pattern = request.topicPatterns().get(0);
+            out.println("Added topic pattern '" + pattern.pattern() + "' to mirror '" + pattern.mirrorName()
+                + "'; no matching topic was reported yet.");
+            return EXIT_OK;
+        }
+        final String mirror = request.topics().isEmpty() ? request.topicPatterns().get(0).mirrorName()
+            : request.topics().get(0).mirrorName();
+        final Set<String> patterns = new LinkedHashSet<>();
+        request.topicPatterns().forEach(p -> patterns.add(p.pattern()));
+        return reportTopics(response, "Added topic '%s' to mirror '" + mirror + "'.", patterns, out, err);
+    }
+
+    /**
+     * Prints each topic's result; a result named like one of {@code patterns} answers that pattern (a broker
+     * reports an error for a regex it could not act on under the regex itself).
+     */
+    private static int reportTopics(final TopicResultsResponseData<?> response, final String successFormat,
+        final Set<String> patterns, final PrintStream out, final PrintStream err)
+    {
+        int exit = EXIT_OK;
+        for (final TopicResultsResponseData.TopicResult topic : response.topics())
+        {
+            if (topic.errorCode() == Errors.NONE.code())
+            {
+                out.println(String.format(Locale.ROOT, successFormat, topic.topicName()));
+            }
+            else
+            {
+                err.println("Error: " + (patterns.contains(topic.topicName()) ? "topic pattern '" : "topic '")
+                    + topic.topicName() + "': " + describeError(topic.errorCode(), topic.errorMessage()));
+                exit = EXIT_FAILED;
+            }
+        }
+        return exit;
+    }
+
+    private static int reportDescribe(final DescribeClusterMirrorsRequestData request,
+        final DescribeClusterMirrorsResponseData response, final PrintStream out, final PrintStream err)
+    {
+        if (response.errorCode() != Errors.NONE.code())
+        {
+            err.println("Error: " + describeError(response.errorCode(), response.errorMessage()));
+            return EXIT_FAILED;
+        }
+        if (response.mirrors().isEmpty())
+        {
+            if (request.mirrorNames() != null)
+            {
+                err.println("Error: cluster mirror '" + request.mirrorNames().get(0) + "' was not found.");
+                return EXIT_FAILED;
+            }
+            out.println("No cluster mirrors.");
+            return EXIT_OK;
+        }
+        int exit = EXIT_OK;
+        boolean first = true;
+        for (final DescribeClusterMirrorsResponseData.MirrorDescription mirror : response.mirrors())
+        {
+            if (!first)
+            {
+                out.println();
+            }
+            first = false;
+            if (mirror.errorCode() != Errors.NONE.code())
+            {
+                err.println("Error: cluster mirror '" + mirror.mirrorName() + "': "
+                    + describeError(mirror.errorCode(), mirror.errorMessage()));
+                exit = EXIT_FAILED;
+                continue;
+            }
+            out.println("Mirror: " + mirror.mirrorName() + "\tSource: " + mirror.sourceBootstrapServers()
+                + "\tInclude: " + patterns(mirror.includeTopics()) + "\tExclude: " + patterns(mirror.excludeTopics()));
+            final List<String[]> rows = new ArrayList<>();
+            rows.add(new String[] {"MIRROR", "TOPIC", "PARTITION", "STATE", "SOURCE-OFFSET", "DESTINATION-OFFSET",
+                "LAG", "LAST-ERROR"});
+            final List<String> notes = new ArrayList<>();
+            for (final DescribeClusterMirrorsResponseData.MirrorTopic topic : mirror.topics())
+            {
+                if (topic.statusMessage() != null && !topic.statusMessage().isEmpty())
+                {
+                    notes.add("Topic " + topic.topicName() + ": " + topic.statusMessage());
+                }
+                for (final DescribeClusterMirrorsResponseData.MirrorPartition partition : topic.partitions())
+                {
+                    rows.add(new String[] {mirror.mirrorName(), topic.topicName(),
+                        Integer.toString(partition.partitionIndex()), stateName(partition.state()),
+                        offset(partition.sourceOffset()), offset(partition.destinationOffset()),
+                        offset(partition.lag()), lastError(partition)});
+                }
+            }
+            if (rows.size() == 1)
+            {
+                out.println("(no mirrored partitions)");
+            }
+            else
+            {
+                printTable(rows, out);
+            }
+            notes.forEach(out::println);
+        }
+        return exit;
+    }
+
+    private static int reportList(final DescribeClusterMirrorsResponseData response, final PrintStream out,
+        final PrintStream err)
+    {
+        if (response.errorCode() != Errors.NONE.code())
+        {
+            err.println("Error: " + describeError(response.errorCode(), response.errorMessage()));
+            return EXIT_FAILED;
+        }
+        int exit = EXIT_OK;
+        final List<String[]> rows = new ArrayList<>();
+        for (final DescribeClusterMirrorsResponseData.MirrorDescription mirror : response.mirrors())
+        {
+            if (mirror.errorCode() != Errors.NONE.code())
+            {
+                err.println("Error: cluster mirror '" + mirror.mirrorName() + "': "
+                    + describeError(mirror.errorCode(), mirror.errorMessage()));
+                exit = EXIT_FAILED;
+            }
+            else
+            {
+                rows.add(new String[] {mirror.mirrorName(), mirror.sourceBootstrapServers()});
+            }
+        }
+        printTable(rows, out);
+        return exit;
+    }
+
+    private static String patterns(final List<String> patterns)
+    {
+        return patterns.isEmpty() ? "(none)" : String.join(",", patterns);
+    }
+
+    private static String offset(final long value)
+    {
+        return value < 0 ? "-" : Long.toString(value);
+    }
+
+    /** The name of a partition state byte, or {@code STATE_<n>} for a state this command does not know. */
+    static String stateName(final byte state)
+    {
+        return state >= 0 && state < STATE_NAMES.size() ? STATE_NAMES.get(state) : "STATE_" + state;
+    }
+
+    private static String lastError(final DescribeClusterMirrorsResponseData.MirrorPartition partition)
+    {
+        if (partition.lastErrorCode() == Errors.NONE.code())
+        {
+            return partition.lastErrorMessage() == null || partition.lastErrorMessage().isEmpty() ? "-"
+                : partition.lastErrorMessage();
+        }
+        return describeError(partition.lastErrorCode(), partition.lastErrorMessage());
+    }
+
+    /** An error code's name, from Kafka's Errors or the mirroring codes, or {@code ERROR_<code>} if neither does. */
+    static String errorName(final short code)
+    {
+        final Errors kafka = KAFKA_ERRORS.get(code);
+        if (kafka != null)
+        {
+            return kafka.name();
+        }
+        final MirrorError mirror = MirrorError.forCode(code);
+        return mirror != null ? mirror.name() : "ERROR_" + code;
+    }
+
+    /** {@code NAME: message}, with the code's default message when the broker sent none. */
+    static String describeError(final short code, final String message)
+    {
+        String text = message;
+        if (text == null || text.isEmpty())
+        {
+            final Errors kafka = KAFKA_ERRORS.get(code);
+            final MirrorError mirror = MirrorError.forCode(code);
+            text = kafka != null ? kafka.message() : mirror != null ? mirror.message() : null;
+        }
+        return text == null || text.isEmpty() ? errorName(code) : errorName(code) + ": " + text;
+    }
+
+    /** Prints rows as left-aligned columns two spaces apart; the last column is not padded. */
+    private static void printTable(final List<String[]> rows, final PrintStream out)
+    {
+        if (rows.isEmpty())
+        {
+            return;
+        }
+        final int columns = rows.get(0).length;
+        final int[] widths = new int[columns];
+        for (final String[] row : rows)
+        {
+            for (int c = 0; c < columns; c++)
+            {
+                widths[c] = Math.max(widths[c], row[c].length());
+            }
+        }
+        final StringBuilder line = new StringBuilder();
+        for (final String[] row : rows)
+        {
+            line.setLength(0);
+            for (int c = 0; c < columns; c++)
+            {
+                line.append(row[c]);
+                if (c < columns - 1)
+                {
+                    line.append(" ".repeat(widths[c] - row[c].length() + 2));
+                }
+            }
+            out.println(line);
+        }
+    }
+
+    private static void printHelp(final PrintStream out)
+    {
+        out.println("Manages the cluster mirrors of a destination cluster.");
+        out.println("Usage: kafka-cluster-mirrors.sh --bootstrap-server HOST:PORT ACTION [OPTIONS]");
+        out.println("  where ACTION is one of --create, --add, --remove (--stop), --describe, --list, --delete.");
+        out.println("Exit status: 0 on success, 1 if the cluster refused a request or could not be reached,");
+        out.println("2 for bad arguments.");
+        out.println();
+        out.println("Options:");
+        int width = 0;
+        for (final Option option : Option.values())
+        {
+            width = Math.max(width, usage(option).length());
+        }
+        for (final Option option : Option.values())
+        {
+            final String usage = usage(option);
+            out.println("  " + usage + " ".repeat(width - usage.length() + 2) + option.description);
+        }
+    }
+
+    private static String usage(final Option option)
+    {
+        return option.takesValue() ? option.flag + " " + option.argName : option.flag;
+    }
+}
