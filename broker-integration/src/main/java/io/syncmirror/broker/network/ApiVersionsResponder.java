@@ -10,6 +10,8 @@ import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
 
+import io.syncmirror.protocol.MirrorApiKeys;
+
 /**
  * Builds the socket server's ApiVersions answers and decides which versions of an API it hands to the
  * {@link RequestHandler}. Thread-safe: stateless beyond its (thread-safe) handler and features.
@@ -105,6 +107,19 @@ final class ApiVersionsResponder
             if (max >= 0 && min >= 0)
             {
                 apis.add(new ApiVersion().setApiKey(key.id).setMinVersion(min).setMaxVersion(max));
+            }
+        }
+        // The mirror RPCs' keys are above Kafka's; clients that do not know them ignore them.
+        final MirrorRequestHandler mirrors = handler.mirrorHandler();
+        if (mirrors != null)
+        {
+            for (final MirrorApiKeys key : MirrorApiKeys.values())
+            {
+                if (mirrors.serves(key))
+                {
+                    apis.add(new ApiVersion().setApiKey(key.id()).setMinVersion(key.oldestVersion())
+                        .setMaxVersion(key.latestVersion()));
+                }
             }
         }
         return apis;

@@ -244,13 +244,62 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
             closeOnBadInput(ctx, "unparsable mirror request: " + e);
             return;
         }
-        final ApiMessage response = MirrorErrorResponses.errorResponse(request, 0,
-            Errors.UNSUPPORTED_VERSION.code(), header.apiKey().apiName() + " is not served by this node");
         final Slot slot = new Slot(header.correlationId(), null, header.apiVersion(), null);
-        slot.encoded = MirrorMessages.serializeResponse(header.toResponseHeader(), response, header.apiVersion());
         slots.addLast(slot);
-        slot.complete(null, null);
+        final MirrorRequestHandler mirrors = handler.mirrorHandler();
+        if (mirrors == null || !mirrors.serves(header.apiKey()))
+        {
+            final ApiMessage response = MirrorErrorResponses.errorResponse(request, 0,
+                Errors.UNSUPPORTED_VERSION.code(), header.apiKey().apiName() + " is not served by this node");
+            slot.encoded = MirrorMessages.serializeResponse(header.toResponseHeader(), response, header.apiVersion());
+            slot.complete(null, null);
+            afterDispatch();
+            return;
+        }
+        CompletableFuture<ApiMessage> future;
+        try
+        {
+            future = mirrors.handle(header, request);
+        }
+        catch (final RuntimeException e)
+        {
+            future = CompletableFuture.failedFuture(e);
+        }
+        if (future == null)
+        {
+            future = CompletableFuture.failedFuture(new IllegalStateException("no answer for " +
+                header.apiKey().apiName()));
+        }
+        future.whenComplete((response, error) -> onMirrorComplete(slot, header, request, response, error));
         afterDispatch();
+    }
+
+    /** Encodes a mirror RPC's answer (or its error response) into its slot; callable from any thread. */
+    private void onMirrorComplete(final Slot slot, final MirrorRequestHeader header, final ApiMessage request,
+        final ApiMessage response, final Throwable error)
+    {
+        ApiMessage answer = response;
+        if (error != null || response == null)
+        {
+            final Throwable cause = error instanceof CompletionException &&
+                error.getCause() != null ? error.getCause() : error;
+            final Errors code = cause == null ? Errors.UNKNOWN_SERVER_ERROR : Errors.forException(cause);
+            if (code == Errors.UNKNOWN_SERVER_ERROR)
+            {
+                LOG.warn("{} failed on {}", header.apiKey().apiName(), ctx.channel(), cause);
+            }
+            answer = MirrorErrorResponses.errorResponse(request, 0, code.code(),
+                cause == null ? "no response" : cause.getMessage());
+        }
+        try
+        {
+            slot.encoded = MirrorMessages.serializeResponse(header.toResponseHeader(), answer, header.apiVersion());
+            onComplete(slot, null, null);
+        }
+        catch (final RuntimeException e)
+        {
+            onComplete(slot, null, e);
+        }
     }
 
     private void dispatch(final Slot slot, final RequestContext context, final AbstractRequest request)

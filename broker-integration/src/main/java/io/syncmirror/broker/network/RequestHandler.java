@@ -31,4 +31,10 @@ public interface RequestHandler
      * for that exception.
      */
     CompletableFuture<AbstractResponse> handle(RequestContext context, AbstractRequest request);
+
+    /** The handler of the cluster-mirroring RPCs, or null when this node serves none of them. */
+    default MirrorRequestHandler mirrorHandler()
+    {
+        return null;
+    }
 }

@@ -1,0 +1,629 @@
+package io.syncmirror.broker.mirror;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+
+import io.syncmirror.broker.controller.EpochBumpResult;
+import io.syncmirror.broker.controller.MirrorController;
+import io.syncmirror.broker.controller.MirrorMetadataManager;
+import io.syncmirror.broker.controller.MirrorOpResult;
+import io.syncmirror.broker.metadata.BrokerEndpoint;
+import io.syncmirror.broker.metadata.MetadataImage;
+import io.syncmirror.broker.metadata.MirrorDefinition;
+import io.syncmirror.broker.metadata.MirrorTopicConfig;
+import io.syncmirror.broker.metadata.PartitionState;
+import io.syncmirror.broker.metadata.TopicMetadata;
+import io.syncmirror.broker.network.MirrorRequestHandler;
+import io.syncmirror.protocol.AddTopicsToMirrorRequestData;
+import io.syncmirror.protocol.AddTopicsToMirrorResponseData;
+import io.syncmirror.protocol.BumpLeaderEpochsRequestData;
+import io.syncmirror.protocol.BumpLeaderEpochsResponseData;
+import io.syncmirror.protocol.CreateClusterMirrorRequestData;
+import io.syncmirror.protocol.CreateClusterMirrorResponseData;
+import io.syncmirror.protocol.DeleteClusterMirrorRequestData;
+import io.syncmirror.protocol.DeleteClusterMirrorResponseData;
+import io.syncmirror.protocol.DescribeClusterMirrorsRequestData;
+import io.syncmirror.protocol.DescribeClusterMirrorsResponseData;
+import io.syncmirror.protocol.LastMirroredOffsetsRequestData;
+import io.syncmirror.protocol.LastMirroredOffsetsResponseData;
+import io.syncmirror.protocol.MirrorApiKeys;
+import io.syncmirror.protocol.MirrorRequestHeader;
+import io.syncmirror.protocol.MirrorType;
+import io.syncmirror.protocol.RemoveTopicsFromMirrorRequestData;
+import io.syncmirror.protocol.RemoveTopicsFromMirrorResponseData;
+import io.syncmirror.protocol.TopicResultsResponseData;
+
+/**
+ * The broker's handler of the cluster-mirroring management RPCs. Thread-safety: {@link #handle} runs on a
+ * connection's event loop and never blocks there; work that waits (the controller, other brokers) runs on a small
+ * pool of daemon threads ({@code mirror-apis-<broker>}).
+ *
+ * <ul>
+ *   <li>CreateClusterMirror, DeleteClusterMirror, AddTopicsToMirror, RemoveTopicsFromMirror, BumpLeaderEpochs
+ *       change the destination's metadata: the controller node handles them itself, every other broker forwards
+ *       the request to it unchanged over the mirror wire protocol (kafka-clients' NetworkClient cannot send these
+ *       keys), as KRaft brokers forward admin requests.</li>
+ *   <li>DescribeClusterMirrors is answered from the metadata image for mirrors and topics and from the partition
+ *       leaders for per-partition state: the receiving broker asks every live broker for the partitions it leads
+ *       ({@code LocalPartitionsOnly}) and merges the answers.</li>
+ *   <li>LastMirroredOffsets is answered by the partition leader from its mirror coordinator's state (failback).</li>
+ * </ul>
+ *
+ * <p>Authorization: the broker has no authorizer configured (no ACLs at all), so every principal may run these;
+ * with an authorizer they would require CLUSTER_ACTION on the cluster resource (KIP-1279).
+ */
+public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
+{
+    private final int brokerId;
+    private final Supplier<MetadataImage> image;
+    private final MirrorCoordinator coordinator;
+    private final MirrorController controller;
+    private final MirrorMetadataManager metadataManager;
+    private final String controllerHost;
+    private final int controllerPort;
+    private final long timeoutMs;
+    private final MirrorWireClients clients;
+    private final ExecutorService pool;
+
+    /**
+     * @param controller      the controller's mirror operations on the controller node, else null (forwarded)
+     * @param metadataManager the controller node's mirror metadata manager, else null
+     * @param controllerHost  where the controller listens (forwarding), from controller.quorum.bootstrap.servers
+     */
+    public MirrorApis(final int brokerId, final Supplier<MetadataImage> image, final MirrorCoordinator coordinator,
+        final MirrorController controller, final MirrorMetadataManager metadataManager, final String controllerHost,
+        final int controllerPort, final long timeoutMs)
+    {
+        this.brokerId = brokerId;
+        this.image = image;
+        this.coordinator = coordinator;
+        this.controller = controller;
+        this.metadataManager = metadataManager;
+        this.controllerHost = controllerHost;
+        this.controllerPort = controllerPort;
+        this.timeoutMs = timeoutMs;
+        this.clients = new MirrorWireClients("broker-" + brokerId + "-mirror", (int)timeoutMs, (int)timeoutMs);
+        this.pool = Executors.newFixedThreadPool(4, r ->
+        {
+            final Thread t = new Thread(r, "mirror-apis-" + brokerId);
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    @Override
+    public boolean serves(final MirrorApiKeys key)
+    {
+        return switch (key)
+        {
+            case ADD_TOPICS_TO_MIRROR, REMOVE_TOPICS_FROM_MIRROR, DESCRIBE_CLUSTER_MIRRORS, LAST_MIRRORED_OFFSETS,
+                CREATE_CLUSTER_MIRROR, DELETE_CLUSTER_MIRROR, BUMP_LEADER_EPOCHS -> true;
+            default -> false; // the sync RPCs come with synchronous mirroring
+        };
+    }
+
+    @Override
+    public CompletableFuture<ApiMessage> handle(final MirrorRequestHeader header, final ApiMessage request)
+    {
+        return switch (header.apiKey())
+        {
+            case DESCRIBE_CLUSTER_MIRRORS -> describe((DescribeClusterMirrorsRequestData)request);
+            case LAST_MIRRORED_OFFSETS ->
+                CompletableFuture.completedFuture(lastMirroredOffsets((LastMirroredOffsetsRequestData)request));
+            default -> controller == null ? forward(request) : CompletableFuture.supplyAsync(() ->
+                handleOnController(request), pool);
+        };
+    }
+
+    // ------------------------------------------------------------------------------------------------------
+    // Controller operations.
+    // ------------------------------------------------------------------------------------------------------
+
+    private CompletableFuture<ApiMessage> forward(final ApiMessage request)
+    {
+        return CompletableFuture.supplyAsync(() ->
+        {
+            try
+            {
+                return clients.send(controllerHost, controllerPort, request, ApiMessage.class);
+            }
+            catch (final IOException e)
+            {
+                throw new KafkaException(new org.apache.kafka.common.errors.NetworkException(
+                    "cannot reach the controller at " + controllerHost + ":" + controllerPort + ": " + e.getMessage(),
+                    e));
+            }
+        }, pool);
+    }
+
+    private ApiMessage handleOnController(final ApiMessage request)
+    {
+        if (request instanceof CreateClusterMirrorRequestData create)
+        {
+            final Map<String, String> configs = new LinkedHashMap<>();
+            for (final CreateClusterMirrorRequestData.SourceConfig config : create.sourceConfigs())
+            {
+                if (config.value() != null)
+                {
+                    configs.put(config.name(), config.value());
+                }
+            }
+            final String invalid = MirrorDefinition.invalidNameReason(create.mirrorName());
+            final MirrorOpResult result = invalid != null ? MirrorOpResult.error(Errors.INVALID_REQUEST, invalid) :
+                create.sourceBootstrapServers() == null || create.sourceBootstrapServers().isBlank() ?
+                    MirrorOpResult.error(Errors.INVALID_REQUEST, "a mirror needs the source's bootstrap servers") :
+                    await(controller.createMirror(new MirrorDefinition(create.mirrorName(),
+                        create.sourceBootstrapServers(), configs, create.includeTopics(), create.excludeTopics())));
+            if (result.isOk() && metadataManager != null)
+            {
+                metadataManager.syncNow(); // topics the include filters match are created without waiting a cycle
+            }
+            return new CreateClusterMirrorResponseData().setErrorCode(result.error().code())
+                .setErrorMessage(result.message());
+        }
+        if (request instanceof DeleteClusterMirrorRequestData delete)
+        {
+            final MirrorOpResult result = await(controller.deleteMirror(delete.mirrorName()));
+            return new DeleteClusterMirrorResponseData().setErrorCode(result.error().code())
+                .setErrorMessage(result.message());
+        }
+        if (request instanceof AddTopicsToMirrorRequestData add)
+        {
+            return addTopics(add);
+        }
+        if (request instanceof RemoveTopicsFromMirrorRequestData remove)
+        {
+            final List<TopicResultsResponseData.TopicResult> results = new ArrayList<>();
+            for (final RemoveTopicsFromMirrorRequestData.TopicState topic : remove.topics())
+            {
+                final String mirrorName = topic.mirrorName() != null ? topic.mirrorName() :
+                    MirrorTopicConfig.activeMirror(image.get().topicConfig(topic.topicName()));
+                final MirrorOpResult result = mirrorName == null ?
+                    MirrorOpResult.error(Errors.INVALID_REQUEST, "topic '" + topic.topicName() +
+                        "' is not a mirror topic") :
+                    await(controller.removeTopicFromMirror(topic.topicName(), mirrorName));
+                results.add(topicResult(topic.topicName(), result));
+            }
+            return new RemoveTopicsFromMirrorResponseData().setTopics(results);
+        }
+        if (request instanceof BumpLeaderEpochsRequestData bump)
+        {
+            final BumpLeaderEpochsResponseData response = new BumpLeaderEpochsResponseData();
+            final List<BumpLeaderEpochsResponseData.TopicResult> topics = new ArrayList<>();
+            for (final BumpLeaderEpochsRequestData.TopicRequest topic : bump.topics())
+            {
+                final Map<Integer, Integer> minEpochs = new HashMap<>();
+                for (final BumpLeaderEpochsRequestData.PartitionRequest partition : topic.partitions())
+                {
+                    minEpochs.put(partition.partitionIndex(), partition.minLeaderEpoch());
+                }
+                final EpochBumpResult result = await(controller.bumpLeaderEpochs(topic.topicId(), minEpochs,
+                    bump.minNextProducerId()));
+                final List<BumpLeaderEpochsResponseData.PartitionResult> partitions = new ArrayList<>();
+                for (final Map.Entry<Integer, EpochBumpResult.PartitionEpoch> entry : result.partitions().entrySet())
+                {
+                    partitions.add(new BumpLeaderEpochsResponseData.PartitionResult()
+                        .setPartitionIndex(entry.getKey()).setErrorCode(entry.getValue().error().code())
+                        .setLeaderEpoch(entry.getValue().leaderEpoch()));
+                }
+                if (!result.isOk())
+                {
+                    response.setErrorCode(result.error().code()).setErrorMessage(result.message());
+                }
+                topics.add(new BumpLeaderEpochsResponseData.TopicResult().setTopicId(topic.topicId())
+                    .setPartitions(partitions));
+            }
+            if (bump.topics().isEmpty() && bump.minNextProducerId() >= 0)
+            {
+                await(controller.raiseProducerIdFloor(bump.minNextProducerId()));
+            }
+            return response.setTopics(topics);
+        }
+        throw new IllegalArgumentException("not a controller mirror RPC: " + request.getClass().getSimpleName());
+    }
+
+    private AddTopicsToMirrorResponseData addTopics(final AddTopicsToMirrorRequestData add)
+    {
+        final List<TopicResultsResponseData.TopicResult> results = new ArrayList<>();
+        final Map<String, List<String>> namesByMirror = new LinkedHashMap<>();
+        final Map<String, List<String>> patternsByMirror = new LinkedHashMap<>();
+        for (final AddTopicsToMirrorRequestData.TopicState topic : add.topics())
+        {
+            if (topic.mirrorType() != MirrorType.ASYNC.id())
+            {
+                results.add(topicResult(topic.topicName(), MirrorOpResult.error(Errors.INVALID_REQUEST,
+                    "only ASYNC mirroring is available on this cluster")));
+            }
+            else if (topic.mirrorName() == null || topic.mirrorName().isEmpty())
+            {
+                results.add(topicResult(topic.topicName(), MirrorOpResult.error(Errors.INVALID_REQUEST,
+                    "no mirror name given for topic '" + topic.topicName() + "'")));
+            }
+            else
+            {
+                namesByMirror.computeIfAbsent(topic.mirrorName(), k -> new ArrayList<>()).add(topic.topicName());
+            }
+        }
+        for (final AddTopicsToMirrorRequestData.TopicPattern pattern : add.topicPatterns())
+        {
+            if (pattern.mirrorType() != MirrorType.ASYNC.id())
+            {
+                results.add(topicResult(pattern.pattern(), MirrorOpResult.error(Errors.INVALID_REQUEST,
+                    "only ASYNC mirroring is available on this cluster")));
+            }
+            else
+            {
+                patternsByMirror.computeIfAbsent(pattern.mirrorName(), k -> new ArrayList<>()).add(pattern.pattern());
+            }
+        }
+        final java.util.Set<String> mirrors = new java.util.LinkedHashSet<>(namesByMirror.keySet());
+        mirrors.addAll(patternsByMirror.keySet());
+        for (final String mirror : mirrors)
+        {
+            final Map<String, MirrorOpResult> answered = await(metadataManager.addTopicsToMirror(mirror,
+                namesByMirror.getOrDefault(mirror, List.of()), patternsByMirror.getOrDefault(mirror, List.of())));
+            for (final Map.Entry<String, MirrorOpResult> entry : answered.entrySet())
+            {
+                results.add(topicResult(entry.getKey(), entry.getValue()));
+            }
+        }
+        return new AddTopicsToMirrorResponseData().setTopics(results);
+    }
+
+    private static TopicResultsResponseData.TopicResult topicResult(final String topic, final MirrorOpResult result)
+    {
+        return new TopicResultsResponseData.TopicResult().setTopicName(topic).setErrorCode(result.error().code())
+            .setErrorMessage(result.message());
+    }
+
+    private <T> T await(final CompletableFuture<T> future)
+    {
+        try
+        {
+            return future.get(timeoutMs, TimeUnit.MILLISECONDS);
+        }
+        catch (final java.util.concurrent.ExecutionException e)
+        {
+            throw e.getCause() instanceof RuntimeException r ? r : new KafkaException(e.getCause());
+        }
+        catch (final java.util.concurrent.TimeoutException e)
+        {
+            throw new org.apache.kafka.common.errors.TimeoutException("the controller did not answer within " +
+                timeoutMs + " ms");
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            throw new KafkaException("interrupted", e);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------------
+    // DescribeClusterMirrors.
+    // ------------------------------------------------------------------------------------------------------
+
+    private CompletableFuture<ApiMessage> describe(final DescribeClusterMirrorsRequestData request)
+    {
+        final DescribeClusterMirrorsResponseData local = describeLocally(request);
+        if (request.localPartitionsOnly())
+        {
+            return CompletableFuture.completedFuture(local);
+        }
+        return CompletableFuture.supplyAsync(() ->
+        {
+            final DescribeClusterMirrorsRequestData fanOut = new DescribeClusterMirrorsRequestData()
+                .setMirrorNames(request.mirrorNames()).setLocalPartitionsOnly(true);
+            final List<CompletableFuture<DescribeClusterMirrorsResponseData>> answers = new ArrayList<>();
+            for (final BrokerEndpoint broker : image.get().liveBrokers())
+            {
+                if (broker.id() == brokerId)
+                {
+                    continue;
+                }
+                answers.add(CompletableFuture.supplyAsync(() ->
+                {
+                    try
+                    {
+                        return clients.send(broker.host(), broker.port(), fanOut,
+                            DescribeClusterMirrorsResponseData.class);
+                    }
+                    catch (final IOException e)
+                    {
+                        return null; // that broker's partitions show as not reported
+                    }
+                }, pool));
+            }
+            for (final CompletableFuture<DescribeClusterMirrorsResponseData> answer : answers)
+            {
+                final DescribeClusterMirrorsResponseData other = answer.join();
+                if (other != null)
+                {
+                    merge(local, other);
+                }
+            }
+            return local;
+        }, pool);
+    }
+
+    /** The mirrors and their topics from this broker's image, with the partitions this broker coordinates. */
+    private DescribeClusterMirrorsResponseData describeLocally(final DescribeClusterMirrorsRequestData request)
+    {
+        final MetadataImage current = image.get();
+        final Map<String, MirrorDefinition> defined = current.mirrors();
+        final List<String> names = request.mirrorNames() == null ? new ArrayList<>(defined.keySet()) :
+            request.mirrorNames();
+        final Map<String, List<MirrorCoordinator.Status>> statusByTopic = new HashMap<>();
+        for (final MirrorCoordinator.Status status : coordinator.statuses())
+        {
+            statusByTopic.computeIfAbsent(status.partition().topic(), k -> new ArrayList<>()).add(status);
+        }
+        final List<DescribeClusterMirrorsResponseData.MirrorDescription> mirrors = new ArrayList<>();
+        for (final String name : names)
+        {
+            final MirrorDefinition definition = defined.get(name);
+            final DescribeClusterMirrorsResponseData.MirrorDescription description =
+                new DescribeClusterMirrorsResponseData.MirrorDescription().setMirrorName(name);
+            if (definition == null)
+            {
+                mirrors.add(description.setErrorCode(Errors.RESOURCE_NOT_FOUND.code())
+                    .setErrorMessage("no cluster mirror named '" + name + "'"));
+                continue;
+            }
+            description.setSourceBootstrapServers(definition.sourceBootstrapServers())
+                .setIncludeTopics(definition.includeTopics()).setExcludeTopics(definition.excludeTopics());
+            if (metadataManager != null)
+            {
+                metadataManager.lastError(name).ifPresent(error -> description
+                    .setErrorCode(Errors.NONE.code()).setErrorMessage("last metadata sync: " + error));
+            }
+            final List<DescribeClusterMirrorsResponseData.MirrorTopic> topics = new ArrayList<>();
+            for (final TopicMetadata topic : current.topics())
+            {
+                final String active = MirrorTopicConfig.activeMirror(topic.config());
+                final String removed = MirrorTopicConfig.removedMirror(topic.config());
+                if (!name.equals(active) && !name.equals(removed))
+                {
+                    continue;
+                }
+                final List<DescribeClusterMirrorsResponseData.MirrorPartition> partitions = new ArrayList<>();
+                for (final MirrorCoordinator.Status status : statusByTopic.getOrDefault(topic.name(), List.of()))
+                {
+                    if (status.topicId().equals(topic.id()) && status.mirrorName().equals(name))
+                    {
+                        partitions.add(partition(status));
+                    }
+                }
+                if (!request.localPartitionsOnly())
+                {
+                    addUnreported(partitions, topic);
+                }
+                topics.add(new DescribeClusterMirrorsResponseData.MirrorTopic().setTopicId(topic.id())
+                    .setTopicName(topic.name()).setDesiredMirrorType(MirrorType.ASYNC.id())
+                    .setEffectiveMirrorType(MirrorType.ASYNC.id())
+                    .setStatusMessage(removed != null ? "removed from the mirror (failed over)" : null)
+                    .setPartitions(partitions));
+            }
+            mirrors.add(description.setTopics(topics));
+        }
+        return new DescribeClusterMirrorsResponseData().setMirrors(mirrors);
+    }
+
+    private DescribeClusterMirrorsResponseData.MirrorPartition partition(final MirrorCoordinator.Status status)
+    {
+        return new DescribeClusterMirrorsResponseData.MirrorPartition()
+            .setPartitionIndex(status.partition().partition())
+            .setState(status.state().id())
+            .setLeaderId(brokerId)
+            .setSourceOffset(status.sourceHighWatermark())
+            .setDestinationOffset(status.destinationOffset())
+            .setLag(status.lag())
+            .setLastErrorCode(status.lastError().code())
+            .setLastErrorMessage(status.lastErrorMessage());
+    }
+
+    /** Partitions no leader reported yet (no leader, or not coordinating yet): UNKNOWN. */
+    private static void addUnreported(final List<DescribeClusterMirrorsResponseData.MirrorPartition> partitions,
+        final TopicMetadata topic)
+    {
+        for (final PartitionState state : topic.partitions())
+        {
+            boolean reported = false;
+            for (final DescribeClusterMirrorsResponseData.MirrorPartition partition : partitions)
+            {
+                reported |= partition.partitionIndex() == state.partition();
+            }
+            if (!reported)
+            {
+                partitions.add(new DescribeClusterMirrorsResponseData.MirrorPartition()
+                    .setPartitionIndex(state.partition()).setState(MirrorPartitionState.UNKNOWN.id())
+                    .setLeaderId(state.leader()));
+            }
+        }
+    }
+
+    /** Adds another broker's partitions to the local answer (it replaces the placeholders of unreported ones). */
+    private static void merge(final DescribeClusterMirrorsResponseData into,
+        final DescribeClusterMirrorsResponseData other)
+    {
+        for (final DescribeClusterMirrorsResponseData.MirrorDescription otherMirror : other.mirrors())
+        {
+            for (final DescribeClusterMirrorsResponseData.MirrorDescription mirror : into.mirrors())
+            {
+                if (!mirror.mirrorName().equals(otherMirror.mirrorName()))
+                {
+                    continue;
+                }
+                for (final DescribeClusterMirrorsResponseData.MirrorTopic otherTopic : otherMirror.topics())
+                {
+                    for (final DescribeClusterMirrorsResponseData.MirrorTopic topic : mirror.topics())
+                    {
+                        if (!topic.topicId().equals(otherTopic.topicId()))
+                        {
+                            continue;
+                        }
+                        for (final DescribeClusterMirrorsResponseData.MirrorPartition partition : otherTopic.partitions())
+                        {
+                            topic.partitions().removeIf(p -> p.partitionIndex() == partition.partitionIndex() &&
+                                (p.leaderId() != partition.leaderId() || p.destinationOffset() < 0));
+                            topic.partitions().add(partition);
+                        }
+                        topic.partitions().sort(java.util.Comparator.comparingInt(
+                            DescribeClusterMirrorsResponseData.MirrorPartition::partitionIndex));
+                    }
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------------
+    // LastMirroredOffsets (failback: the old source asks the new one).
+    // ------------------------------------------------------------------------------------------------------
+
+    private LastMirroredOffsetsResponseData lastMirroredOffsets(final LastMirroredOffsetsRequestData request)
+    {
+        final MetadataImage current = image.get();
+        final List<LastMirroredOffsetsResponseData.TopicResult> topics = new ArrayList<>();
+        for (final LastMirroredOffsetsRequestData.TopicRequest topic : request.topics())
+        {
+            final Optional<TopicMetadata> found = !Uuid.ZERO_UUID.equals(topic.topicId()) ?
+                current.topic(topic.topicId()) : current.topic(topic.topicName());
+            final List<LastMirroredOffsetsResponseData.PartitionResult> partitions = new ArrayList<>();
+            for (final int index : topic.partitions())
+            {
+                final LastMirroredOffsetsResponseData.PartitionResult result =
+                    new LastMirroredOffsetsResponseData.PartitionResult().setPartitionIndex(index);
+                if (found.isEmpty() || index < 0 || index >= found.get().partitions().size())
+                {
+                    partitions.add(result.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code()));
+                    continue;
+                }
+                if (found.get().partitions().get(index).leader() != brokerId)
+                {
+                    partitions.add(result.setErrorCode(Errors.NOT_LEADER_OR_FOLLOWER.code()));
+                    continue;
+                }
+                final Optional<MirrorStateRecord> state = coordinator.stateOf(found.get().id(), index);
+                if (state.isPresent() && state.get().lastMirroredOffset() >= 0)
+                {
+                    result.setLastMirroredOffset(state.get().lastMirroredOffset())
+                        .setLastMirrorEpoch(state.get().lastMirrorEpoch());
+                }
+                partitions.add(result);
+            }
+            topics.add(new LastMirroredOffsetsResponseData.TopicResult().setTopicId(found.map(TopicMetadata::id)
+                .orElse(topic.topicId())).setTopicName(topic.topicName()).setPartitions(partitions));
+        }
+        return new LastMirroredOffsetsResponseData().setTopics(topics);
+    }
+
+    // ------------------------------------------------------------------------------------------------------
+    // The coordinator's links: to the controller (failover) and to a source (failback).
+    // ------------------------------------------------------------------------------------------------------
+
+    /** The failover's controller operations: in-process on the controller node, forwarded elsewhere. */
+    public MirrorCoordinator.ControllerChannel controllerChannel()
+    {
+        return (topicId, minLeaderEpochs, minNextProducerId) ->
+        {
+            final BumpLeaderEpochsRequestData.TopicRequest topic = new BumpLeaderEpochsRequestData.TopicRequest()
+                .setTopicId(topicId);
+            for (final Map.Entry<Integer, Integer> entry : minLeaderEpochs.entrySet())
+            {
+                topic.partitions().add(new BumpLeaderEpochsRequestData.PartitionRequest()
+                    .setPartitionIndex(entry.getKey()).setMinLeaderEpoch(entry.getValue()));
+            }
+            final BumpLeaderEpochsRequestData request = new BumpLeaderEpochsRequestData()
+                .setMinNextProducerId(minNextProducerId).setTopics(List.of(topic));
+            final BumpLeaderEpochsResponseData response = controller != null ?
+                (BumpLeaderEpochsResponseData)handleOnController(request) :
+                clients.send(controllerHost, controllerPort, request, BumpLeaderEpochsResponseData.class);
+            if (response.errorCode() != Errors.NONE.code())
+            {
+                throw Errors.forCode(response.errorCode()).exception(response.errorMessage());
+            }
+            for (final BumpLeaderEpochsResponseData.TopicResult result : response.topics())
+            {
+                for (final BumpLeaderEpochsResponseData.PartitionResult partition : result.partitions())
+                {
+                    if (partition.errorCode() != Errors.NONE.code())
+                    {
+                        throw Errors.forCode(partition.errorCode()).exception("bumping the epoch of partition " +
+                            partition.partitionIndex() + " failed");
+                    }
+                }
+            }
+        };
+    }
+
+    /**
+     * Failback's LastMirroredOffsets call to the new source's partition leader. A source that closes the
+     * connection on the request or answers UNSUPPORTED_VERSION does not serve it (truncate to 0); one that cannot
+     * be reached at all is an error (retried).
+     */
+    public MirrorCoordinator.LastMirroredLookup lastMirroredLookup()
+    {
+        return (source, leader, topic, topicId, partition) ->
+        {
+            final LastMirroredOffsetsRequestData request = new LastMirroredOffsetsRequestData().setTopics(List.of(
+                new LastMirroredOffsetsRequestData.TopicRequest().setTopicId(topicId).setTopicName(topic)
+                    .setPartitions(List.of(partition))));
+            final LastMirroredOffsetsResponseData response;
+            try (java.net.Socket probe = new java.net.Socket())
+            {
+                probe.connect(new java.net.InetSocketAddress(leader.host(), leader.port()), (int)timeoutMs);
+            }
+            try
+            {
+                response = clients.send(leader.host(), leader.port(), request, LastMirroredOffsetsResponseData.class);
+            }
+            catch (final IOException e)
+            {
+                return Optional.empty(); // reachable, but it dropped the request: an RPC it does not know
+            }
+            for (final LastMirroredOffsetsResponseData.TopicResult result : response.topics())
+            {
+                for (final LastMirroredOffsetsResponseData.PartitionResult p : result.partitions())
+                {
+                    if (p.partitionIndex() != partition)
+                    {
+                        continue;
+                    }
+                    if (p.errorCode() == Errors.UNSUPPORTED_VERSION.code())
+                    {
+                        return Optional.empty();
+                    }
+                    if (p.errorCode() != Errors.NONE.code())
+                    {
+                        throw Errors.forCode(p.errorCode()).exception("LastMirroredOffsets of " + topic + "-" +
+                            partition + " at the source");
+                    }
+                    return p.lastMirroredOffset() < 0 ? Optional.empty() :
+                        Optional.of(new long[] {p.lastMirroredOffset(), p.lastMirrorEpoch()});
+                }
+            }
+            return Optional.empty();
+        };
+    }
+
+    @Override
+    public void close()
+    {
+        pool.shutdownNow();
+        clients.close();
+    }
+}
