@@ -68,6 +68,12 @@ import io.syncmirror.broker.metadata.PartitionState;
  * default), else the leader is -1 until a member of the last ISR returns. Every leader change bumps the leader
  * epoch, every state change bumps the partition epoch (AlterPartition's fencing token).
  *
+ * <p>Cluster mirroring: mirror definitions live in the log ({@link MetadataRecord.Mirror}); a topic belongs to
+ * mirror M while its config {@code mirror.name} is M, a key only the mirror operations here write (users get
+ * INVALID_CONFIG) and that LogConfig validation skips. Mirror topics keep the source's topic id. Failover bumps
+ * leader epochs above the source's and raises a persisted producer id floor ({@link MetadataRecord.ProducerIdFloor})
+ * so no block is ever allocated below the mirrored producer ids.
+ *
  * <p>A broker's epoch is the metadata offset of its RegisterBroker record, so it grows with every registration,
  * also across controller restarts. A registration starts fenced; the broker is unfenced by the first heartbeat
  * whose applied metadata offset has reached its registration.
@@ -930,6 +936,12 @@ public final class Controller
                 return MirrorOpResult.error(Errors.TOPIC_ALREADY_EXISTS, "topic '" + topic
                     + "' already exists on the destination with topic id " + existingId
                     + ", not the source's id " + sourceTopicId + "; delete or rename it to mirror the source topic");
+            }
+            final String current = topicConfig(topic).get(MirrorDefinition.MIRROR_NAME_CONFIG);
+            if (current != null && !current.equals(mirrorName) && !current.endsWith(MirrorDefinition.REMOVED_SUFFIX))
+            {
+                return MirrorOpResult.error(Errors.INVALID_REQUEST, "topic '" + topic + "' belongs to mirror '"
+                    + current + "'; remove it from that mirror first");
             }
             return setMirrorName(topic, mirrorName);
         }

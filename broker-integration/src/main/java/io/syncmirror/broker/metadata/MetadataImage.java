@@ -11,7 +11,7 @@ import org.apache.kafka.common.Uuid;
 
 /**
  * One applied state of the cluster metadata on a broker: topics with their partitions and config overrides,
- * registered brokers, and the metadata offsets it reflects. Immutable, so thread-safe; the
+ * registered brokers, cluster mirror definitions, and the metadata offsets it reflects. Immutable, so thread-safe; the
  * {@link BrokerMetadataApplier} replaces it whole after each applied fetch.
  *
  * <p>Maps are shared between successive images where unchanged (an apply copies the top-level maps it changes

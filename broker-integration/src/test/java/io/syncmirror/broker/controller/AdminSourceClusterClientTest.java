@@ -19,6 +19,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
@@ -102,6 +103,35 @@ class AdminSourceClusterClientTest
         catch (final UnsupportedOperationException e)
         {
             assertTrue(e.getMessage().contains(source.bootstrapServers()), e.getMessage());
+        }
+    }
+
+    @Test
+    @DisplayName("AM-01 the manager over a real source creates the mirror topic with the source's id and configs")
+    void shouldLetTheManagerMirrorARealSourceTopic() throws Exception
+    {
+        admin.createTopics(List.of(new NewTopic("mirrored.a", 2, (short) 1).configs(Map.of("retention.ms",
+            "3600000")))).all().get(30, TimeUnit.SECONDS);
+        final Uuid sourceId = admin.describeTopics(List.of("mirrored.a")).allTopicNames().get().get("mirrored.a")
+            .topicId();
+        final Controller controller = new Controller(new MemoryMetadataLog(), System::currentTimeMillis, Map.of());
+        ControllerFixture.registerAndUnfence(controller, 1);
+        try (ControllerApis apis = new ControllerApis(controller);
+            MirrorMetadataManager manager = new MirrorMetadataManager(new MirrorController(apis),
+                AdminSourceClusterClient.factory(10_000), source::bootstrapServers, 60_000, System::currentTimeMillis))
+        {
+            final MirrorController mirrors = new MirrorController(apis);
+            assertTrue(mirrors.createMirror(new MirrorDefinition("m", source.bootstrapServers(), Map.of(),
+                List.of("mirrored\\..*"), List.of())).get(10, TimeUnit.SECONDS).isOk());
+            manager.syncNow().get(60, TimeUnit.SECONDS);
+            final MirrorController.TopicView topic = mirrors.topics().get(10, TimeUnit.SECONDS).topic("mirrored.a")
+                .orElseThrow();
+            assertEquals(sourceId, topic.id());
+            assertEquals(2, topic.partitions());
+            assertEquals(Map.of("retention.ms", "3600000", "mirror.name", "m"), topic.config());
+            // The reference broker serves no ListGroups, so group offsets cannot be read from it: said, not hidden.
+            manager.lastError("m").ifPresent(error -> assertTrue(error.contains("LIST_GROUPS")
+                || error.contains("consumer group"), error));
         }
     }
 

@@ -149,6 +149,12 @@ class ControllerMirrorTest
         assertEquals(Errors.NONE, c.removeTopicFromMirror("orders", MIRROR).error(), "a retry is fine");
         assertTrue(c.mirrorTopicNames(MIRROR).isEmpty());
 
+        assertEquals(MirrorOpResult.OK, c.createMirror(definition("west")));
+        assertEquals(MirrorOpResult.OK, c.createMirrorTopic("owned", Uuid.fromString("c0ffeeAAAAAAAAAAAAAAAw"), 1,
+            Map.of(), "west"));
+        assertEquals(Errors.INVALID_REQUEST, c.createMirrorTopic("owned", Uuid.fromString("c0ffeeAAAAAAAAAAAAAAAw"),
+            1, Map.of(), MIRROR).error(), "a topic in another mirror is not taken over");
+
         final long end = log.endOffset();
         assertEquals(MirrorOpResult.OK, c.createMirrorTopic("orders", SOURCE_ID, 2, Map.of(), MIRROR));
         assertEquals(MIRROR, c.topicConfig("orders").get(MirrorDefinition.MIRROR_NAME_CONFIG));

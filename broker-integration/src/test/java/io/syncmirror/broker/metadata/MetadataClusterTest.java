@@ -44,6 +44,7 @@ import org.junit.jupiter.api.Timeout;
 import io.syncmirror.broker.controller.Controller;
 import io.syncmirror.broker.controller.ControllerApis;
 import io.syncmirror.broker.controller.MemoryMetadataLog;
+import io.syncmirror.broker.controller.MirrorController;
 
 /**
  * A controller and three brokers in one JVM, wired as a broker process wires them, with requests and responses
@@ -354,6 +355,50 @@ class MetadataClusterTest
         assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION.code(),
             metadata(b1, List.of("cfg"), false).topics().find("cfg").errorCode());
         assertTrue(b1.listener.drain().contains("removed cfg-0"));
+    }
+
+    @Test
+    void shouldShowMirrorNameReadOnlyAndRefuseItInUserConfigChanges() throws Exception
+    {
+        final Node b1 = start(1, Map.of());
+        final MirrorController mirrors = new MirrorController(controllerApis);
+        assertTrue(mirrors.createMirror(new MirrorDefinition("east", "src:9092", Map.of(), List.of("m.*"),
+            List.of())).get(10, TimeUnit.SECONDS).isOk());
+        final Uuid sourceId = Uuid.fromString("c0ffeeAAAAAAAAAAAAAAAQ");
+        assertTrue(mirrors.createMirrorTopic("mt", sourceId, 2, Map.of("retention.ms", "1000"), "east")
+            .get(10, TimeUnit.SECONDS).isOk());
+        waitFor(() -> b1.applier.image().topic("mt").isPresent() && b1.applier.image().mirror("east").isPresent(),
+            "the mirror and its topic in broker 1's image");
+        assertEquals(sourceId, b1.applier.image().topic("mt").orElseThrow().id());
+        assertEquals(List.of("mt"), b1.applier.image().mirrorTopics("east").stream().map(TopicMetadata::name)
+            .toList());
+
+        final DescribeConfigsResponse described = b1.client.<DescribeConfigsResponse>send(
+            new DescribeConfigsRequest.Builder(new DescribeConfigsRequestData().setResources(List.of(
+                new DescribeConfigsRequestData.DescribeConfigsResource()
+                    .setResourceType(ConfigResource.Type.TOPIC.id()).setResourceName("mt")))))
+            .get(10, TimeUnit.SECONDS);
+        final DescribeConfigsResponseData.DescribeConfigsResourceResult mirrorName =
+            entry(described.data().results().get(0), "mirror.name");
+        assertEquals("east", mirrorName.value());
+        assertTrue(mirrorName.readOnly());
+        assertEquals(DescribeConfigsResponse.ConfigSource.TOPIC_CONFIG.id(), mirrorName.configSource());
+        assertEquals("1000", entry(described.data().results().get(0), "retention.ms").value());
+
+        final IncrementalAlterConfigsRequestData.AlterableConfigCollection ops =
+            new IncrementalAlterConfigsRequestData.AlterableConfigCollection();
+        ops.add(new IncrementalAlterConfigsRequestData.AlterableConfig().setName("mirror.name")
+            .setValue("west").setConfigOperation((byte) 0));
+        final IncrementalAlterConfigsRequestData.AlterConfigsResourceCollection resources =
+            new IncrementalAlterConfigsRequestData.AlterConfigsResourceCollection();
+        resources.add(new IncrementalAlterConfigsRequestData.AlterConfigsResource()
+            .setResourceType(ConfigResource.Type.TOPIC.id()).setResourceName("mt").setConfigs(ops));
+        final IncrementalAlterConfigsResponse altered = b1.client.<IncrementalAlterConfigsResponse>send(
+            new IncrementalAlterConfigsRequest.Builder(new IncrementalAlterConfigsRequestData()
+                .setResources(resources))).get(10, TimeUnit.SECONDS);
+        assertEquals(Errors.INVALID_CONFIG.code(), altered.data().responses().get(0).errorCode());
+        assertTrue(altered.data().responses().get(0).errorMessage().contains("mirror.name"));
+        assertEquals("east", b1.applier.image().mirrorName("mt").orElseThrow());
     }
 
     private static DescribeConfigsResponseData.DescribeConfigsResourceResult entry(
