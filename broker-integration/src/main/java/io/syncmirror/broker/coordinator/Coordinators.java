@@ -46,12 +46,20 @@ public final class Coordinators implements AutoCloseable
         final LongSupplier brokerEpoch, final Supplier<NodeClient> controllerClient,
         final IntFunction<NodeClient> nodeClients, final Time time)
     {
+        this(config, replicas, metadata, brokerEpoch, controllerClient, nodeClients, time, () -> -1L);
+    }
+
+    /** As above, with the cluster's producer id floor from this broker's metadata (mirror failovers raise it). */
+    public Coordinators(final CoordinatorConfig config, final ReplicaAccess replicas, final MetadataView metadata,
+        final LongSupplier brokerEpoch, final Supplier<NodeClient> controllerClient,
+        final IntFunction<NodeClient> nodeClients, final Time time, final LongSupplier producerIdFloor)
+    {
         this.config = config;
         this.loader = Executors.newSingleThreadExecutor(daemon("coordinator-loader-" + config.brokerId()));
         this.scheduler = Executors.newSingleThreadScheduledExecutor(
             daemon("coordinator-scheduler-" + config.brokerId()));
         this.producerIds = new ProducerIdManager(config.brokerId(), brokerEpoch, controllerClient, time,
-            config.markerRetryBackoffMs());
+            config.markerRetryBackoffMs(), producerIdFloor);
         this.markerWriter = new TxnMarkerWriter(replicas, time, config.appendTimeoutMs());
         this.transactions = new TransactionCoordinator(config, replicas, metadata, producerIds, nodeClients,
             markerWriter, loader, time);

@@ -42,6 +42,7 @@ public final class ProducerIdManager
     private long highestAllocatedEnd = 0;
     private boolean fetching;
     private long retryAtMs;
+    private final LongSupplier producerIdFloor;
 
     /**
      * @param brokerEpoch      the epoch of this broker's registration, sent with each request
@@ -51,6 +52,19 @@ public final class ProducerIdManager
     public ProducerIdManager(final int brokerId, final LongSupplier brokerEpoch,
         final Supplier<NodeClient> controllerClient, final Time time, final long retryBackoffMs)
     {
+        this(brokerId, brokerEpoch, controllerClient, time, retryBackoffMs, () -> -1L);
+    }
+
+    /**
+     * @param producerIdFloor the cluster's producer id floor as this broker's metadata shows it: a mirror failover
+     *                        raises it above every mirrored producer id, and ids of blocks allocated before that
+     *                        are skipped (hazard 8).
+     */
+    public ProducerIdManager(final int brokerId, final LongSupplier brokerEpoch,
+        final Supplier<NodeClient> controllerClient, final Time time, final long retryBackoffMs,
+        final LongSupplier producerIdFloor)
+    {
+        this.producerIdFloor = producerIdFloor;
         this.brokerId = brokerId;
         this.brokerEpoch = brokerEpoch;
         this.controllerClient = controllerClient;
@@ -65,6 +79,16 @@ public final class ProducerIdManager
         final boolean fetch;
         synchronized (lock)
         {
+            final long floor = producerIdFloor.getAsLong();
+            if (nextId < floor)
+            {
+                nextId = Math.min(floor, blockEnd);
+            }
+            if (prefetchedStart >= 0 && prefetchedStart < floor)
+            {
+                prefetchedStart = floor < prefetchedEnd ? floor : -1;
+                prefetchedEnd = prefetchedStart < 0 ? -1 : prefetchedEnd;
+            }
             if (nextId >= blockEnd && prefetchedStart >= 0)
             {
                 useBlock(prefetchedStart, prefetchedEnd);

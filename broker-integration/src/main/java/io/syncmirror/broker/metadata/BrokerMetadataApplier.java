@@ -32,6 +32,8 @@ public final class BrokerMetadataApplier implements MetadataView
     private final int controllerId;
     private final MetadataListener listener;
     private volatile MetadataImage image;
+    /** The cluster's producer id floor (raised by mirror failovers): no producer id below it may be handed out. */
+    private volatile long producerIdFloor = -1L;
     private final List<Waiter> waiters = new ArrayList<>();
 
     public BrokerMetadataApplier(final int brokerId, final int controllerId, final MetadataListener listener)
@@ -50,6 +52,12 @@ public final class BrokerMetadataApplier implements MetadataView
     public int brokerId()
     {
         return brokerId;
+    }
+
+    /** The highest producer id floor applied, -1 when none. Any thread. */
+    public long producerIdFloor()
+    {
+        return producerIdFloor;
     }
 
     @Override
@@ -398,7 +406,13 @@ public final class BrokerMetadataApplier implements MetadataView
                     mirrorsForWrite().remove(r.name());
                 }
             }
-            // ProducerIds and ProducerIdFloor records concern the controller only.
+            else if (record instanceof MetadataRecord.ProducerIdFloor r)
+            {
+                // The controller allocates blocks above it; a transaction coordinator holding an older block
+                // must skip the ids below it (hazard 8).
+                producerIdFloor = Math.max(producerIdFloor, r.floor());
+            }
+            // ProducerIds records concern the controller only.
         }
 
         private void setFenced(final int id, final long epoch, final boolean fenced)

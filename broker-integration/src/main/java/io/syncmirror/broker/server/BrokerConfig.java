@@ -67,6 +67,20 @@ public final class BrokerConfig extends AbstractConfig
     public static final String OFFSET_METADATA_MAX_BYTES_CONFIG = "offset.metadata.max.bytes";
     public static final String MIRROR_METADATA_REFRESH_INTERVAL_MS_CONFIG = "mirror.metadata.refresh.interval.ms";
     public static final long MIRROR_METADATA_REFRESH_INTERVAL_MS_DEFAULT = 30_000L;
+    public static final String MIRROR_COORDINATOR_TICK_MS_CONFIG = "mirror.coordinator.tick.ms";
+    public static final long MIRROR_COORDINATOR_TICK_MS_DEFAULT = 500L;
+    public static final String MIRROR_RETRY_BACKOFF_MS_CONFIG = "mirror.retry.backoff.ms";
+    public static final long MIRROR_RETRY_BACKOFF_MS_DEFAULT = 1_000L;
+    public static final String MIRROR_RETRY_BACKOFF_MAX_MS_CONFIG = "mirror.retry.backoff.max.ms";
+    public static final long MIRROR_RETRY_BACKOFF_MAX_MS_DEFAULT = 30_000L;
+    public static final String MIRROR_REQUEST_TIMEOUT_MS_CONFIG = "mirror.request.timeout.ms";
+    public static final int MIRROR_REQUEST_TIMEOUT_MS_DEFAULT = 30_000;
+    public static final String MIRROR_REPLICATION_THROTTLED_RATE_CONFIG = "mirror.replication.throttled.rate";
+    public static final long MIRROR_REPLICATION_THROTTLED_RATE_DEFAULT = Long.MAX_VALUE;
+    public static final String MIRROR_STATE_TOPIC_PARTITIONS_CONFIG = "mirror.state.topic.num.partitions";
+    public static final int MIRROR_STATE_TOPIC_PARTITIONS_DEFAULT = 16;
+    public static final String MIRROR_STATE_TOPIC_REPLICATION_FACTOR_CONFIG = "mirror.state.topic.replication.factor";
+    public static final short MIRROR_STATE_TOPIC_REPLICATION_FACTOR_DEFAULT = 3;
     public static final String LOG_STORAGE_CONFIG = "syncmirror.log.storage";
     public static final String LOG_STORAGE_DURABLE = "durable";
     public static final String LOG_STORAGE_MEMORY = "memory";
@@ -154,6 +168,23 @@ public final class BrokerConfig extends AbstractConfig
             Range.atLeast(1), Importance.MEDIUM,
             "How often the controller node syncs each mirror's topics, configs, partitions and group offsets "
                 + "from its source cluster.")
+        .define(MIRROR_COORDINATOR_TICK_MS_CONFIG, Type.LONG, MIRROR_COORDINATOR_TICK_MS_DEFAULT, Range.atLeast(1),
+            Importance.LOW, "How often the mirror coordinator looks at each mirror partition this broker leads.")
+        .define(MIRROR_RETRY_BACKOFF_MS_CONFIG, Type.LONG, MIRROR_RETRY_BACKOFF_MS_DEFAULT, Range.atLeast(1),
+            Importance.LOW, "First wait before a FAILED mirror partition is retried; doubles per attempt.")
+        .define(MIRROR_RETRY_BACKOFF_MAX_MS_CONFIG, Type.LONG, MIRROR_RETRY_BACKOFF_MAX_MS_DEFAULT, Range.atLeast(1),
+            Importance.LOW, "Longest wait before a FAILED mirror partition is retried.")
+        .define(MIRROR_REQUEST_TIMEOUT_MS_CONFIG, Type.INT, MIRROR_REQUEST_TIMEOUT_MS_DEFAULT, Range.atLeast(1),
+            Importance.LOW, "Bound of a mirror's calls to its source cluster, to the controller and to "
+                + "__mirror_state.")
+        .define(MIRROR_REPLICATION_THROTTLED_RATE_CONFIG, Type.LONG, MIRROR_REPLICATION_THROTTLED_RATE_DEFAULT,
+            Range.atLeast(1), Importance.MEDIUM, "Bytes per second this broker's mirror fetchers may take from "
+                + "source clusters, all mirrors together.")
+        .define(MIRROR_STATE_TOPIC_PARTITIONS_CONFIG, Type.INT, MIRROR_STATE_TOPIC_PARTITIONS_DEFAULT,
+            Range.atLeast(1), Importance.LOW, "Partitions of the __mirror_state topic when it is created.")
+        .define(MIRROR_STATE_TOPIC_REPLICATION_FACTOR_CONFIG, Type.SHORT, MIRROR_STATE_TOPIC_REPLICATION_FACTOR_DEFAULT,
+            Importance.LOW, "Replication factor of the __mirror_state topic (capped by the brokers alive when "
+                + "it is created).")
         .define(LOG_STORAGE_CONFIG, Type.STRING, LOG_STORAGE_DURABLE,
             ConfigDef.ValidString.in(LOG_STORAGE_DURABLE, LOG_STORAGE_MEMORY), Importance.MEDIUM,
             "durable: Kafka's log engine under log.dirs; memory: heap logs, lost on stop (benchmarks).")

@@ -18,8 +18,11 @@ import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.syncmirror.broker.controller.AdminSourceClusterClient;
 import io.syncmirror.broker.controller.Controller;
 import io.syncmirror.broker.controller.ControllerApis;
+import io.syncmirror.broker.controller.MirrorController;
+import io.syncmirror.broker.controller.MirrorMetadataManager;
 import io.syncmirror.broker.controller.PartitionLogMetadataLog;
 import io.syncmirror.broker.coordinator.Coordinators;
 import io.syncmirror.broker.metadata.BrokerEndpoint;
@@ -29,6 +32,10 @@ import io.syncmirror.broker.metadata.ControllerIsrChannel;
 import io.syncmirror.broker.metadata.IsrChangeChannel;
 import io.syncmirror.broker.metadata.MetadataApis;
 import io.syncmirror.broker.metadata.TopicMetadata;
+import io.syncmirror.broker.mirror.MirrorApis;
+import io.syncmirror.broker.mirror.MirrorCoordinator;
+import io.syncmirror.broker.mirror.SourceCluster;
+import io.syncmirror.broker.mirror.TopicMirrorStateStore;
 import io.syncmirror.broker.network.KafkaSocketServer;
 import io.syncmirror.broker.network.Listener;
 import io.syncmirror.broker.network.NodeClient;
@@ -74,6 +81,10 @@ public final class BrokerServer implements AutoCloseable
     private BrokerMetadataApplier metadata;
     private Coordinators coordinators;
     private MetadataApis metadataApis;
+    private MirrorController mirrorController;
+    private MirrorMetadataManager mirrorMetadataManager;
+    private MirrorCoordinator mirrorCoordinator;
+    private MirrorApis mirrorApis;
     private KafkaSocketServer socketServer;
     private BrokerLifecycleManager lifecycle;
     private volatile IsrChangeChannel isrChannel;
@@ -164,7 +175,8 @@ public final class BrokerServer implements AutoCloseable
 
         coordinators = new Coordinators(config.coordinatorConfig(), replicas, metadata,
             this::brokerEpoch, () -> controllerClient, brokerId -> metadata.broker(brokerId)
-                .map(endpoint -> clients.get(brokerId, endpoint.host(), endpoint.port())).orElse(null), time);
+                .map(endpoint -> clients.get(brokerId, endpoint.host(), endpoint.port())).orElse(null), time,
+            metadata::producerIdFloor);
         coordinators.startup();
         metadataApis = new MetadataApis(id, clusterId, metadata, controllerClient, props);
 
@@ -183,12 +195,14 @@ public final class BrokerServer implements AutoCloseable
         groups.add(group(coordinators.apis()::maxVersion, coordinators.apis()::minVersion,
             coordinators.apis()::handle));
 
+        startMirroring();
+
         final List<Listener> listeners = new ArrayList<>();
         for (final BrokerConfig.Listener listener : config.listeners())
         {
             listeners.add(new Listener(listener.name(), listener.host(), listener.port()));
         }
-        socketServer = new KafkaSocketServer(listeners, new KafkaApis(groups), SocketServerConfig.defaults()
+        socketServer = new KafkaSocketServer(listeners, new KafkaApis(groups, mirrorApis), SocketServerConfig.defaults()
             .withMaxRequestBytes(config.getInt(BrokerConfig.SOCKET_REQUEST_MAX_BYTES_CONFIG))
             .withNetworkThreads(config.getInt(BrokerConfig.NUM_NETWORK_THREADS_CONFIG)));
         socketServer.start();
@@ -200,8 +214,82 @@ public final class BrokerServer implements AutoCloseable
             config.getInt(BrokerConfig.BROKER_HEARTBEAT_INTERVAL_MS_CONFIG), -1L);
         lifecycle.start();
         lifecycle.readyFuture().thenRun(() -> replicas.deleteStrayLogs(METADATA_PARTITION::equals));
+        mirrorCoordinator.start();
+        if (mirrorMetadataManager != null)
+        {
+            mirrorMetadataManager.start();
+        }
         LOG.info("broker {} started on {} ({} storage{})", id, socketServer.boundAddresses(),
             config.durableStorage() ? "durable" : "memory", config.runsController() ? ", controller" : "");
+    }
+
+    /**
+     * Cluster mirroring, destination side: the mirror coordinator (every broker), the mirror RPC handler, and on
+     * the controller node the controller's mirror operations and the metadata manager that syncs each mirror's
+     * topics from its source. Started once the listener is bound (they connect to it).
+     */
+    private void startMirroring()
+    {
+        final int id = config.nodeId();
+        final long timeoutMs = config.getInt(BrokerConfig.MIRROR_REQUEST_TIMEOUT_MS_CONFIG);
+        if (controllerApis != null)
+        {
+            mirrorController = new MirrorController(controllerApis);
+            mirrorMetadataManager = new MirrorMetadataManager(mirrorController,
+                AdminSourceClusterClient.factory(timeoutMs), this::ownBootstrap,
+                config.mirrorMetadataRefreshIntervalMs(), time::milliseconds);
+        }
+        final TopicMirrorStateStore store = new TopicMirrorStateStore(this::ownBootstrap, this::ensureMirrorStateTopic,
+            timeoutMs);
+        final MirrorCoordinator.Config coordinatorConfig = new MirrorCoordinator.Config(
+            config.getLong(BrokerConfig.MIRROR_COORDINATOR_TICK_MS_CONFIG),
+            config.getLong(BrokerConfig.MIRROR_RETRY_BACKOFF_MS_CONFIG),
+            config.getLong(BrokerConfig.MIRROR_RETRY_BACKOFF_MAX_MS_CONFIG), timeoutMs,
+            config.getLong(BrokerConfig.MIRROR_REPLICATION_THROTTLED_RATE_CONFIG), mirrorFetcherConfig(),
+            NodeClientConfig.defaults("broker-" + id + "-mirror-fetcher"));
+        final BrokerConfig.Listener controllerAddress = config.controllerAddress();
+        final MirrorApis[] apis = new MirrorApis[1];
+        mirrorCoordinator = new MirrorCoordinator(id, replicas, metadata::image, store,
+            (topicId, epochs, floor) -> apis[0].controllerChannel().bumpLeaderEpochs(topicId, epochs, floor),
+            (source, leader, topic, topicId, partition) ->
+                apis[0].lastMirroredLookup().lastMirrored(source, leader, topic, topicId, partition),
+            definition -> new SourceCluster(definition, "broker-" + id + "-mirror-" + definition.name(), timeoutMs),
+            coordinatorConfig, time::milliseconds);
+        mirrorApis = new MirrorApis(id, metadata::image, mirrorCoordinator, mirrorController, mirrorMetadataManager,
+            controllerAddress.host(), controllerAddress.port(), timeoutMs);
+        apis[0] = mirrorApis;
+    }
+
+    /** The mirror fetchers' settings: consumer-type fetches (replica id -1), throttled to the mirror rate. */
+    private FetcherConfig mirrorFetcherConfig()
+    {
+        final long rate = config.getLong(BrokerConfig.MIRROR_REPLICATION_THROTTLED_RATE_CONFIG);
+        final int maxBytes = (int)Math.min(config.getInt(BrokerConfig.REPLICA_FETCH_RESPONSE_MAX_BYTES_CONFIG),
+            Math.max(1024L, rate));
+        final int partitionMaxBytes = Math.min(maxBytes, config.getInt(BrokerConfig.REPLICA_FETCH_MAX_BYTES_CONFIG));
+        return new FetcherConfig(-1, -1L, config.getInt(BrokerConfig.REPLICA_FETCH_WAIT_MAX_MS_CONFIG),
+            FetcherConfig.REPLICA_FETCH_MIN_BYTES_DEFAULT, maxBytes, partitionMaxBytes,
+            Math.max(1, config.getInt(BrokerConfig.REPLICA_FETCH_BACKOFF_MS_CONFIG)),
+            FetcherConfig.REQUEST_TIMEOUT_MS_DEFAULT, ApiKeys.FETCH.latestVersion());
+    }
+
+    /** This broker's own listener, host:port, for the clients it runs against its own cluster. */
+    private String ownBootstrap()
+    {
+        final BrokerConfig.Listener advertised = config.advertisedListeners().get(0);
+        return advertised.host() + ":" + (advertised.port() == 0 ? socketServer.boundPort(advertised.name()) :
+            advertised.port());
+    }
+
+    private int ensureMirrorStateTopic(final Map<String, String> topicConfig) throws Exception
+    {
+        final int live = Math.max(1, metadata.image().liveBrokers().size());
+        final short rf = (short)Math.min(live,
+            config.getShort(BrokerConfig.MIRROR_STATE_TOPIC_REPLICATION_FACTOR_CONFIG));
+        return metadataApis.ensureTopic(TopicMirrorStateStore.TOPIC,
+            config.getInt(BrokerConfig.MIRROR_STATE_TOPIC_PARTITIONS_CONFIG), rf, topicConfig)
+            .get(config.getInt(BrokerConfig.MIRROR_REQUEST_TIMEOUT_MS_CONFIG), TimeUnit.MILLISECONDS)
+            .partitions().size();
     }
 
     private FetcherConfig fetcherConfig()
@@ -376,6 +464,9 @@ public final class BrokerServer implements AutoCloseable
 
     private void stopParts(final boolean crash)
     {
+        closeQuietly(mirrorCoordinator);
+        closeQuietly(mirrorMetadataManager);
+        closeQuietly(mirrorApis);
         closeQuietly(socketServer);
         closeQuietly(lifecycle);
         closeQuietly(coordinators);

@@ -9,6 +9,7 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 
+import io.syncmirror.broker.network.MirrorRequestHandler;
 import io.syncmirror.broker.network.RequestContext;
 import io.syncmirror.broker.network.RequestHandler;
 
@@ -20,8 +21,17 @@ public final class KafkaApis implements RequestHandler
 {
     private final EnumMap<ApiKeys, ApiGroup> routes = new EnumMap<>(ApiKeys.class);
 
+    private final MirrorRequestHandler mirrorHandler;
+
     public KafkaApis(final List<ApiGroup> groups)
     {
+        this(groups, null);
+    }
+
+    /** @param mirrorHandler the cluster-mirroring RPCs' handler, or null when none is served */
+    public KafkaApis(final List<ApiGroup> groups, final MirrorRequestHandler mirrorHandler)
+    {
+        this.mirrorHandler = mirrorHandler;
         for (final ApiKeys key : ApiKeys.values())
         {
             for (final ApiGroup group : groups)
@@ -59,5 +69,11 @@ public final class KafkaApis implements RequestHandler
                 "API " + request.apiKey() + " is not served by this broker"));
         }
         return group.handle(context, request);
+    }
+
+    @Override
+    public MirrorRequestHandler mirrorHandler()
+    {
+        return mirrorHandler;
     }
 }

@@ -1,0 +1,148 @@
+package io.syncmirror.tests;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.protocol.Errors;
+
+import io.syncmirror.broker.cluster.EmbeddedCluster;
+import io.syncmirror.protocol.AddTopicsToMirrorRequestData;
+import io.syncmirror.protocol.AddTopicsToMirrorResponseData;
+import io.syncmirror.protocol.CreateClusterMirrorRequestData;
+import io.syncmirror.protocol.CreateClusterMirrorResponseData;
+import io.syncmirror.protocol.DescribeClusterMirrorsRequestData;
+import io.syncmirror.protocol.DescribeClusterMirrorsResponseData;
+import io.syncmirror.protocol.MirrorWireClient;
+import io.syncmirror.protocol.RemoveTopicsFromMirrorRequestData;
+import io.syncmirror.protocol.RemoveTopicsFromMirrorResponseData;
+import io.syncmirror.protocol.TopicResultsResponseData;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** Mirror management over the wire for the mirroring tests: what the cluster mirrors command sends. */
+final class Mirrors
+{
+    /** Broker settings that make a test cluster's mirroring react within a fraction of a second. */
+    static final Map<String, String> FAST = Map.of(
+        "mirror.metadata.refresh.interval.ms", "300",
+        "mirror.coordinator.tick.ms", "50",
+        "mirror.retry.backoff.ms", "200",
+        "mirror.retry.backoff.max.ms", "1000",
+        "mirror.request.timeout.ms", "10000",
+        "replica.fetch.backoff.ms", "200",
+        "replica.lag.time.max.ms", "3000");
+
+    private Mirrors()
+    {
+    }
+
+    static MirrorWireClient client(final EmbeddedCluster cluster, final int nodeId) throws IOException
+    {
+        return MirrorWireClient.connect("127.0.0.1", cluster.port(nodeId), "mirror-test", 10_000, 30_000);
+    }
+
+    static void create(final EmbeddedCluster destination, final String mirror, final EmbeddedCluster source)
+        throws IOException
+    {
+        try (MirrorWireClient client = client(destination, 1))
+        {
+            final CreateClusterMirrorResponseData response = client.send(new CreateClusterMirrorRequestData()
+                .setMirrorName(mirror).setSourceBootstrapServers(source.bootstrapServers()),
+                CreateClusterMirrorResponseData.class);
+            assertEquals(Errors.NONE.code(), response.errorCode(), String.valueOf(response.errorMessage()));
+        }
+    }
+
+    /** Adds topics (sent to {@code nodeId}, which forwards to the controller unless it is one); their results. */
+    static List<TopicResultsResponseData.TopicResult> add(final EmbeddedCluster destination, final int nodeId,
+        final String mirror, final String... topics) throws IOException
+    {
+        final List<AddTopicsToMirrorRequestData.TopicState> states = new ArrayList<>();
+        for (final String topic : topics)
+        {
+            states.add(new AddTopicsToMirrorRequestData.TopicState().setTopicId(Uuid.ZERO_UUID).setTopicName(topic)
+                .setMirrorName(mirror));
+        }
+        try (MirrorWireClient client = client(destination, nodeId))
+        {
+            return client.send(new AddTopicsToMirrorRequestData().setTopics(states),
+                AddTopicsToMirrorResponseData.class).topics();
+        }
+    }
+
+    static void addOk(final EmbeddedCluster destination, final String mirror, final String... topics)
+        throws IOException
+    {
+        for (final TopicResultsResponseData.TopicResult result : add(destination, 1, mirror, topics))
+        {
+            assertEquals(Errors.NONE.code(), result.errorCode(), result.topicName() + ": " + result.errorMessage());
+        }
+    }
+
+    static void remove(final EmbeddedCluster destination, final String mirror, final String... topics)
+        throws IOException
+    {
+        final List<RemoveTopicsFromMirrorRequestData.TopicState> states = new ArrayList<>();
+        for (final String topic : topics)
+        {
+            states.add(new RemoveTopicsFromMirrorRequestData.TopicState().setTopicName(topic).setMirrorName(mirror));
+        }
+        try (MirrorWireClient client = client(destination, 1))
+        {
+            for (final TopicResultsResponseData.TopicResult result : client.send(
+                new RemoveTopicsFromMirrorRequestData().setTopics(states),
+                RemoveTopicsFromMirrorResponseData.class).topics())
+            {
+                assertEquals(Errors.NONE.code(), result.errorCode(), result.topicName() + ": " +
+                    result.errorMessage());
+            }
+        }
+    }
+
+    static DescribeClusterMirrorsResponseData describe(final EmbeddedCluster destination, final int nodeId,
+        final String mirror) throws IOException
+    {
+        try (MirrorWireClient client = client(destination, nodeId))
+        {
+            return client.send(new DescribeClusterMirrorsRequestData().setMirrorNames(List.of(mirror)),
+                DescribeClusterMirrorsResponseData.class);
+        }
+    }
+
+    /** The partitions of a mirror topic as describe shows them. */
+    static List<DescribeClusterMirrorsResponseData.MirrorPartition> partitions(final EmbeddedCluster destination,
+        final String mirror, final String topic) throws IOException
+    {
+        for (final DescribeClusterMirrorsResponseData.MirrorDescription description :
+            describe(destination, 1, mirror).mirrors())
+        {
+            for (final DescribeClusterMirrorsResponseData.MirrorTopic mirrorTopic : description.topics())
+            {
+                if (mirrorTopic.topicName().equals(topic))
+                {
+                    return mirrorTopic.partitions();
+                }
+            }
+        }
+        return List.of();
+    }
+
+    /** Whether every partition of the topic is in {@code state} (the state's byte). */
+    static boolean allIn(final EmbeddedCluster destination, final String mirror, final String topic,
+        final int partitions, final byte state)
+    {
+        try
+        {
+            final List<DescribeClusterMirrorsResponseData.MirrorPartition> described =
+                partitions(destination, mirror, topic);
+            return described.size() == partitions && described.stream().allMatch(p -> p.state() == state);
+        }
+        catch (final IOException e)
+        {
+            return false;
+        }
+    }
+}
