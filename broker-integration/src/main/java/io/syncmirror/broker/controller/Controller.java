@@ -115,6 +115,11 @@ public final class Controller
     private final Map<String, TreeMap<String, String>> topicConfigs = new HashMap<>();
     private final TreeMap<String, MirrorDefinition> mirrors = new TreeMap<>();
     private long nextProducerIdBlockStart;
+    /**
+     * The highest producer id floor recorded. Kept apart from the next block start: a broker may hold a block
+     * allocated before the floor was raised, and skips its ids below the floor only if the record reaches it.
+     */
+    private long producerIdFloor = -1L;
     private int topicsCreated;
 
     /** Records of the operation in progress: applied to the state as they are emitted, appended at commit. */
@@ -1178,7 +1183,7 @@ public final class Controller
                 s.partitionEpoch() + 1));
             out.put(p, new EpochBumpResult.PartitionEpoch(Errors.NONE, leaderEpoch));
         }
-        if (minNextProducerId > nextProducerIdBlockStart)
+        if (minNextProducerId > producerIdFloor)
         {
             emit(new MetadataRecord.ProducerIdFloor(minNextProducerId));
         }
@@ -1189,7 +1194,7 @@ public final class Controller
     /** Raises the producer id floor: every block allocated afterwards, also after a restart, starts at or above. */
     public void raiseProducerIdFloor(final long floor)
     {
-        if (floor > nextProducerIdBlockStart)
+        if (floor > producerIdFloor)
         {
             emit(new MetadataRecord.ProducerIdFloor(floor));
             commit();
@@ -1434,6 +1439,7 @@ public final class Controller
         else if (record instanceof MetadataRecord.ProducerIdFloor r)
         {
             nextProducerIdBlockStart = Math.max(nextProducerIdBlockStart, r.floor());
+            producerIdFloor = Math.max(producerIdFloor, r.floor());
         }
         else if (record instanceof MetadataRecord.Mirror r)
         {

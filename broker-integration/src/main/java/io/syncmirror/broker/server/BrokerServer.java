@@ -115,6 +115,12 @@ public final class BrokerServer implements AutoCloseable
         return metadata;
     }
 
+    /** This broker's mirror coordinator (destination side of cluster mirroring). */
+    public MirrorCoordinator mirrorCoordinator()
+    {
+        return mirrorCoordinator;
+    }
+
     public synchronized void start()
     {
         if (running)
