@@ -400,10 +400,25 @@ public final class Partition
         }
     }
 
-    /** Marks the failover of this mirror topic complete (writable) or not (a mirror again, after failback). */
+    /**
+     * Marks the failover of this mirror topic complete (writable) or not: a topic that becomes a mirror again
+     * (failback, or a stopped mirror restarted) holds its HW where it is until the source's HW lets it move.
+     */
     public void mirrorStopped(final boolean stopped)
     {
-        mirrorStopped = stopped;
+        appendLock.lock();
+        try
+        {
+            mirrorStopped = stopped;
+            if (!stopped)
+            {
+                highWatermarkCap = Math.min(highWatermarkCap, log.highWatermark());
+            }
+        }
+        finally
+        {
+            appendLock.unlock();
+        }
     }
 
     /**

@@ -1,0 +1,99 @@
+package io.syncmirror.tests;
+
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import io.syncmirror.broker.cluster.EmbeddedCluster;
+import io.syncmirror.broker.mirror.MirrorPartitionState;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** Failback: after a failover, the old source is mirrored back from the new primary and aligned with it. */
+@Timeout(240)
+class MirrorFailbackTest
+{
+    private static final String TOPIC = "accounts";
+    private static final TopicPartition TP = new TopicPartition(TOPIC, 0);
+
+    private EmbeddedCluster primary;
+    private EmbeddedCluster standby;
+
+    @BeforeEach
+    void startClusters()
+    {
+        primary = EmbeddedCluster.start(1, Mirrors.FAST);
+        final Map<String, String> standbyConfig = new HashMap<>(Mirrors.FAST);
+        standbyConfig.put("default.replication.factor", "3");
+        standby = EmbeddedCluster.start(3, standbyConfig);
+    }
+
+    @AfterEach
+    void stopClusters()
+    {
+        if (standby != null)
+        {
+            standby.close();
+        }
+        if (primary != null)
+        {
+            primary.close();
+        }
+    }
+
+    @Test
+    @DisplayName("AM-10 failback truncates the old source to the last mirrored offset the new source recorded, "
+        + "discarding what was never mirrored, then catches up byte for byte")
+    void shouldAlignTheOldSourceAndCatchUp() throws Exception
+    {
+        try (Admin admin = Clients.admin(primary.bootstrapServers()))
+        {
+            Clients.createTopic(admin, TOPIC, 1, (short)1, Map.of());
+        }
+        produce(primary, "before", 100);
+        Mirrors.create(standby, "dr", primary);
+        Mirrors.addOk(standby, "dr", TOPIC);
+        Clients.awaitCondition(() -> AsyncMirroringTest.hw(standby, TP) == 100, 30_000, "mirrored");
+
+        // Failover to the standby; the old primary keeps taking writes that are never mirrored (split brain).
+        Mirrors.remove(standby, "dr", TOPIC);
+        Clients.awaitCondition(() -> Mirrors.allIn(standby, "dr", TOPIC, 1, MirrorPartitionState.STOPPED.id()),
+            30_000, "STOPPED");
+        produce(primary, "lost", 20);
+        produce(standby, "after", 30);
+        assertEquals(120, AsyncMirroringTest.hw(primary, TP));
+
+        // Failback: the old primary mirrors the topic back from the new one.
+        Mirrors.create(primary, "back", standby);
+        Mirrors.addOk(primary, "back", TOPIC);
+        final long target = AsyncMirroringTest.hw(standby, TP);
+        Clients.awaitCondition(() -> Mirrors.allIn(primary, "back", TOPIC, 1, MirrorPartitionState.MIRRORING.id()) &&
+            AsyncMirroringTest.hw(primary, TP) == target, 30_000, "failed back and caught up");
+        assertArrayEquals(AsyncMirroringTest.batchBytes(standby, TP), AsyncMirroringTest.batchBytes(primary, TP),
+            "the old primary's log is the new primary's, byte for byte");
+        assertEquals(target, AsyncMirroringTest.leader(primary, TP).log().logEndOffset());
+    }
+
+    private static void produce(final EmbeddedCluster cluster, final String prefix, final int count) throws Exception
+    {
+        try (KafkaProducer<byte[], byte[]> producer = Clients.producer(cluster.bootstrapServers(), Map.of()))
+        {
+            for (int i = 0; i < count; i++)
+            {
+                producer.send(new ProducerRecord<>(TOPIC, 0, null,
+                    (prefix + "-" + i).getBytes(StandardCharsets.UTF_8))).get();
+            }
+        }
+    }
+}
