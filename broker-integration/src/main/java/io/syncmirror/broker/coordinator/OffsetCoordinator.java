@@ -363,7 +363,8 @@ public final class OffsetCoordinator implements ReplicaAccess.LeadershipListener
                         groupIds.add(group.getKey());
                     }
                 }
-                for (final Map<String, Map<TopicPartition, StoredOffset>> pending : partition.pendingByProducer.values())
+                for (final Map<String, Map<TopicPartition, StoredOffset>> pending :
+                    partition.pendingByProducer.values())
                 {
                     groupIds.addAll(pending.keySet());
                 }
