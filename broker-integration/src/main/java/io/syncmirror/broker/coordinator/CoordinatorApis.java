@@ -5,6 +5,7 @@ import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -15,11 +16,14 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.AddOffsetsToTxnResponseData;
 import org.apache.kafka.common.message.AddPartitionsToTxnRequestData;
 import org.apache.kafka.common.message.AddPartitionsToTxnResponseData;
+import org.apache.kafka.common.message.DescribeGroupsResponseData;
 import org.apache.kafka.common.message.EndTxnResponseData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.InitProducerIdResponseData;
+import org.apache.kafka.common.message.ListGroupsRequestData;
+import org.apache.kafka.common.message.ListGroupsResponseData;
 import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetCommitResponseData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
@@ -34,12 +38,16 @@ import org.apache.kafka.common.requests.AddOffsetsToTxnRequest;
 import org.apache.kafka.common.requests.AddOffsetsToTxnResponse;
 import org.apache.kafka.common.requests.AddPartitionsToTxnRequest;
 import org.apache.kafka.common.requests.AddPartitionsToTxnResponse;
+import org.apache.kafka.common.requests.DescribeGroupsRequest;
+import org.apache.kafka.common.requests.DescribeGroupsResponse;
 import org.apache.kafka.common.requests.EndTxnRequest;
 import org.apache.kafka.common.requests.EndTxnResponse;
 import org.apache.kafka.common.requests.FindCoordinatorRequest;
 import org.apache.kafka.common.requests.FindCoordinatorResponse;
 import org.apache.kafka.common.requests.InitProducerIdRequest;
 import org.apache.kafka.common.requests.InitProducerIdResponse;
+import org.apache.kafka.common.requests.ListGroupsRequest;
+import org.apache.kafka.common.requests.ListGroupsResponse;
 import org.apache.kafka.common.requests.OffsetCommitRequest;
 import org.apache.kafka.common.requests.OffsetCommitResponse;
 import org.apache.kafka.common.requests.OffsetFetchRequest;
@@ -57,13 +65,18 @@ import io.syncmirror.broker.network.RequestContext;
 
 /**
  * The coordinator APIs of the broker: FindCoordinator, InitProducerId, AddPartitionsToTxn, AddOffsetsToTxn,
- * EndTxn, TxnOffsetCommit, WriteTxnMarkers, OffsetCommit and OffsetFetch, over the {@link TransactionCoordinator},
- * the {@link OffsetCoordinator} and the {@link TxnMarkerWriter}. Thread-safe (stateless itself).
+ * EndTxn, TxnOffsetCommit, WriteTxnMarkers, OffsetCommit, OffsetFetch, ListGroups and DescribeGroups, over the
+ * {@link TransactionCoordinator}, the {@link OffsetCoordinator} and the {@link TxnMarkerWriter}. Thread-safe
+ * (stateless itself).
  *
  * <p>Versions: only the classic transaction protocol (TV1) is served, so EndTxn stops at v4 and TxnOffsetCommit at
  * v4 (v5+ mean TV2 semantics, v6 topic ids); clients that see no finalized {@code transaction.version} send
  * AddPartitionsToTxn v3 or lower themselves. PRODUCER_FENCED is answered as INVALID_PRODUCER_EPOCH to versions that
  * predate it.
+ *
+ * <p>Groups: every group is a classic group without members whose only state is its committed offsets, so
+ * ListGroups and DescribeGroups answer it as Kafka answers such a simple group: state Empty, type classic, protocol
+ * type "" (which Admin's consumer-group listing and description accept).
  */
 public final class CoordinatorApis
 {
@@ -80,6 +93,8 @@ public final class CoordinatorApis
         VERSIONS.put(ApiKeys.WRITE_TXN_MARKERS, new short[] {1, 2});
         VERSIONS.put(ApiKeys.OFFSET_COMMIT, new short[] {2, 10});
         VERSIONS.put(ApiKeys.OFFSET_FETCH, new short[] {1, 10});
+        VERSIONS.put(ApiKeys.LIST_GROUPS, new short[] {0, 5});
+        VERSIONS.put(ApiKeys.DESCRIBE_GROUPS, new short[] {0, 6});
     }
 
     private final TransactionCoordinator transactions;
@@ -142,6 +157,11 @@ public final class CoordinatorApis
                     return offsetCommit((OffsetCommitRequest) request, version);
                 case OFFSET_FETCH:
                     return CompletableFuture.completedFuture(offsetFetch((OffsetFetchRequest) request, version));
+                case LIST_GROUPS:
+                    return CompletableFuture.completedFuture(listGroups((ListGroupsRequest) request, version));
+                case DESCRIBE_GROUPS:
+                    return CompletableFuture.completedFuture(describeGroups((DescribeGroupsRequest) request,
+                        version));
                 default:
                     return CompletableFuture.failedFuture(new IllegalArgumentException(
                         "not a coordinator API: " + request.apiKey()));
@@ -559,5 +579,94 @@ public final class CoordinatorApis
                 .setErrorCode(offset.error().code()));
         }
         return group.setTopics(new ArrayList<>(byTopic.values()));
+    }
+
+    // ------------------------------------------------------------------------------------------------ groups
+
+    /** The state of every group served here: no group has members. */
+    static final String GROUP_STATE_EMPTY = "Empty";
+    /** Kafka's answer for a group that does not exist. */
+    static final String GROUP_STATE_DEAD = "Dead";
+    /** The type of every group served here, spelt as Kafka's coordinator answers it (clients parse any case). */
+    static final String GROUP_TYPE_CLASSIC = "classic";
+    /** The protocol type of a group that has only committed offsets, as Kafka answers it. */
+    static final String SIMPLE_GROUP_PROTOCOL_TYPE = "";
+
+    private AbstractResponse listGroups(final ListGroupsRequest request, final short version)
+    {
+        final ListGroupsRequestData data = request.data();
+        final OffsetCoordinator.GroupListing listing = offsets.listGroups();
+        final ListGroupsResponseData response = new ListGroupsResponseData().setErrorCode(listing.error().code());
+        // Filters match case-insensitively, as Kafka's coordinator matches them; an empty filter passes all.
+        final boolean stateMatches = version < 4 || matches(data.statesFilter(), GROUP_STATE_EMPTY);
+        final boolean typeMatches = version < 5 || matches(data.typesFilter(), GROUP_TYPE_CLASSIC);
+        if (stateMatches && typeMatches)
+        {
+            for (final String groupId : listing.groupIds())
+            {
+                final ListGroupsResponseData.ListedGroup group = new ListGroupsResponseData.ListedGroup()
+                    .setGroupId(groupId).setProtocolType(SIMPLE_GROUP_PROTOCOL_TYPE);
+                if (version >= 4)
+                {
+                    group.setGroupState(GROUP_STATE_EMPTY);
+                }
+                if (version >= 5)
+                {
+                    group.setGroupType(GROUP_TYPE_CLASSIC);
+                }
+                response.groups().add(group);
+            }
+        }
+        return new ListGroupsResponse(response);
+    }
+
+    private static boolean matches(final List<String> filter, final String value)
+    {
+        if (filter == null || filter.isEmpty())
+        {
+            return true;
+        }
+        for (final String wanted : filter)
+        {
+            if (wanted != null && wanted.toLowerCase(Locale.ROOT).equals(value.toLowerCase(Locale.ROOT)))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private AbstractResponse describeGroups(final DescribeGroupsRequest request, final short version)
+    {
+        final DescribeGroupsResponseData response = new DescribeGroupsResponseData();
+        for (final String groupId : request.data().groups())
+        {
+            final OffsetCoordinator.GroupExistence existence = offsets.groupExists(groupId);
+            if (existence.error() != Errors.NONE)
+            {
+                response.groups().add(DescribeGroupsResponse.groupError(groupId, existence.error()));
+            }
+            else if (existence.exists())
+            {
+                response.groups().add(new DescribeGroupsResponseData.DescribedGroup().setGroupId(groupId)
+                    .setErrorCode(Errors.NONE.code()).setGroupState(GROUP_STATE_EMPTY)
+                    .setProtocolType(SIMPLE_GROUP_PROTOCOL_TYPE).setProtocolData("")
+                    .setAuthorizedOperations(DescribeGroupsResponse.AUTHORIZED_OPERATIONS_OMITTED));
+            }
+            else
+            {
+                // Since v6 an unknown group is an error; before, it is described as a dead group without error.
+                final DescribeGroupsResponseData.DescribedGroup dead = new DescribeGroupsResponseData.DescribedGroup()
+                    .setGroupId(groupId).setGroupState(GROUP_STATE_DEAD).setProtocolType(SIMPLE_GROUP_PROTOCOL_TYPE)
+                    .setProtocolData("").setAuthorizedOperations(DescribeGroupsResponse.AUTHORIZED_OPERATIONS_OMITTED);
+                if (version >= 6)
+                {
+                    dead.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
+                        .setErrorMessage("Group " + groupId + " not found.");
+                }
+                response.groups().add(dead);
+            }
+        }
+        return new DescribeGroupsResponse(response);
     }
 }

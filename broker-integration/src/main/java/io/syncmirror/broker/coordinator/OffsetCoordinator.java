@@ -9,6 +9,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
@@ -57,6 +59,16 @@ public final class OffsetCoordinator implements ReplicaAccess.LeadershipListener
 
     /** An OffsetFetch answer for one group. */
     public record GroupOffsets(Errors error, Map<TopicPartition, FetchedOffset> offsets)
+    {
+    }
+
+    /** A ListGroups answer of this broker: the group ids it coordinates, and NONE or a retriable error. */
+    public record GroupListing(Errors error, List<String> groupIds)
+    {
+    }
+
+    /** A DescribeGroups answer for one group: the coordinator error, and whether the group has offsets here. */
+    public record GroupExistence(Errors error, boolean exists)
     {
     }
 
@@ -323,6 +335,68 @@ public final class OffsetCoordinator implements ReplicaAccess.LeadershipListener
         }
     }
 
+    // ------------------------------------------------------------------------------------------------ listing
+
+    /**
+     * The groups this broker coordinates now (ListGroups): those with a committed or pending transactional offset
+     * in an offsets partition it leads and has loaded, sorted. The error is COORDINATOR_LOAD_IN_PROGRESS while any
+     * partition it leads is still loading, so that a caller retries rather than miss that partition's groups; the
+     * groups of the loaded partitions are listed all the same.
+     */
+    public GroupListing listGroups()
+    {
+        synchronized (lock)
+        {
+            final Set<String> groupIds = new TreeSet<>();
+            Errors error = Errors.NONE;
+            for (final OffsetsPartition partition : partitions.values())
+            {
+                if (!partition.loaded)
+                {
+                    error = Errors.COORDINATOR_LOAD_IN_PROGRESS;
+                    continue;
+                }
+                for (final Map.Entry<String, Map<TopicPartition, StoredOffset>> group : partition.groups.entrySet())
+                {
+                    if (!group.getValue().isEmpty())
+                    {
+                        groupIds.add(group.getKey());
+                    }
+                }
+                for (final Map<String, Map<TopicPartition, StoredOffset>> pending :
+                    partition.pendingByProducer.values())
+                {
+                    groupIds.addAll(pending.keySet());
+                }
+            }
+            return new GroupListing(error, List.copyOf(groupIds));
+        }
+    }
+
+    /**
+     * Whether {@code groupId} exists here (DescribeGroups): NONE and true when it has a committed or pending
+     * offset, NONE and false when this broker coordinates it but it has none, else the coordinator error.
+     */
+    public GroupExistence groupExists(final String groupId)
+    {
+        synchronized (lock)
+        {
+            if (groupId == null || groupId.isEmpty())
+            {
+                return new GroupExistence(Errors.INVALID_GROUP_ID, false);
+            }
+            final OffsetsPartition partition = partitions.get(config.offsetsPartitionFor(groupId));
+            final Errors partitionError = partitionError(partition);
+            if (partitionError != Errors.NONE)
+            {
+                return new GroupExistence(partitionError, false);
+            }
+            final boolean exists = !partition.groups.getOrDefault(groupId, Map.of()).isEmpty()
+                || partition.hasPendingOffsets(groupId);
+            return new GroupExistence(Errors.NONE, exists);
+        }
+    }
+
     // ------------------------------------------------------------------------------------------------ markers
 
     @Override
@@ -533,6 +607,18 @@ public final class OffsetCoordinator implements ReplicaAccess.LeadershipListener
             {
                 final Map<TopicPartition, StoredOffset> offsets = byGroup.get(groupId);
                 if (offsets != null && offsets.containsKey(tp))
+                {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        boolean hasPendingOffsets(final String groupId)
+        {
+            for (final Map<String, Map<TopicPartition, StoredOffset>> byGroup : pendingByProducer.values())
+            {
+                if (byGroup.containsKey(groupId))
                 {
                     return true;
                 }

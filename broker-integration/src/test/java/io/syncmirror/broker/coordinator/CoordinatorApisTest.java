@@ -12,10 +12,14 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.AddOffsetsToTxnRequestData;
 import org.apache.kafka.common.message.AddPartitionsToTxnRequestData;
 import org.apache.kafka.common.message.AllocateProducerIdsResponseData;
+import org.apache.kafka.common.message.DescribeGroupsRequestData;
+import org.apache.kafka.common.message.DescribeGroupsResponseData;
 import org.apache.kafka.common.message.EndTxnRequestData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
+import org.apache.kafka.common.message.ListGroupsRequestData;
+import org.apache.kafka.common.message.ListGroupsResponseData;
 import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetCommitResponseData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
@@ -35,12 +39,16 @@ import org.apache.kafka.common.requests.AddOffsetsToTxnResponse;
 import org.apache.kafka.common.requests.AddPartitionsToTxnRequest;
 import org.apache.kafka.common.requests.AddPartitionsToTxnResponse;
 import org.apache.kafka.common.requests.AllocateProducerIdsResponse;
+import org.apache.kafka.common.requests.DescribeGroupsRequest;
+import org.apache.kafka.common.requests.DescribeGroupsResponse;
 import org.apache.kafka.common.requests.EndTxnRequest;
 import org.apache.kafka.common.requests.EndTxnResponse;
 import org.apache.kafka.common.requests.FindCoordinatorRequest;
 import org.apache.kafka.common.requests.FindCoordinatorResponse;
 import org.apache.kafka.common.requests.InitProducerIdRequest;
 import org.apache.kafka.common.requests.InitProducerIdResponse;
+import org.apache.kafka.common.requests.ListGroupsRequest;
+import org.apache.kafka.common.requests.ListGroupsResponse;
 import org.apache.kafka.common.requests.OffsetCommitRequest;
 import org.apache.kafka.common.requests.OffsetCommitResponse;
 import org.apache.kafka.common.requests.OffsetFetchRequest;
@@ -315,5 +323,99 @@ class CoordinatorApisTest
                     .setPartitionIndex(0).setCommittedOffset(1)))));
         final OffsetCommitResponse committed = call(OffsetCommitRequest.Builder.forTopicNames(commit), (short) 8);
         assertTrue(committed.errorCounts().containsKey(Errors.NOT_COORDINATOR));
+    }
+
+    private void commitSimple(final String groupId, final long offset) throws Exception
+    {
+        assertEquals(Map.of(DATA, Errors.NONE), offsets.commitOffsets(groupId, "", -1, null,
+            Map.of(DATA, new OffsetCoordinator.CommittedOffset(offset, -1, "", -1L)), true).get());
+    }
+
+    private List<String> listedIds(final ListGroupsResponse response)
+    {
+        return response.data().groups().stream().map(ListGroupsResponseData.ListedGroup::groupId).sorted().toList();
+    }
+
+    @Test
+    void shouldListGroupsWithOffsetsAsEmptyClassicGroupsWithoutProtocolTypeAtEveryVersion() throws Exception
+    {
+        internalTopicsLedHere();
+        commitSimple(GROUP, 5);
+        commitSimple("second", 9);
+        assertEquals(5, apis.maxVersion(ApiKeys.LIST_GROUPS));
+        for (short version = 0; version <= 5; version++)
+        {
+            final ListGroupsResponse listed = call(new ListGroupsRequest.Builder(new ListGroupsRequestData()),
+                version);
+            assertEquals(Errors.NONE.code(), listed.data().errorCode(), "v" + version);
+            assertEquals(List.of(GROUP, "second"), listedIds(listed), "v" + version);
+            for (final ListGroupsResponseData.ListedGroup group : listed.data().groups())
+            {
+                assertEquals("", group.protocolType(), "v" + version);
+                assertEquals(version >= 4 ? "Empty" : "", group.groupState(), "v" + version);
+                assertEquals(version >= 5 ? "classic" : "", group.groupType(), "v" + version);
+            }
+        }
+    }
+
+    @Test
+    void shouldHonourTheStatesAndTypesFiltersOfListGroups() throws Exception
+    {
+        internalTopicsLedHere();
+        commitSimple(GROUP, 5);
+        final short v5 = 5;
+        assertEquals(List.of(GROUP), listedIds(call(new ListGroupsRequest.Builder(new ListGroupsRequestData()
+            .setStatesFilter(List.of("stable", "EMPTY"))), v5)));
+        assertEquals(List.of(), listedIds(call(new ListGroupsRequest.Builder(new ListGroupsRequestData()
+            .setStatesFilter(List.of("Stable"))), v5)));
+        assertEquals(List.of(GROUP), listedIds(call(new ListGroupsRequest.Builder(new ListGroupsRequestData()
+            .setTypesFilter(List.of("Classic", "consumer"))), v5)));
+        assertEquals(List.of(), listedIds(call(new ListGroupsRequest.Builder(new ListGroupsRequestData()
+            .setTypesFilter(List.of("consumer"))), v5)));
+        assertEquals(List.of(), listedIds(call(new ListGroupsRequest.Builder(new ListGroupsRequestData()
+            .setStatesFilter(List.of("Empty")).setTypesFilter(List.of("share"))), v5)));
+    }
+
+    @Test
+    void shouldListNoGroupsOnABrokerThatLeadsNoOffsetsPartition() throws Exception
+    {
+        metadata.addTopicLedBy(CoordinatorConfig.CONSUMER_OFFSETS_TOPIC, 4, 1);
+        final ListGroupsResponse listed = call(new ListGroupsRequest.Builder(new ListGroupsRequestData()), (short) 5);
+        assertEquals(Errors.NONE.code(), listed.data().errorCode());
+        assertEquals(List.of(), listedIds(listed));
+    }
+
+    @Test
+    void shouldDescribeAGroupWithOffsetsAsEmptyAndAnUnknownOneAsDeadOrNotFound() throws Exception
+    {
+        internalTopicsLedHere();
+        commitSimple(GROUP, 5);
+        final DescribeGroupsResponse v6 = call(new DescribeGroupsRequest.Builder(new DescribeGroupsRequestData()
+            .setGroups(List.of(GROUP, "unknown"))), (short) 6);
+        final DescribeGroupsResponseData.DescribedGroup known = v6.data().groups().get(0);
+        assertEquals(GROUP, known.groupId());
+        assertEquals(Errors.NONE.code(), known.errorCode());
+        assertEquals("Empty", known.groupState());
+        assertEquals("", known.protocolType());
+        assertTrue(known.members().isEmpty());
+        assertEquals(Errors.GROUP_ID_NOT_FOUND.code(), v6.data().groups().get(1).errorCode());
+        assertEquals("Dead", v6.data().groups().get(1).groupState());
+
+        final DescribeGroupsResponse v5 = call(new DescribeGroupsRequest.Builder(new DescribeGroupsRequestData()
+            .setGroups(List.of("unknown"))), (short) 5);
+        assertEquals(Errors.NONE.code(), v5.data().groups().get(0).errorCode());
+        assertEquals("Dead", v5.data().groups().get(0).groupState());
+        final DescribeGroupsResponse v0 = call(new DescribeGroupsRequest.Builder(new DescribeGroupsRequestData()
+            .setGroups(List.of(GROUP))), (short) 0);
+        assertEquals("Empty", v0.data().groups().get(0).groupState());
+    }
+
+    @Test
+    void shouldAnswerNotCoordinatorToDescribeGroupsOfAGroupServedElsewhere() throws Exception
+    {
+        metadata.addTopicLedBy(CoordinatorConfig.CONSUMER_OFFSETS_TOPIC, 4, 1);
+        final DescribeGroupsResponse described = call(new DescribeGroupsRequest.Builder(new DescribeGroupsRequestData()
+            .setGroups(List.of(GROUP))), (short) 6);
+        assertEquals(Errors.NOT_COORDINATOR.code(), described.data().groups().get(0).errorCode());
     }
 }

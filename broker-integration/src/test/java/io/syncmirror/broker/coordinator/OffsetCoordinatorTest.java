@@ -218,4 +218,56 @@ class OffsetCoordinatorTest
         assertEquals(Errors.NOT_COORDINATOR, commit(offsets, TP0, 1).get(TP0));
         assertFalse(offsets.committed(GROUP, TP0).isPresent());
     }
+
+    @Test
+    void shouldListGroupsWithCommittedOrPendingOffsetsAlsoAfterAReload() throws Exception
+    {
+        commit(offsets, TP0, 7);
+        assertEquals(Map.of(TP1, Errors.NONE), offsets.commitTransactionalOffsets("txn-group", PID, (short) 0, "", -1,
+            null, offsetsOf(TP1, 3), true).get());
+        final OffsetCoordinator.GroupListing listed = offsets.listGroups();
+        assertEquals(Errors.NONE, listed.error());
+        assertEquals(List.of(GROUP, "txn-group"), listed.groupIds());
+        assertEquals(new OffsetCoordinator.GroupExistence(Errors.NONE, true), offsets.groupExists(GROUP));
+        assertEquals(new OffsetCoordinator.GroupExistence(Errors.NONE, true), offsets.groupExists("txn-group"));
+        assertEquals(new OffsetCoordinator.GroupExistence(Errors.NONE, false), offsets.groupExists("never"));
+        assertEquals(Errors.INVALID_GROUP_ID, offsets.groupExists("").error());
+
+        offsets = move();
+        assertEquals(List.of(GROUP, "txn-group"), offsets.listGroups().groupIds());
+    }
+
+    @Test
+    void shouldNotListAGroupWhoseOffsetsPartitionMovedAway() throws Exception
+    {
+        commit(offsets, TP0, 7);
+        replicas.resign(offsets.partitionFor(GROUP));
+        final OffsetCoordinator.GroupListing listed = offsets.listGroups();
+        assertEquals(Errors.NONE, listed.error());
+        assertEquals(List.of(), listed.groupIds());
+        assertEquals(Errors.NOT_COORDINATOR, offsets.groupExists(GROUP).error());
+    }
+
+    @Test
+    void shouldAskForARetryWhileAnOffsetsPartitionLoadsAndListTheLoadedOnes() throws Exception
+    {
+        commit(offsets, TP0, 7);
+        replicas.clearListeners();
+        final List<Runnable> loads = new ArrayList<>();
+        final OffsetCoordinator loading = new OffsetCoordinator(config, replicas, metadata, loads::add, time);
+        loading.startup();
+        final TopicPartition groupPartition = offsets.partitionFor(GROUP);
+        replicas.becomeLeader(groupPartition, 4);
+        loads.remove(0).run();
+        final TopicPartition other = new TopicPartition(CoordinatorConfig.CONSUMER_OFFSETS_TOPIC,
+            (groupPartition.partition() + 1) % OFFSETS_PARTITIONS);
+        replicas.becomeLeader(other, 4);
+
+        final OffsetCoordinator.GroupListing whileLoading = loading.listGroups();
+        assertEquals(Errors.COORDINATOR_LOAD_IN_PROGRESS, whileLoading.error());
+        assertEquals(List.of(GROUP), whileLoading.groupIds());
+
+        loads.remove(0).run();
+        assertEquals(new OffsetCoordinator.GroupListing(Errors.NONE, List.of(GROUP)), loading.listGroups());
+    }
 }
