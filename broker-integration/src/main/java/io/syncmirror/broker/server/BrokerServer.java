@@ -1,5 +1,6 @@
 package io.syncmirror.broker.server;
 
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -34,6 +35,7 @@ import io.syncmirror.broker.metadata.MetadataApis;
 import io.syncmirror.broker.metadata.TopicMetadata;
 import io.syncmirror.broker.mirror.MirrorApis;
 import io.syncmirror.broker.mirror.MirrorCoordinator;
+import io.syncmirror.broker.mirror.MirrorMetrics;
 import io.syncmirror.broker.mirror.SourceCluster;
 import io.syncmirror.broker.mirror.TopicMirrorStateStore;
 import io.syncmirror.broker.network.KafkaSocketServer;
@@ -84,6 +86,7 @@ public final class BrokerServer implements AutoCloseable
     private MirrorController mirrorController;
     private MirrorMetadataManager mirrorMetadataManager;
     private MirrorCoordinator mirrorCoordinator;
+    private MirrorMetrics mirrorMetrics;
     private MirrorApis mirrorApis;
     private KafkaSocketServer socketServer;
     private BrokerLifecycleManager lifecycle;
@@ -119,6 +122,12 @@ public final class BrokerServer implements AutoCloseable
     public MirrorCoordinator mirrorCoordinator()
     {
         return mirrorCoordinator;
+    }
+
+    /** The mirroring metrics (JMX; closed once stopped): its broker tag names this broker's MBeans. */
+    public MirrorMetrics mirrorMetrics()
+    {
+        return mirrorMetrics;
     }
 
     public synchronized void start()
@@ -261,6 +270,8 @@ public final class BrokerServer implements AutoCloseable
                 apis[0].lastMirroredLookup().lastMirrored(source, leader, topic, topicId, partition),
             definition -> new SourceCluster(definition, "broker-" + id + "-mirror-" + definition.name(), timeoutMs),
             coordinatorConfig, time::milliseconds);
+        mirrorMetrics = MirrorMetrics.forCoordinator(id, mirrorCoordinator, ManagementFactory.getPlatformMBeanServer(),
+            time::milliseconds);
         mirrorApis = new MirrorApis(id, metadata::image, mirrorCoordinator, mirrorController, mirrorMetadataManager,
             controllerAddress.host(), controllerAddress.port(), timeoutMs);
         apis[0] = mirrorApis;
@@ -470,6 +481,7 @@ public final class BrokerServer implements AutoCloseable
 
     private void stopParts(final boolean crash)
     {
+        closeQuietly(mirrorMetrics);
         closeQuietly(mirrorCoordinator);
         closeQuietly(mirrorMetadataManager);
         closeQuietly(mirrorApis);
