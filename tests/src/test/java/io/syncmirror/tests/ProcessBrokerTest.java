@@ -1,14 +1,8 @@
 package io.syncmirror.tests;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.io.Writer;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -21,6 +15,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,7 +35,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(180)
 class ProcessBrokerTest
 {
-    private static final String MAIN_CLASS = "io.syncmirror.broker.server.SyncMirrorServer";
     private static final String TOPIC = "process";
     private static final TopicPartition TP = new TopicPartition(TOPIC, 0);
     /** Upper bound for a JVM to start, read a bad file and exit; generous for a loaded machine. */
@@ -49,121 +43,49 @@ class ProcessBrokerTest
     @TempDir
     Path dir;
 
-    private final List<Process> processes = new ArrayList<>();
+    private BrokerProcesses brokers;
+
+    @BeforeEach
+    void setUp()
+    {
+        brokers = new BrokerProcesses(dir);
+    }
 
     @AfterEach
-    void killProcesses() throws InterruptedException
+    void killProcesses()
     {
-        for (final Process process : processes)
-        {
-            if (process.isAlive())
-            {
-                process.destroyForcibly();
-                process.waitFor(30, TimeUnit.SECONDS);
-            }
-        }
+        brokers.close();
     }
 
     private static int freePort()
     {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
-        {
-            return socket.getLocalPort();
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException(ex);
-        }
+        return BrokerProcesses.freePort();
     }
 
     private static Properties serverProperties(final int port, final Path logDir)
     {
-        final Properties props = new Properties();
-        props.put("node.id", "1");
-        props.put("process.roles", "broker,controller");
-        props.put("listeners", "PLAINTEXT://127.0.0.1:" + port);
-        props.put("controller.quorum.bootstrap.servers", "127.0.0.1:" + port);
-        props.put("log.dirs", logDir.toString());
-        props.put("offsets.topic.replication.factor", "1");
-        props.put("offsets.topic.num.partitions", "3");
-        props.put("transaction.state.log.replication.factor", "1");
-        props.put("transaction.state.log.min.isr", "1");
-        props.put("transaction.state.log.num.partitions", "3");
-        props.put("broker.heartbeat.interval.ms", "500");
-        props.put("broker.session.timeout.ms", "3000");
-        return props;
+        return BrokerProcesses.serverProperties(port, logDir);
     }
 
     private Path write(final String name, final Properties props) throws IOException
     {
-        final Path file = dir.resolve(name);
-        try (Writer out = Files.newBufferedWriter(file, StandardCharsets.UTF_8))
-        {
-            props.store(out, "server.properties for a broker process under test");
-        }
-        return file;
+        return brokers.write(name, props);
     }
 
-    /** Starts the broker main in a new JVM; its stdout and stderr go to files named after {@code name}. */
     private Process launch(final String name, final Path propertiesFile) throws IOException
     {
-        final List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        for (final String flag : System.getProperty("syncmirror.jvm.flags", "").trim().split("\\s+"))
-        {
-            if (!flag.isEmpty())
-            {
-                command.add(flag);
-            }
-        }
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(MAIN_CLASS);
-        command.add(propertiesFile.toString());
-        final Process process = new ProcessBuilder(command)
-            .redirectOutput(dir.resolve(name + ".out").toFile())
-            .redirectError(dir.resolve(name + ".err").toFile())
-            .start();
-        processes.add(process);
-        return process;
+        return brokers.launch(name, propertiesFile);
     }
 
     private String stderr(final String name) throws IOException
     {
-        return Files.readString(dir.resolve(name + ".err"), StandardCharsets.UTF_8);
+        return brokers.stderr(name);
     }
 
-    /** Waits until the broker process answers Admin requests with itself registered. */
-    private void awaitServing(final Process process, final String name, final String bootstrap) throws Exception
+    private void awaitServing(final Process process, final String name, final String bootstrap)
+        throws InterruptedException
     {
-        try (Admin admin = Clients.admin(bootstrap))
-        {
-            Clients.awaitCondition(() ->
-            {
-                assertTrue(process.isAlive(), () -> "the broker process exited with " + process.exitValue() + ": "
-                    + stderrQuietly(name));
-                try
-                {
-                    return admin.describeCluster().nodes().get(2, TimeUnit.SECONDS).size() == 1;
-                }
-                catch (final Exception ex)
-                {
-                    return false;
-                }
-            }, 60_000, "the broker process never served Admin requests");
-        }
-    }
-
-    private String stderrQuietly(final String name)
-    {
-        try
-        {
-            return stderr(name);
-        }
-        catch (final IOException ex)
-        {
-            return ex.toString();
-        }
+        brokers.awaitServing(process, name, bootstrap);
     }
 
     private static void produce(final String bootstrap, final int from, final int to) throws Exception
