@@ -189,11 +189,51 @@ final class Mirrors
     static void awaitCaughtUp(final EmbeddedCluster source, final EmbeddedCluster destination,
         final TopicPartition tp, final long timeoutMs) throws InterruptedException
     {
-        Clients.awaitCondition(() ->
+        final long deadlineMs = System.currentTimeMillis() + timeoutMs;
+        while (true)
         {
             final long sourceHw = AsyncMirroringTest.hw(source, tp);
-            return sourceHw >= 0 && AsyncMirroringTest.hw(destination, tp) == sourceHw;
-        }, timeoutMs, "destination caught up with the source on " + tp);
+            final long destinationHw = AsyncMirroringTest.hw(destination, tp);
+            if (sourceHw >= 0 && destinationHw == sourceHw)
+            {
+                return;
+            }
+            if (System.currentTimeMillis() > deadlineMs)
+            {
+                throw new AssertionError("destination HW " + destinationHw + " never caught up with the source HW " +
+                    sourceHw + " on " + tp + "; mirror partitions: " + describeAll(destination, tp.topic()));
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    /** Every mirror's partitions of {@code topic} as describe shows them, for failure messages. */
+    static String describeAll(final EmbeddedCluster destination, final String topic)
+    {
+        final StringBuilder text = new StringBuilder();
+        try (MirrorWireClient client = client(destination, 1))
+        {
+            for (final DescribeClusterMirrorsResponseData.MirrorDescription mirror : client.send(
+                new DescribeClusterMirrorsRequestData().setMirrorNames(null),
+                DescribeClusterMirrorsResponseData.class).mirrors())
+            {
+                for (final DescribeClusterMirrorsResponseData.MirrorTopic mirrorTopic : mirror.topics())
+                {
+                    if (mirrorTopic.topicName().equals(topic))
+                    {
+                        mirrorTopic.partitions().forEach(p -> text.append(String.format(
+                            "[%s p%d state %d source %d destination %d lag %d error %d %s] ", mirror.mirrorName(),
+                            p.partitionIndex(), p.state(), p.sourceOffset(), p.destinationOffset(), p.lag(),
+                            p.lastErrorCode(), p.lastErrorMessage())));
+                    }
+                }
+            }
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            text.append("describe failed: ").append(e);
+        }
+        return text.toString();
     }
 
     /**
