@@ -29,6 +29,7 @@ import org.junit.jupiter.api.Timeout;
 import io.syncmirror.broker.cluster.EmbeddedCluster;
 import io.syncmirror.broker.mirror.MirrorPartitionState;
 import io.syncmirror.broker.replica.Partition;
+import io.syncmirror.broker.server.BrokerServer;
 import io.syncmirror.broker.storage.PartitionLog;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -163,8 +164,9 @@ class AsyncMirroringTest
     {
         for (int node = 1; node <= cluster.size(); node++)
         {
-            final Partition partition = cluster.broker(node).replicaManager() == null ? null :
-                cluster.broker(node).replicaManager().partitionOrNull(tp);
+            final BrokerServer broker = cluster.broker(node); // null while stopped
+            final Partition partition = broker == null || broker.replicaManager() == null ? null :
+                broker.replicaManager().partitionOrNull(tp);
             if (partition != null && partition.isLeader())
             {
                 return partition;

@@ -1,14 +1,23 @@
 package io.syncmirror.tests;
 
 import java.io.IOException;
+import java.lang.reflect.Field;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.Record;
+import org.apache.kafka.common.record.internal.RecordBatch;
 
 import io.syncmirror.broker.cluster.EmbeddedCluster;
+import io.syncmirror.broker.controller.MirrorMetadataManager;
+import io.syncmirror.broker.server.BrokerServer;
 import io.syncmirror.protocol.AddTopicsToMirrorRequestData;
 import io.syncmirror.protocol.AddTopicsToMirrorResponseData;
 import io.syncmirror.protocol.CreateClusterMirrorRequestData;
@@ -143,6 +152,105 @@ final class Mirrors
         catch (final IOException e)
         {
             return false;
+        }
+    }
+
+    /**
+     * Every record of the partition's leader log up to its HW, one line each: "offset key value" for data, with
+     * " control" or " txn" appended for control records and transactional data; the batches' exact layout.
+     */
+    static List<String> records(final EmbeddedCluster cluster, final TopicPartition tp)
+    {
+        final List<String> lines = new ArrayList<>();
+        for (final RecordBatch batch : MemoryRecords.readableRecords(ByteBuffer.wrap(
+            AsyncMirroringTest.batchBytes(cluster, tp))).batches())
+        {
+            for (final Record record : batch)
+            {
+                lines.add(record.offset() + " " + text(record.key()) + " " + text(record.value()) +
+                    (batch.isControlBatch() ? " control" : batch.isTransactional() ? " txn" : ""));
+            }
+        }
+        return lines;
+    }
+
+    private static String text(final ByteBuffer buffer)
+    {
+        if (buffer == null)
+        {
+            return "null";
+        }
+        final byte[] bytes = new byte[buffer.remaining()];
+        buffer.duplicate().get(bytes);
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    /** Waits until the destination's HW of {@code tp} equals the source's. */
+    static void awaitCaughtUp(final EmbeddedCluster source, final EmbeddedCluster destination,
+        final TopicPartition tp, final long timeoutMs) throws InterruptedException
+    {
+        final long deadlineMs = System.currentTimeMillis() + timeoutMs;
+        while (true)
+        {
+            final long sourceHw = AsyncMirroringTest.hw(source, tp);
+            final long destinationHw = AsyncMirroringTest.hw(destination, tp);
+            if (sourceHw >= 0 && destinationHw == sourceHw)
+            {
+                return;
+            }
+            if (System.currentTimeMillis() > deadlineMs)
+            {
+                throw new AssertionError("destination HW " + destinationHw + " never caught up with the source HW " +
+                    sourceHw + " on " + tp + "; mirror partitions: " + describeAll(destination, tp.topic()));
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    /** Every mirror's partitions of {@code topic} as describe shows them, for failure messages. */
+    static String describeAll(final EmbeddedCluster destination, final String topic)
+    {
+        final StringBuilder text = new StringBuilder();
+        try (MirrorWireClient client = client(destination, 1))
+        {
+            for (final DescribeClusterMirrorsResponseData.MirrorDescription mirror : client.send(
+                new DescribeClusterMirrorsRequestData().setMirrorNames(null),
+                DescribeClusterMirrorsResponseData.class).mirrors())
+            {
+                for (final DescribeClusterMirrorsResponseData.MirrorTopic mirrorTopic : mirror.topics())
+                {
+                    if (mirrorTopic.topicName().equals(topic))
+                    {
+                        mirrorTopic.partitions().forEach(p -> text.append(String.format(
+                            "[%s p%d state %d source %d destination %d lag %d error %d %s] ", mirror.mirrorName(),
+                            p.partitionIndex(), p.state(), p.sourceOffset(), p.destinationOffset(), p.lag(),
+                            p.lastErrorCode(), p.lastErrorMessage())));
+                    }
+                }
+            }
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            text.append("describe failed: ").append(e);
+        }
+        return text.toString();
+    }
+
+    /**
+     * The controller node's mirror metadata manager. The broker has no accessor for it, so the test reads the
+     * field; null when the node runs none.
+     */
+    static MirrorMetadataManager metadataManager(final EmbeddedCluster cluster)
+    {
+        try
+        {
+            final Field field = BrokerServer.class.getDeclaredField("mirrorMetadataManager");
+            field.setAccessible(true);
+            return (MirrorMetadataManager)field.get(cluster.broker(1));
+        }
+        catch (final ReflectiveOperationException e)
+        {
+            throw new AssertionError("cannot reach the controller's mirror metadata manager", e);
         }
     }
 }

@@ -37,6 +37,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.syncmirror.broker.metadata.MirrorDefinition;
+import io.syncmirror.broker.metadata.MirrorTopicConfig;
 
 /**
  * Keeps each mirror's topics on this (destination) cluster in step with its source cluster; runs on the controller
@@ -526,6 +527,17 @@ public final class MirrorMetadataManager implements AutoCloseable
                             + "' does not exist at source cluster " + mirror.sourceBootstrapServers()));
                         continue;
                     }
+                    final String sourceMirror = MirrorTopicConfig.activeMirror(src.configs());
+                    if (sourceMirror != null && existsHere(name))
+                    {
+                        // The source's copy is mirrored from elsewhere, most likely from this very topic: taking
+                        // it over would make the original read-only and truncate it to the source's copy.
+                        results.put(name, MirrorOpResult.error(Errors.INVALID_REQUEST, "topic '" + name
+                            + "' is itself mirrored at source cluster " + mirror.sourceBootstrapServers()
+                            + " (mirror '" + sourceMirror + "') and exists here: mirroring it back would make a "
+                            + "loop; remove it from that mirror at the source first (failover)"));
+                        continue;
+                    }
                     results.put(name, await(controller.createMirrorTopic(name, src.topicId(), src.partitions(),
                         src.configs(), mirrorName)));
                 }
@@ -544,6 +556,11 @@ public final class MirrorMetadataManager implements AutoCloseable
     }
 
     // ---------------------------------------------------------------------------------------------- helpers
+
+    private boolean existsHere(final String topic)
+    {
+        return await(controller.topics()).topics().stream().anyMatch(t -> t.name().equals(topic));
+    }
 
     /** Source topics matching an include regex and no exclude regex, sorted. */
     static List<String> matching(final MirrorDefinition mirror, final Collection<String> sourceTopics)

@@ -17,6 +17,7 @@ import org.apache.kafka.common.record.internal.Records;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.FetchResponse;
 import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.server.storage.log.UnexpectedAppendOffsetException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -115,7 +116,29 @@ final class MirrorFetchers implements AutoCloseable
                 return RETRY_LATER;
             }
             final MemoryRecords memory = records instanceof MemoryRecords m ? m : MemoryRecords.EMPTY;
-            final long leo = mirror.partition.appendMirrored(memory, highWatermark, logStartOffset);
+            long leo;
+            try
+            {
+                leo = mirror.partition.appendMirrored(memory, highWatermark, logStartOffset);
+            }
+            catch (final UnexpectedAppendOffsetException e)
+            {
+                // The source log start lies inside the first batch (DeleteRecords to a mid-batch offset) and this
+                // empty log was restarted at it: restart it at the batch's first offset, as Kafka's followers do.
+                final PartitionLog log = mirror.partition.log();
+                if (log.logEndOffset() != log.logStartOffset() || e.firstOffset >= log.logEndOffset() ||
+                    e.lastOffset < log.logEndOffset())
+                {
+                    throw e;
+                }
+                LOG.info("Mirror '{}' {}: the source log start {} is inside a batch; restarting the log at {}",
+                    key.mirror(), tp, log.logEndOffset(), e.firstOffset);
+                if (mirror.partition.truncateAsMirrorLeader(e.firstOffset, true, clockMs.getAsLong()) < 0)
+                {
+                    return RETRY_LATER;
+                }
+                leo = mirror.partition.appendMirrored(memory, highWatermark, logStartOffset);
+            }
             if (leo < 0)
             {
                 return RETRY_LATER;

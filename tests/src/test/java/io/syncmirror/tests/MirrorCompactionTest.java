@@ -1,0 +1,204 @@
+package io.syncmirror.tests;
+
+import java.lang.reflect.Method;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.storage.internals.log.Cleaner;
+import org.apache.kafka.storage.internals.log.LogToClean;
+import org.apache.kafka.storage.internals.log.SkimpyOffsetMap;
+import org.apache.kafka.storage.internals.log.UnifiedLog;
+import org.apache.kafka.storage.internals.utils.Throttler;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import io.syncmirror.broker.cluster.EmbeddedCluster;
+import io.syncmirror.broker.mirror.MirrorPartitionState;
+import io.syncmirror.broker.storage.PartitionLog;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Mirroring a compacted source topic keeps its offsets and gaps. The reference broker runs no log cleaner, so the
+ * test compacts the source partition's log with Kafka's own {@link Cleaner} (what the cleaner thread would run),
+ * and adds transaction markers and aborted records, which leave gaps in the data a read_committed consumer sees.
+ */
+@Timeout(120)
+class MirrorCompactionTest
+{
+    private static final String TOPIC = "compacted";
+    private static final TopicPartition TP = new TopicPartition(TOPIC, 0);
+
+    private static EmbeddedCluster source;
+    private static EmbeddedCluster destination;
+
+    @BeforeAll
+    static void startClusters()
+    {
+        source = EmbeddedCluster.start(1, Mirrors.FAST);
+        destination = EmbeddedCluster.start(1, Mirrors.FAST);
+    }
+
+    @AfterAll
+    static void stopClusters()
+    {
+        if (destination != null)
+        {
+            destination.close();
+        }
+        if (source != null)
+        {
+            source.close();
+        }
+    }
+
+    @Test
+    @DisplayName("AM-03 a compacted source topic is mirrored with identical offsets and gaps, and after failover "
+        + "new records follow the highest mirrored offset")
+    void shouldMirrorCompactedTopicWithItsGaps() throws Exception
+    {
+        try (Admin admin = Clients.admin(source.bootstrapServers()))
+        {
+            Clients.createTopic(admin, TOPIC, 1, (short)1, Map.of("cleanup.policy", "compact",
+                "segment.ms", "100", "min.cleanable.dirty.ratio", "0.01", "min.compaction.lag.ms", "0",
+                "delete.retention.ms", "0"));
+        }
+        try (KafkaProducer<byte[], byte[]> producer = Clients.producer(source.bootstrapServers(), Map.of()))
+        {
+            for (int round = 0; round < 5; round++)
+            {
+                // The last round updates the even keys only, so the odd keys' survivors sit between removed offsets.
+                for (int key = 0; key < 10; key += round == 4 ? 2 : 1)
+                {
+                    producer.send(new ProducerRecord<>(TOPIC, 0, bytes("k" + key), bytes("r" + round + "-k" + key)));
+                }
+                producer.flush();
+                Thread.sleep(150); // the next append rolls a new segment (segment.ms)
+            }
+        }
+        try (KafkaProducer<byte[], byte[]> producer = Clients.producer(source.bootstrapServers(),
+            Map.<String, Object>of("transactional.id", "compaction-txn")))
+        {
+            producer.initTransactions();
+            producer.beginTransaction();
+            for (int i = 0; i < 3; i++)
+            {
+                producer.send(new ProducerRecord<>(TOPIC, 0, bytes("aborted" + i), bytes("aborted")));
+            }
+            producer.flush();
+            producer.abortTransaction();
+            producer.beginTransaction();
+            producer.send(new ProducerRecord<>(TOPIC, 0, bytes("k0"), bytes("committed-k0")));
+            producer.commitTransaction();
+        }
+        Thread.sleep(150);
+        try (KafkaProducer<byte[], byte[]> producer = Clients.producer(source.bootstrapServers(), Map.of()))
+        {
+            producer.send(new ProducerRecord<>(TOPIC, 0, bytes("last"), bytes("last"))).get();
+        }
+
+        final UnifiedLog sourceLog = unifiedLog(source);
+        final long endBeforeCleaning = sourceLog.logEndOffset();
+        final long firstUncleanable = sourceLog.activeSegment().baseOffset();
+        assertTrue(firstUncleanable > 50, "segments rolled: active segment starts at " + firstUncleanable);
+        final Cleaner cleaner = new Cleaner(0, new SkimpyOffsetMap(1 << 20), 64 * 1024, 1 << 20, 0.9,
+            new Throttler(Double.MAX_VALUE, Long.MAX_VALUE, "cleaner-io", "bytes", Time.SYSTEM), Time.SYSTEM,
+            tp -> { });
+        cleaner.clean(new LogToClean(sourceLog, sourceLog.logStartOffset(), firstUncleanable, false));
+        assertEquals(endBeforeCleaning, sourceLog.logEndOffset());
+
+        final List<String> sourceRecords = Mirrors.records(source, TP);
+        final List<Long> sourceOffsets = offsets(sourceRecords);
+        assertTrue(sourceOffsets.size() < endBeforeCleaning, "compaction removed records: " + sourceRecords);
+        assertTrue(hasGap(sourceOffsets), "the compacted source log has offset gaps: " + sourceOffsets);
+
+        Mirrors.create(destination, "m1", source);
+        Mirrors.addOk(destination, "m1", TOPIC);
+        Clients.awaitCondition(() -> Mirrors.allIn(destination, "m1", TOPIC, 1,
+            MirrorPartitionState.MIRRORING.id()), 30_000, "partition MIRRORING");
+        Mirrors.awaitCaughtUp(source, destination, TP, 30_000);
+        assertEquals(sourceRecords, Mirrors.records(destination, TP), "records, offsets and gaps");
+        assertEquals(endBeforeCleaning, AsyncMirroringTest.leader(destination, TP).log().logEndOffset());
+
+        // A read_committed consumer sees the same committed records at the same offsets on both clusters.
+        assertEquals(committed(source, sourceOffsets.size()), committed(destination, sourceOffsets.size()));
+
+        Mirrors.remove(destination, "m1", TOPIC);
+        Clients.awaitCondition(() -> Mirrors.allIn(destination, "m1", TOPIC, 1,
+            MirrorPartitionState.STOPPED.id()), 30_000, "partition STOPPED");
+        final long highestMirrored = sourceOffsets.get(sourceOffsets.size() - 1);
+        try (KafkaProducer<byte[], byte[]> producer = Clients.producer(destination.bootstrapServers(), Map.of()))
+        {
+            long previous = highestMirrored;
+            for (int i = 0; i < 3; i++)
+            {
+                final RecordMetadata written = producer.send(new ProducerRecord<>(TOPIC, 0, bytes("new" + i),
+                    bytes("after-failover"))).get();
+                assertTrue(written.offset() > previous, "offset " + written.offset() + " follows " + previous);
+                previous = written.offset();
+            }
+        }
+        final List<String> after = Mirrors.records(destination, TP);
+        assertEquals(sourceRecords, after.subList(0, sourceRecords.size()), "mirrored records kept");
+        assertEquals(endBeforeCleaning, offsets(after.subList(sourceRecords.size(), after.size())).get(0),
+            "the first record written after failover is at the mirrored log end: " + after);
+    }
+
+    private static List<String> committed(final EmbeddedCluster cluster, final int atMost)
+    {
+        final List<String> lines = new ArrayList<>();
+        try (var consumer = Clients.consumer(cluster.bootstrapServers(),
+            Map.<String, Object>of("isolation.level", "read_committed")))
+        {
+            for (final var record : Clients.readAll(consumer, List.of(TP), atMost, 5_000))
+            {
+                lines.add(record.offset() + " " + new String(record.key(), StandardCharsets.UTF_8) + " " +
+                    new String(record.value(), StandardCharsets.UTF_8));
+            }
+        }
+        assertTrue(lines.stream().noneMatch(line -> line.contains("aborted")), "aborted records hidden: " + lines);
+        return lines;
+    }
+
+    private static UnifiedLog unifiedLog(final EmbeddedCluster cluster) throws ReflectiveOperationException
+    {
+        final PartitionLog log = AsyncMirroringTest.leader(cluster, TP).log();
+        final Method method = log.getClass().getDeclaredMethod("unifiedLog");
+        method.setAccessible(true);
+        return (UnifiedLog)method.invoke(log);
+    }
+
+    private static List<Long> offsets(final List<String> records)
+    {
+        return records.stream().map(line -> Long.parseLong(line.substring(0, line.indexOf(' ')))).toList();
+    }
+
+    private static boolean hasGap(final List<Long> offsets)
+    {
+        for (int i = 1; i < offsets.size(); i++)
+        {
+            if (offsets.get(i) != offsets.get(i - 1) + 1)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static byte[] bytes(final String text)
+    {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+}

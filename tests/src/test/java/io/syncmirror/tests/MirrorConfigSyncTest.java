@@ -1,0 +1,115 @@
+package io.syncmirror.tests;
+
+import java.util.List;
+import java.util.Map;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.common.config.ConfigResource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import io.syncmirror.broker.cluster.EmbeddedCluster;
+import io.syncmirror.broker.controller.MirrorMetadataManager;
+import io.syncmirror.broker.mirror.MirrorPartitionState;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+
+/**
+ * The controller's mirror metadata sync: source topic configs follow; unclean-election warnings. (Partition
+ * growth is not covered: the reference broker serves no CreatePartitions request to grow the source topic.)
+ */
+@Timeout(120)
+class MirrorConfigSyncTest
+{
+    private static EmbeddedCluster source;
+    private static EmbeddedCluster destination;
+
+    @BeforeAll
+    static void startClusters()
+    {
+        source = EmbeddedCluster.start(1, Mirrors.FAST);
+        destination = EmbeddedCluster.start(1, Mirrors.FAST);
+    }
+
+    @AfterAll
+    static void stopClusters()
+    {
+        if (destination != null)
+        {
+            destination.close();
+        }
+        if (source != null)
+        {
+            source.close();
+        }
+    }
+
+    @Test
+    @DisplayName("AM-12 topic configs altered at the source reach the mirror topic within a few metadata refreshes")
+    void shouldSyncSourceConfigChanges() throws Exception
+    {
+        final String topic = "synced";
+        try (Admin sourceAdmin = Clients.admin(source.bootstrapServers());
+             Admin destinationAdmin = Clients.admin(destination.bootstrapServers()))
+        {
+            Clients.createTopic(sourceAdmin, topic, 1, (short)1, Map.of("retention.ms", "86400000"));
+            Mirrors.create(destination, "m1", source);
+            Mirrors.addOk(destination, "m1", topic);
+            Clients.awaitCondition(() -> Mirrors.allIn(destination, "m1", topic, 1,
+                MirrorPartitionState.MIRRORING.id()), 30_000, "partition MIRRORING");
+            assertEquals("86400000", config(destinationAdmin, topic, "retention.ms"));
+
+            sourceAdmin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.TOPIC, topic), List.of(
+                new AlterConfigOp(new ConfigEntry("retention.ms", "3600000"), AlterConfigOp.OpType.SET),
+                new AlterConfigOp(new ConfigEntry("max.message.bytes", "500000"), AlterConfigOp.OpType.SET))))
+                .all().get();
+            Clients.awaitCondition(() -> "3600000".equals(config(destinationAdmin, topic, "retention.ms")) &&
+                "500000".equals(config(destinationAdmin, topic, "max.message.bytes")), 10_000,
+                "altered source configs reach the destination within a few refreshes");
+            assertEquals("m1", config(destinationAdmin, topic, "mirror.name"));
+        }
+        assertEquals(0L, Mirrors.metadataManager(destination).uncleanLeaderElectionWarnings("m1"),
+            "no unclean-election warning for a source topic without it");
+    }
+
+    @Test
+    @DisplayName("AM-15 a source topic with unclean.leader.election.enable=true gets a WARN at each metadata sync")
+    void shouldWarnAboutUncleanLeaderElectionEachSync() throws Exception
+    {
+        final String topic = "unclean";
+        try (Admin sourceAdmin = Clients.admin(source.bootstrapServers()))
+        {
+            Clients.createTopic(sourceAdmin, topic, 1, (short)1, Map.of("unclean.leader.election.enable", "true"));
+        }
+        Mirrors.create(destination, "m-unclean", source);
+        Mirrors.addOk(destination, "m-unclean", topic);
+        final MirrorMetadataManager manager = Mirrors.metadataManager(destination);
+        assertNotNull(manager, "the destination controller runs the mirror metadata manager");
+        Clients.awaitCondition(() -> manager.uncleanLeaderElectionWarnings("m-unclean") >= 1, 10_000,
+            "a first warning");
+        final long first = manager.uncleanLeaderElectionWarnings("m-unclean");
+        // mirror.metadata.refresh.interval.ms is 300: another few syncs, another few warnings.
+        Clients.awaitCondition(() -> manager.uncleanLeaderElectionWarnings("m-unclean") >= first + 2, 10_000,
+            "a warning at each later sync");
+    }
+
+    private static String config(final Admin admin, final String topic, final String key)
+    {
+        try
+        {
+            final var entry = admin.describeConfigs(List.of(new ConfigResource(ConfigResource.Type.TOPIC, topic)))
+                .all().get().values().iterator().next().get(key);
+            return entry == null ? null : entry.value();
+        }
+        catch (final Exception e)
+        {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,273 @@
+package io.syncmirror.tests;
+
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import io.syncmirror.broker.cluster.EmbeddedCluster;
+import io.syncmirror.broker.mirror.MirrorPartitionState;
+import io.syncmirror.broker.replica.Partition;
+import io.syncmirror.protocol.DescribeClusterMirrorsResponseData;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Mirroring survives a destination leader's crash and an unreachable source, with no gap and no duplicate. */
+@Timeout(180)
+class MirrorResilienceTest
+{
+    private static final int PARTITIONS = 3;
+
+    private static EmbeddedCluster source;
+    private static EmbeddedCluster destination;
+
+    @BeforeAll
+    static void startClusters()
+    {
+        source = EmbeddedCluster.start(1, Mirrors.FAST);
+        final Map<String, String> destinationConfig = new HashMap<>(Mirrors.FAST);
+        destinationConfig.put("default.replication.factor", "3");
+        destination = EmbeddedCluster.start(3, destinationConfig);
+    }
+
+    @AfterAll
+    static void stopClusters()
+    {
+        if (destination != null)
+        {
+            destination.close();
+        }
+        if (source != null)
+        {
+            source.close();
+        }
+    }
+
+    @Test
+    @DisplayName("a destination partition leader crashed and restarted mid-mirror: mirroring resumes with no gap and "
+        + "no duplicate")
+    void shouldResumeAfterDestinationLeaderRestart() throws Exception
+    {
+        final String topic = "resilient";
+        createSourceTopic(topic);
+        Mirrors.create(destination, "m1", source);
+        Mirrors.addOk(destination, "m1", topic);
+        Clients.awaitCondition(() -> Mirrors.allIn(destination, "m1", topic, PARTITIONS,
+            MirrorPartitionState.MIRRORING.id()), 30_000, "partitions MIRRORING");
+
+        try (Producing producing = new Producing(topic))
+        {
+            producing.awaitAtLeast(300);
+            // The leader of a partition, not node 1 (the destination's controller).
+            int victim = -1;
+            TopicPartition victimPartition = null;
+            for (int p = 0; p < PARTITIONS && victim < 0; p++)
+            {
+                final Partition leader = AsyncMirroringTest.leader(destination, new TopicPartition(topic, p));
+                if (leader != null && leader.role().leaderId() != 1)
+                {
+                    victim = leader.role().leaderId();
+                    victimPartition = leader.topicPartition();
+                }
+            }
+            assertTrue(victim > 1, "some partition is led by broker 2 or 3");
+            destination.killBroker(victim);
+            final TopicPartition moved = victimPartition;
+            final int crashed = victim;
+            Clients.awaitCondition(() ->
+            {
+                final Partition leader = AsyncMirroringTest.leader(destination, moved);
+                return leader != null && leader.role().leaderId() != crashed;
+            }, 30_000, "a new destination leader for " + moved);
+            final int before = producing.count();
+            producing.awaitAtLeast(before + 200);
+            destination.startBroker(victim);
+            destination.awaitBrokersRegistered();
+            producing.awaitAtLeast(producing.count() + 200);
+        }
+        for (int p = 0; p < PARTITIONS; p++)
+        {
+            final TopicPartition tp = new TopicPartition(topic, p);
+            Mirrors.awaitCaughtUp(source, destination, tp, 30_000);
+            assertEquals(Mirrors.records(source, tp), Mirrors.records(destination, tp), "records of " + tp);
+        }
+        Clients.awaitCondition(() -> Mirrors.allIn(destination, "m1", topic, PARTITIONS,
+            MirrorPartitionState.MIRRORING.id()), 30_000, "partitions MIRRORING at the end");
+    }
+
+    @Test
+    @DisplayName("an unreachable source shows in describe as an error, and mirroring recovers by itself when the "
+        + "source returns")
+    void shouldRecoverWhenSourceReturns() throws Exception
+    {
+        final String topic = "outage";
+        createSourceTopic(topic);
+        Mirrors.create(destination, "m-outage", source);
+        Mirrors.addOk(destination, "m-outage", topic);
+        Clients.awaitCondition(() -> Mirrors.allIn(destination, "m-outage", topic, PARTITIONS,
+            MirrorPartitionState.MIRRORING.id()), 30_000, "partitions MIRRORING");
+        produce(topic, 0, 100);
+        for (int p = 0; p < PARTITIONS; p++)
+        {
+            Mirrors.awaitCaughtUp(source, destination, new TopicPartition(topic, p), 30_000);
+        }
+
+        source.stopBroker(1);
+        final AtomicReference<String> seen = new AtomicReference<>();
+        Clients.awaitCondition(() ->
+        {
+            final String failing = failing(topic);
+            seen.set(failing);
+            return failing != null;
+        }, 30_000, "describe shows the source outage");
+        assertTrue(seen.get().contains("p0") || seen.get().contains("p1") || seen.get().contains("p2"), seen.get());
+
+        source.startBroker(1);
+        source.awaitBrokersRegistered();
+        produce(topic, 100, 100);
+        for (int p = 0; p < PARTITIONS; p++)
+        {
+            final TopicPartition tp = new TopicPartition(topic, p);
+            Mirrors.awaitCaughtUp(source, destination, tp, 60_000);
+            assertEquals(Mirrors.records(source, tp), Mirrors.records(destination, tp), "records of " + tp);
+        }
+        assertEquals(200, countRecords(topic));
+        Clients.awaitCondition(() -> Mirrors.allIn(destination, "m-outage", topic, PARTITIONS,
+            MirrorPartitionState.MIRRORING.id()) && failing(topic) == null, 30_000,
+            "MIRRORING with no error after the source returned: " + Mirrors.describeAll(destination, topic));
+        assertNull(failing(topic));
+    }
+
+    /** The partitions describe shows FAILED or with an error, as text; null when none. */
+    private static String failing(final String topic)
+    {
+        final StringBuilder text = new StringBuilder();
+        try
+        {
+            for (final DescribeClusterMirrorsResponseData.MirrorPartition p :
+                Mirrors.partitions(destination, "m-outage", topic))
+            {
+                if (p.state() == MirrorPartitionState.FAILED.id() || p.lastErrorCode() != 0)
+                {
+                    text.append("p").append(p.partitionIndex()).append(" state ").append(p.state()).append(" error ")
+                        .append(p.lastErrorCode()).append(' ').append(p.lastErrorMessage()).append("; ");
+                }
+            }
+        }
+        catch (final Exception e)
+        {
+            return null;
+        }
+        return text.length() == 0 ? null : text.toString();
+    }
+
+    private static int countRecords(final String topic)
+    {
+        int count = 0;
+        for (int p = 0; p < PARTITIONS; p++)
+        {
+            count += Mirrors.records(destination, new TopicPartition(topic, p)).size();
+        }
+        return count;
+    }
+
+    private static void createSourceTopic(final String topic) throws Exception
+    {
+        try (Admin admin = Clients.admin(source.bootstrapServers()))
+        {
+            Clients.createTopic(admin, topic, PARTITIONS, (short)1, Map.of());
+        }
+    }
+
+    private static void produce(final String topic, final int from, final int count) throws Exception
+    {
+        try (KafkaProducer<byte[], byte[]> producer = Clients.producer(source.bootstrapServers(), Map.of()))
+        {
+            for (int i = from; i < from + count; i++)
+            {
+                producer.send(new ProducerRecord<>(topic, i % PARTITIONS, ("k" + i).getBytes(StandardCharsets.UTF_8),
+                    ("v" + i).getBytes(StandardCharsets.UTF_8)));
+            }
+            producer.flush();
+        }
+    }
+
+    /** Produces records to the source on a thread until closed; each acknowledged before the next is sent. */
+    private static final class Producing implements AutoCloseable
+    {
+        private final AtomicBoolean running = new AtomicBoolean(true);
+        private final AtomicInteger produced = new AtomicInteger();
+        private final AtomicReference<Exception> failure = new AtomicReference<>();
+        private final Thread thread;
+
+        Producing(final String topic)
+        {
+            thread = new Thread(() ->
+            {
+                try (KafkaProducer<byte[], byte[]> producer = Clients.producer(source.bootstrapServers(), Map.of()))
+                {
+                    while (running.get())
+                    {
+                        final int i = produced.get();
+                        producer.send(new ProducerRecord<>(topic, i % PARTITIONS,
+                            ("k" + i).getBytes(StandardCharsets.UTF_8), ("v" + i).getBytes(StandardCharsets.UTF_8)))
+                            .get();
+                        produced.incrementAndGet();
+                        Thread.sleep(2);
+                    }
+                }
+                catch (final Exception e)
+                {
+                    failure.set(e);
+                }
+            }, "source-producer");
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        int count()
+        {
+            return produced.get();
+        }
+
+        void awaitAtLeast(final int count) throws InterruptedException
+        {
+            Clients.awaitCondition(() -> produced.get() >= count || failure.get() != null, 30_000,
+                "produced " + count);
+            assertNull(failure.get(), "producer failed: " + failure.get());
+        }
+
+        @Override
+        public void close()
+        {
+            running.set(false);
+            try
+            {
+                thread.join(30_000);
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted", e);
+            }
+            assertNull(failure.get(), "producer failed: " + failure.get());
+            assertNotEquals(0, produced.get());
+        }
+    }
+}

@@ -1,0 +1,182 @@
+package io.syncmirror.tests;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import io.syncmirror.broker.cluster.EmbeddedCluster;
+import io.syncmirror.broker.mirror.MirrorPartitionState;
+import io.syncmirror.broker.replica.Partition;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Mirroring follows the source partition's leadership: a 3-broker source whose partition leader moves (its broker
+ * stopped) before and during mirroring. Node 1 runs the source's controller, so the leaders moved are on 2 and 3.
+ */
+@Timeout(120)
+class MirrorSourceLeaderTest
+{
+    private static EmbeddedCluster source;
+    private static EmbeddedCluster destination;
+
+    @BeforeAll
+    static void startClusters() throws Exception
+    {
+        source = EmbeddedCluster.start(3, Mirrors.FAST);
+        destination = EmbeddedCluster.start(1, Mirrors.FAST);
+        Mirrors.create(destination, "m1", source);
+    }
+
+    @AfterAll
+    static void stopClusters()
+    {
+        if (destination != null)
+        {
+            destination.close();
+        }
+        if (source != null)
+        {
+            source.close();
+        }
+    }
+
+    @Test
+    @DisplayName("AM-05 a source partition whose leader changed before mirroring (leader epoch > 0) is mirrored")
+    void shouldMirrorSourcePartitionWithLeaderEpochAboveZero() throws Exception
+    {
+        final String topic = "moved-before";
+        final TopicPartition tp = new TopicPartition(topic, 0);
+        try (Admin admin = Clients.admin(source.bootstrapServers()))
+        {
+            Clients.createTopic(admin, topic, Map.of(0, List.of(2, 3, 1)), Map.of());
+            produce(topic, 0, 50);
+            source.stopBroker(2);
+            Clients.awaitCondition(() -> Clients.leaderOf(admin, topic) == 3, 30_000, "leader moved to 3");
+            produce(topic, 50, 50);
+            source.startBroker(2);
+            Clients.awaitCondition(() -> Clients.sortedIsr(admin, topic).equals(List.of(1, 2, 3)), 30_000,
+                "broker 2 back in the ISR");
+        }
+        final int sourceEpoch = AsyncMirroringTest.leader(source, tp).role().leaderEpoch();
+        assertTrue(sourceEpoch > 0, "source leader epoch " + sourceEpoch);
+
+        Mirrors.addOk(destination, "m1", topic);
+        Clients.awaitCondition(() -> Mirrors.allIn(destination, "m1", topic, 1,
+            MirrorPartitionState.MIRRORING.id()), 30_000, "partition MIRRORING");
+        Mirrors.awaitCaughtUp(source, destination, tp, 30_000);
+        produce(topic, 100, 20);
+        Mirrors.awaitCaughtUp(source, destination, tp, 30_000);
+        final List<String> sourceRecords = Mirrors.records(source, tp);
+        assertEquals(120, sourceRecords.size());
+        assertEquals(sourceRecords, Mirrors.records(destination, tp));
+        // The destination's log carries the source's epochs: its latest is the source leader's.
+        assertEquals(sourceEpoch, AsyncMirroringTest.leader(destination, tp).log().latestEpoch().orElse(-1));
+        assertNull(error(topic), "no mirror error left");
+    }
+
+    @Test
+    @DisplayName("AM-05 the source leader stops while records are produced: mirroring moves to the new leader and "
+        + "ends with exactly the source's records")
+    void shouldFollowSourceLeaderChangeWhileProducing() throws Exception
+    {
+        final String topic = "moved-during";
+        final TopicPartition tp = new TopicPartition(topic, 0);
+        try (Admin admin = Clients.admin(source.bootstrapServers()))
+        {
+            Clients.createTopic(admin, topic, Map.of(0, List.of(3, 2, 1)), Map.of());
+            Mirrors.addOk(destination, "m1", topic);
+            Clients.awaitCondition(() -> Mirrors.allIn(destination, "m1", topic, 1,
+                MirrorPartitionState.MIRRORING.id()), 30_000, "partition MIRRORING");
+
+            final AtomicBoolean running = new AtomicBoolean(true);
+            final AtomicInteger produced = new AtomicInteger();
+            final AtomicReference<Exception> failure = new AtomicReference<>();
+            final Thread producing = new Thread(() ->
+            {
+                try (KafkaProducer<byte[], byte[]> producer = Clients.producer(source.bootstrapServers(), Map.of()))
+                {
+                    while (running.get())
+                    {
+                        final int i = produced.get();
+                        producer.send(new ProducerRecord<>(topic, 0, bytes("k" + i), bytes("v" + i))).get();
+                        produced.incrementAndGet();
+                    }
+                }
+                catch (final Exception e)
+                {
+                    failure.set(e);
+                }
+            }, "source-producer");
+            producing.setDaemon(true);
+            producing.start();
+            Clients.awaitCondition(() -> produced.get() >= 200, 30_000, "produced before the leader stops");
+            source.stopBroker(3);
+            Clients.awaitCondition(() -> Clients.leaderOf(admin, topic) == 2, 30_000, "leader moved to 2");
+            final int before = produced.get();
+            Clients.awaitCondition(() -> produced.get() >= before + 200, 30_000, "produced after the move");
+            running.set(false);
+            producing.join(30_000);
+            assertNull(failure.get(), "producer failed: " + failure.get());
+            source.startBroker(3);
+            Clients.awaitCondition(() -> Clients.sortedIsr(admin, topic).equals(List.of(1, 2, 3)), 30_000,
+                "broker 3 back in the ISR");
+        }
+        Mirrors.awaitCaughtUp(source, destination, tp, 30_000);
+        final Partition sourceLeader = AsyncMirroringTest.leader(source, tp);
+        assertNotEquals(3, sourceLeader.role().leaderId());
+        final List<String> sourceRecords = Mirrors.records(source, tp);
+        assertTrue(sourceRecords.size() >= 400, "records " + sourceRecords.size());
+        assertEquals(sourceRecords, Mirrors.records(destination, tp));
+        Clients.awaitCondition(() -> error(topic) == null, 10_000, "mirror error cleared: " + error(topic));
+        assertTrue(Mirrors.allIn(destination, "m1", topic, 1, MirrorPartitionState.MIRRORING.id()));
+    }
+
+    /** The partition's last error as describe shows it, null when none. */
+    private static String error(final String topic)
+    {
+        try
+        {
+            final var partition = Mirrors.partitions(destination, "m1", topic).get(0);
+            return partition.lastErrorCode() == 0 ? null : partition.lastErrorCode() + " " +
+                partition.lastErrorMessage();
+        }
+        catch (final Exception e)
+        {
+            return e.toString();
+        }
+    }
+
+    private static void produce(final String topic, final int from, final int count) throws Exception
+    {
+        try (KafkaProducer<byte[], byte[]> producer = Clients.producer(source.bootstrapServers(), Map.of()))
+        {
+            for (int i = from; i < from + count; i++)
+            {
+                producer.send(new ProducerRecord<>(topic, 0, bytes("k" + i), bytes("v" + i)));
+            }
+            producer.flush();
+        }
+    }
+
+    private static byte[] bytes(final String text)
+    {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+}
