@@ -22,6 +22,8 @@ import org.apache.kafka.common.record.internal.Records;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.FetchResponse;
 import org.apache.kafka.common.utils.internals.LogContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The fetch loop of one fetcher: a set of partitions fetched from one source node through a
@@ -48,6 +50,8 @@ import org.apache.kafka.common.utils.internals.LogContext;
  */
 public final class FetcherEngine
 {
+    private static final Logger LOG = LoggerFactory.getLogger(FetcherEngine.class);
+
     /** {@link #doWork} has nothing to do until a command, a wakeup or a response arrives. */
     public static final long IDLE = Long.MAX_VALUE;
 
@@ -488,6 +492,12 @@ public final class FetcherEngine
 
     private void onTargetFailed(final Partition partition, final RuntimeException e, final long nowMs)
     {
+        // An unexpected failure of the owner's append or truncation: the error code alone would hide its cause.
+        if (Errors.forException(e) == Errors.UNKNOWN_SERVER_ERROR)
+        {
+            LOG.warn("{}: handling fetched data failed; retrying after {} ms", partition.topicPartition,
+                config.backoffMs(), e);
+        }
         if (partition.state == PartitionFetchState.FETCHING)
         {
             delay(partition, nowMs);

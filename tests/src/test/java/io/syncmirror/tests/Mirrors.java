@@ -1,7 +1,6 @@
 package io.syncmirror.tests;
 
 import java.io.IOException;
-import java.lang.reflect.Field;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -17,7 +16,6 @@ import org.apache.kafka.common.record.internal.RecordBatch;
 
 import io.syncmirror.broker.cluster.EmbeddedCluster;
 import io.syncmirror.broker.controller.MirrorMetadataManager;
-import io.syncmirror.broker.server.BrokerServer;
 import io.syncmirror.protocol.AddTopicsToMirrorRequestData;
 import io.syncmirror.protocol.AddTopicsToMirrorResponseData;
 import io.syncmirror.protocol.CreateClusterMirrorRequestData;
@@ -242,15 +240,6 @@ final class Mirrors
      */
     static MirrorMetadataManager metadataManager(final EmbeddedCluster cluster)
     {
-        try
-        {
-            final Field field = BrokerServer.class.getDeclaredField("mirrorMetadataManager");
-            field.setAccessible(true);
-            return (MirrorMetadataManager)field.get(cluster.broker(1));
-        }
-        catch (final ReflectiveOperationException e)
-        {
-            throw new AssertionError("cannot reach the controller's mirror metadata manager", e);
-        }
+        return cluster.broker(1).mirrorMetadataManager();
     }
 }

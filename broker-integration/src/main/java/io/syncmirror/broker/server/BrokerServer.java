@@ -124,6 +124,12 @@ public final class BrokerServer implements AutoCloseable
         return mirrorCoordinator;
     }
 
+    /** The controller node's mirror metadata manager; null on other brokers. */
+    public MirrorMetadataManager mirrorMetadataManager()
+    {
+        return mirrorMetadataManager;
+    }
+
     /** The mirroring metrics (JMX; closed once stopped): its broker tag names this broker's MBeans. */
     public MirrorMetrics mirrorMetrics()
     {
