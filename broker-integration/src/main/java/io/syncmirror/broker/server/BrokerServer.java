@@ -32,6 +32,9 @@ import io.syncmirror.broker.metadata.BrokerMetadataApplier;
 import io.syncmirror.broker.metadata.ControllerIsrChannel;
 import io.syncmirror.broker.metadata.IsrChangeChannel;
 import io.syncmirror.broker.metadata.MetadataApis;
+import io.syncmirror.broker.metadata.MetadataListener;
+import io.syncmirror.broker.metadata.MirrorTopicConfig;
+import io.syncmirror.broker.metadata.PartitionState;
 import io.syncmirror.broker.metadata.TopicMetadata;
 import io.syncmirror.broker.mirror.MirrorApis;
 import io.syncmirror.broker.mirror.MirrorCoordinator;
@@ -85,7 +88,7 @@ public final class BrokerServer implements AutoCloseable
     private MetadataApis metadataApis;
     private MirrorController mirrorController;
     private MirrorMetadataManager mirrorMetadataManager;
-    private MirrorCoordinator mirrorCoordinator;
+    private volatile MirrorCoordinator mirrorCoordinator;
     private MirrorMetrics mirrorMetrics;
     private MirrorApis mirrorApis;
     private KafkaSocketServer socketServer;
@@ -187,7 +190,7 @@ public final class BrokerServer implements AutoCloseable
             (tp, topicId, leaderEpoch, partitionEpoch, isr) ->
                 isrChannel.alterIsr(tp, topicId, leaderEpoch, partitionEpoch, isr),
             this::ensureTopic, time::milliseconds);
-        metadata = new BrokerMetadataApplier(id, config.runsController() ? id : -1, replicas);
+        metadata = new BrokerMetadataApplier(id, config.runsController() ? id : -1, new MirrorAwareListener());
         isrChannel = new ControllerIsrChannel(id, this::brokerEpoch, controllerClient, metadata);
         fetchers = new ReplicaFetchers(replicas, clients, metadata::broker, fetcherConfig());
         replicas.followerFetching(fetchers);
@@ -281,6 +284,43 @@ public final class BrokerServer implements AutoCloseable
         mirrorApis = new MirrorApis(id, metadata::image, mirrorCoordinator, mirrorController, mirrorMetadataManager,
             controllerAddress.host(), controllerAddress.port(), timeoutMs);
         apis[0] = mirrorApis;
+    }
+
+    /**
+     * The replica manager's metadata listener that also wakes the mirror coordinator when a mirror topic's
+     * partition or config changes (a failover's RemoveTopicsFromMirror, a new leader), so it acts without waiting
+     * for its next tick.
+     */
+    private final class MirrorAwareListener implements MetadataListener
+    {
+        @Override
+        public void onPartitionChanged(final PartitionState state, final Map<String, String> topicConfig)
+        {
+            replicas.onPartitionChanged(state, topicConfig);
+            wakeMirrorCoordinator(topicConfig);
+        }
+
+        @Override
+        public void onPartitionRemoved(final TopicPartition partition)
+        {
+            replicas.onPartitionRemoved(partition);
+        }
+
+        @Override
+        public void onTopicConfigChanged(final String topic, final Map<String, String> topicConfig)
+        {
+            replicas.onTopicConfigChanged(topic, topicConfig);
+            wakeMirrorCoordinator(topicConfig);
+        }
+
+        private void wakeMirrorCoordinator(final Map<String, String> topicConfig)
+        {
+            final MirrorCoordinator coordinator = mirrorCoordinator;
+            if (coordinator != null && MirrorTopicConfig.isMirrorTopic(topicConfig))
+            {
+                coordinator.wakeup();
+            }
+        }
     }
 
     /** The mirror fetchers' settings: consumer-type fetches (replica id -1), throttled to the mirror rate. */
