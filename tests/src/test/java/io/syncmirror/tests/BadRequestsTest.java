@@ -37,6 +37,8 @@ import io.syncmirror.protocol.MirrorApiKeys;
 import io.syncmirror.protocol.MirrorMessages;
 import io.syncmirror.protocol.MirrorRequestHeader;
 import io.syncmirror.protocol.MirrorResponseHeader;
+import io.syncmirror.protocol.RegisterMirrorSyncTopicRequestData;
+import io.syncmirror.protocol.RegisterMirrorSyncTopicResponseData;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -165,24 +167,55 @@ class BadRequestsTest
     {
         try (RawConnection connection = new RawConnection())
         {
+            // The sync RPCs come with synchronous mirroring: not served yet.
+            final MirrorRequestHeader header = new MirrorRequestHeader(MirrorApiKeys.REGISTER_MIRROR_SYNC_TOPIC,
+                (short)0, 77, "raw-client");
+            final RegisterMirrorSyncTopicRequestData request = new RegisterMirrorSyncTopicRequestData()
+                .setMirrorName("west").setTopics(List.of(new RegisterMirrorSyncTopicRequestData.TopicState()
+                    .setTopicId(Uuid.randomUuid()).setTopicName("orders")));
+            connection.writeFrame(MirrorMessages.serializeRequest(header, request));
+            final ByteBuffer frame = connection.readFrame();
+            assertEquals(77, MirrorResponseHeader.parse(frame).correlationId());
+            final RegisterMirrorSyncTopicResponseData response = (RegisterMirrorSyncTopicResponseData)MirrorMessages
+                .parseResponse(MirrorApiKeys.REGISTER_MIRROR_SYNC_TOPIC, (short)0, frame);
+            assertEquals(1, response.topics().size());
+            assertEquals(Errors.UNSUPPORTED_VERSION.code(), response.topics().get(0).errorCode());
+            assertStillUsable(connection);
+        }
+    }
+
+    @Test
+    void shouldAnswerAMirrorRpcNamingAnUnknownMirrorWithAClearErrorAndKeepTheConnection() throws Exception
+    {
+        try (RawConnection connection = new RawConnection())
+        {
             final MirrorRequestHeader header = new MirrorRequestHeader(MirrorApiKeys.ADD_TOPICS_TO_MIRROR, (short)0,
-                77, "raw-client");
+                78, "raw-client");
             final AddTopicsToMirrorRequestData request = new AddTopicsToMirrorRequestData().setTopics(List.of(
                 new AddTopicsToMirrorRequestData.TopicState().setTopicId(Uuid.randomUuid()).setTopicName("orders")
                     .setMirrorName("west")));
             connection.writeFrame(MirrorMessages.serializeRequest(header, request));
             final ByteBuffer frame = connection.readFrame();
-            assertEquals(77, MirrorResponseHeader.parse(frame).correlationId());
+            assertEquals(78, MirrorResponseHeader.parse(frame).correlationId());
             final AddTopicsToMirrorResponseData response = (AddTopicsToMirrorResponseData)MirrorMessages.parseResponse(
                 MirrorApiKeys.ADD_TOPICS_TO_MIRROR, (short)0, frame);
             assertEquals(1, response.topics().size());
             assertEquals("orders", response.topics().get(0).topicName());
-            assertEquals(Errors.UNSUPPORTED_VERSION.code(), response.topics().get(0).errorCode());
-            // Still usable.
-            final ApiVersionsResponse versions = (ApiVersionsResponse)connection.roundTrip(
-                new ApiVersionsRequest.Builder().build(ApiKeys.API_VERSIONS.latestVersion()));
-            assertEquals(Errors.NONE.code(), versions.data().errorCode());
+            assertEquals(Errors.RESOURCE_NOT_FOUND.code(), response.topics().get(0).errorCode());
+            assertTrue(response.topics().get(0).errorMessage().contains("west"),
+                response.topics().get(0).errorMessage());
+            assertStillUsable(connection);
         }
+    }
+
+    private static void assertStillUsable(final RawConnection connection) throws Exception
+    {
+        final ApiVersionsResponse versions = (ApiVersionsResponse)connection.roundTrip(
+            new ApiVersionsRequest.Builder().build(ApiKeys.API_VERSIONS.latestVersion()));
+        assertEquals(Errors.NONE.code(), versions.data().errorCode());
+        // The mirror RPCs served are advertised beside Kafka's.
+        assertTrue(versions.data().apiKeys().find(MirrorApiKeys.ADD_TOPICS_TO_MIRROR.id()) != null);
+        assertTrue(versions.data().apiKeys().find(MirrorApiKeys.REGISTER_MIRROR_SYNC_TOPIC.id()) == null);
     }
 
     @Test

@@ -120,6 +120,8 @@ public final class Controller
      * allocated before the floor was raised, and skips its ids below the floor only if the record reaches it.
      */
     private long producerIdFloor = -1L;
+    /** The metadata offset each broker last reported applied (its heartbeats); not persisted. */
+    private final Map<Integer, Long> appliedMetadataOffsets = new HashMap<>();
     private int topicsCreated;
 
     /** Records of the operation in progress: applied to the state as they are emitted, appended at commit. */
@@ -245,6 +247,7 @@ public final class Controller
             return response.setErrorCode(Errors.STALE_BROKER_EPOCH.code()).setIsFenced(true);
         }
         lastHeartbeatMs.put(broker.id, nowMs.getAsLong());
+        appliedMetadataOffsets.put(broker.id, request.currentMetadataOffset());
         final boolean caughtUp = request.currentMetadataOffset() >= broker.epoch;
         if (request.wantShutDown())
         {
@@ -1456,6 +1459,23 @@ public final class Controller
     public MetadataLog log()
     {
         return log;
+    }
+
+    /**
+     * Whether every registered, unfenced broker has reported (in a heartbeat) applying the metadata log up to
+     * {@code offset}: a failover waits for this before its topic becomes writable, so that no transaction
+     * coordinator still hands out producer ids below a floor it has not seen (hazard 8).
+     */
+    public boolean appliedByAllActiveBrokers(final long offset)
+    {
+        for (final BrokerInfo broker : brokers.values())
+        {
+            if (!broker.fenced && appliedMetadataOffsets.getOrDefault(broker.id, -1L) < offset)
+            {
+                return false;
+            }
+        }
+        return true;
     }
 
     public String clusterId()

@@ -84,6 +84,18 @@ public final class MirrorController
         return apis.onEventThread(c -> c.bumpLeaderEpochs(topicId, copy, minNextProducerId));
     }
 
+    /** The offset of the last record in the metadata log now. */
+    public CompletableFuture<Long> lastMetadataOffset()
+    {
+        return apis.onEventThread(c -> c.log().endOffset() - 1);
+    }
+
+    /** See {@link Controller#appliedByAllActiveBrokers(long)}. */
+    public CompletableFuture<Boolean> appliedByAllActiveBrokers(final long offset)
+    {
+        return apis.onEventThread(c -> c.appliedByAllActiveBrokers(offset));
+    }
+
     public CompletableFuture<Void> raiseProducerIdFloor(final long floor)
     {
         return apis.onEventThread(c ->

@@ -232,9 +232,42 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
             {
                 await(controller.raiseProducerIdFloor(bump.minNextProducerId()));
             }
+            if (response.errorCode() == Errors.NONE.code() && bump.minNextProducerId() >= 0)
+            {
+                awaitAppliedEverywhere(response);
+            }
             return response.setTopics(topics);
         }
         throw new IllegalArgumentException("not a controller mirror RPC: " + request.getClass().getSimpleName());
+    }
+
+    /**
+     * Answers only once every active broker has applied the new producer id floor (their heartbeats say so), so a
+     * failover never makes its topic writable while a transaction coordinator can still hand out an id below the
+     * floor (hazard 8). Costs up to one heartbeat interval per failover.
+     */
+    private void awaitAppliedEverywhere(final BumpLeaderEpochsResponseData response)
+    {
+        final long offset = await(controller.lastMetadataOffset());
+        final long deadlineMs = System.currentTimeMillis() + timeoutMs;
+        while (!await(controller.appliedByAllActiveBrokers(offset)))
+        {
+            if (System.currentTimeMillis() > deadlineMs)
+            {
+                response.setErrorCode(Errors.REQUEST_TIMED_OUT.code()).setErrorMessage("not every broker applied " +
+                    "the raised producer id floor (metadata offset " + offset + ") within " + timeoutMs + " ms");
+                return;
+            }
+            try
+            {
+                Thread.sleep(20);
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+                throw new KafkaException("interrupted", e);
+            }
+        }
     }
 
     private AddTopicsToMirrorResponseData addTopics(final AddTopicsToMirrorRequestData add)
