@@ -71,7 +71,10 @@ public final class FetchContext
      * Whether the response must carry this partition, and remembers what it carries. Full and sessionless
      * responses carry every partition; incremental ones only partitions with records, a changed high watermark,
      * last stable offset or log start offset, an error, or {@code forceInclude} (a diverging epoch or a preferred
-     * read replica). Pass -1 for values the response does not carry. O(1), no allocation.
+     * read replica). Pass -1 for values the response does not carry. A partition of an incremental response
+     * that carries records moves behind the others in the session's fetch order once the fetch completes, so
+     * that a response capped by max bytes starts with the partitions served least recently. O(1), no allocation
+     * once the session's move queue has grown to the number of partitions served per response.
      */
     public boolean mustInclude(
         final int slot,
@@ -88,12 +91,14 @@ public final class FetchContext
         {
             return true;
         }
-        if (changed || forceInclude)
+        if (recordsSizeBytes > 0)
         {
+            // Only a partition that was served records goes behind the others. One included for a metadata
+            // change alone keeps its place: under a max-bytes cap with every high watermark moving, moving it too
+            // would keep the session order as it was and serve the first partition for ever (Kafka's rule).
             session.deferMoveToTail(slot);
-            return true;
         }
-        return false;
+        return changed || forceInclude;
     }
 
     /** As {@link #mustInclude} without remembering anything. */

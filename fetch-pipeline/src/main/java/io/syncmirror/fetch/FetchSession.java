@@ -16,9 +16,11 @@ import org.apache.kafka.common.protocol.Errors;
  *
  * <p>Partitions live in <em>slots</em>: an index into parallel primitive arrays, about 100 bytes a partition with
  * the key map, and no object per partition. Slots are linked in fetch order (a doubly-linked list in
- * {@code next}/{@code prev}); a partition that goes into a response moves to the tail when the fetch completes, so
- * that a response capped by max bytes reaches the other partitions next time (Kafka's round robin). Removed
- * slots are reused. Topics are a small table of (topic id, name); a slot holds its topic's index.
+ * {@code next}/{@code prev}); a partition whose records go into an incremental response moves to the tail when
+ * the fetch completes, so that a response capped by max bytes reaches the other partitions next time (Kafka's
+ * round robin). Partitions sent only for a changed high watermark, offset or error keep their place: moving them
+ * as well would keep their order relative to the partition just served and starve them. Removed slots are
+ * reused. Topics are a small table of (topic id, name); a slot holds its topic's index.
  *
  * <p>Readers ({@link #firstSlot()}, {@link #nextSlot(int)}, {@link #fetchOffset(int)}, ...) are what a fetch
  * handler uses while it holds the session through a {@link FetchContext}.

@@ -8,9 +8,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.apache.kafka.common.requests.FetchResponse;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -105,6 +108,64 @@ class FetchResponseAssemblerTest
         final FetchResponse response = assembler.build(1L, 0);
         assertEquals(id, response.sessionId());
         assertEquals(2, response.data().responses().size(), "the two partitions are of different topics");
+    }
+
+    /**
+     * The handler's walk (ReplicaApis): session order, each partition read with what is left of the request's
+     * max bytes, the first one at least one batch. Every partition has data and its high watermark moves every
+     * round (a producer keeps appending), and the budget fits one batch, so each response carries the records of
+     * one partition and the high watermarks of the others.
+     */
+    @Test
+    void aResponseCappedByMaxBytesServesThePartitionsWithDataInTurn()
+    {
+        final FetchRequestData fullRequest = new FetchRequestData().setSessionId(0).setSessionEpoch(0);
+        final FetchRequestData.FetchTopic topic = new FetchRequestData.FetchTopic().setTopicId(A);
+        for (int p = 0; p < 3; p++)
+        {
+            topic.partitions().add(new FetchRequestData.FetchPartition().setPartition(p).setPartitionMaxBytes(1 << 20));
+        }
+        fullRequest.topics().add(topic);
+        final FetchContext full = cache.newContext(fullRequest, (short)18, false, id -> "a", 0L);
+        final FetchResponseAssembler first = new FetchResponseAssembler(full, (short)18);
+        for (int slot = full.partitions().firstSlot(); slot != FetchSession.NO_SLOT; slot = full.partitions().nextSlot(slot))
+        {
+            first.maybeAdd(slot, answer(5L));
+        }
+        final int id = first.build(0L, 0).sessionId();
+        assertTrue(id != 0);
+
+        final MemoryRecords batch = MemoryRecords.withRecords(Compression.NONE, new SimpleRecord(new byte[100]));
+        final int maxBytes = batch.sizeInBytes();
+        final List<Integer> served = new ArrayList<>();
+        for (int round = 1; round <= 7; round++)
+        {
+            final FetchContext next = cache.newContext(new FetchRequestData().setSessionId(id).setSessionEpoch(round),
+                (short)18, false, x -> "a", round);
+            assertEquals(FetchContext.Kind.INCREMENTAL, next.kind());
+            final FetchResponseAssembler assembler = new FetchResponseAssembler(next, (short)18);
+            final FetchSession s = next.partitions();
+            int remainingBytes = maxBytes;
+            for (int slot = s.firstSlot(); slot != FetchSession.NO_SLOT; slot = s.nextSlot(slot))
+            {
+                final MemoryRecords records = remainingBytes >= batch.sizeInBytes() ? batch : MemoryRecords.EMPTY;
+                remainingBytes -= records.sizeInBytes();
+                assertTrue(assembler.maybeAdd(slot, answer(5L + round).setRecords(records)),
+                    "a moved high watermark is always sent");
+            }
+            final FetchResponse response = assembler.build(round, 0);
+            int withRecords = -1;
+            for (final FetchResponseData.PartitionData partition : response.data().responses().get(0).partitions())
+            {
+                if (partition.records().sizeInBytes() > 0)
+                {
+                    assertEquals(-1, withRecords, "one partition's records fit");
+                    withRecords = partition.partitionIndex();
+                }
+            }
+            served.add(withRecords);
+        }
+        assertEquals(List.of(0, 1, 2, 0, 1, 2, 0), served);
     }
 
     @Test

@@ -289,6 +289,21 @@ class FetchSessionCacheTest
     }
 
     @Test
+    void partitionsSentOnlyForAChangedHighWatermarkKeepTheirPlaceInTheFetchOrder()
+    {
+        final int id = createSession(0L, 4, true);
+        final FetchContext next = context(new Request(id, 1), 1L);
+        final FetchSession s = next.partitions();
+        for (int slot = s.firstSlot(); slot != FetchSession.NO_SLOT; slot = s.nextSlot(slot))
+        {
+            final int records = s.partition(slot) == 2 ? 10 : 0;
+            assertTrue(next.mustInclude(slot, records, 11L, 11L, 0L, Errors.NONE.code(), false));
+        }
+        next.complete(1L);
+        assertEquals(List.of(0, 1, 3, 2), order(s));
+    }
+
+    @Test
     void aFullCacheEvictsTheLeastRecentlyUsedSessionOnceItIsStale()
     {
         final int first = createSession(0L, 1, false);

@@ -1,10 +1,14 @@
 package io.syncmirror.broker.mirror;
 
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 
 import org.apache.kafka.common.Node;
@@ -41,6 +45,10 @@ import io.syncmirror.fetch.FetcherThread;
  *
  * <p>{@code mirror.replication.throttled.rate} bounds the bytes per second all of this broker's mirror fetchers
  * take: a fetcher that used more than its budget sleeps before its next request.
+ *
+ * <p>Each fetcher reaches its source node over a {@link BlockingNodeClient}; the package-private constructor
+ * takes the transport per source node and the source offsets lookup instead, so that the error handling can be
+ * driven without a source cluster.
  */
 final class MirrorFetchers implements AutoCloseable
 {
@@ -52,6 +60,10 @@ final class MirrorFetchers implements AutoCloseable
     private final ByteRateLimiter limiter;
     private final ExecutorService lookups;
     private final LongSupplier clockMs;
+    /** The transport to each source node; null for a {@link BlockingNodeClient} per fetcher. */
+    private final Function<Node, FetchTransport> transports;
+    /** The source's {log start, log end} offsets of a partition, asked after OFFSET_OUT_OF_RANGE (blocking). */
+    private final BiFunction<SourceCluster, TopicPartition, long[]> sourceOffsets;
     private final Map<FetcherKey, Fetcher> fetchers = new ConcurrentHashMap<>();
     /** Which fetcher runs each partition. */
     private final Map<TopicPartition, FetcherKey> owners = new ConcurrentHashMap<>();
@@ -63,6 +75,7 @@ final class MirrorFetchers implements AutoCloseable
     private final class Fetcher implements FetchTarget
     {
         final FetcherKey key;
+        /** Null when the transport came from {@link #transports}. */
         final BlockingNodeClient client;
         final FetcherThread thread;
         final SourceCluster source;
@@ -72,7 +85,8 @@ final class MirrorFetchers implements AutoCloseable
         {
             this.key = key;
             this.source = source;
-            this.client = new BlockingNodeClient(node, clientConfig, Time.SYSTEM, security);
+            final FetchTransport supplied = transports == null ? null : transports.apply(node);
+            this.client = supplied == null ? new BlockingNodeClient(node, clientConfig, Time.SYSTEM, security) : null;
             final FetchTransport transport = new FetchTransport()
             {
                 @Override
@@ -81,17 +95,28 @@ final class MirrorFetchers implements AutoCloseable
                     try
                     {
                         limiter.awaitBudget();
+                        if (supplied != null)
+                        {
+                            return supplied.send(request).handle((response, error) ->
+                            {
+                                if (error != null)
+                                {
+                                    final Throwable cause = error instanceof CompletionException &&
+                                        error.getCause() != null ? error.getCause() : error;
+                                    reportFailure(node, cause);
+                                    throw new CompletionException(cause);
+                                }
+                                limiter.consumed(bytesOf(response));
+                                return response;
+                            });
+                        }
                         final FetchResponse response = client.sendAndReceive(request);
                         limiter.consumed(bytesOf(response));
                         return CompletableFuture.completedFuture(response);
                     }
                     catch (final RuntimeException e)
                     {
-                        for (final MirrorPartition partition : partitions.values())
-                        {
-                            partition.error(Errors.forException(e), "source broker " + node.id() + " (" +
-                                node.host() + ":" + node.port() + "): " + e.getMessage());
-                        }
+                        reportFailure(node, e);
                         return CompletableFuture.failedFuture(e);
                     }
                 }
@@ -99,7 +124,7 @@ final class MirrorFetchers implements AutoCloseable
                 @Override
                 public boolean isReady()
                 {
-                    return true;
+                    return supplied == null || supplied.isReady();
                 }
             };
             this.thread = new FetcherThread("mirror-fetcher-" + brokerId + "-" + key.mirror() + "-from-" +
@@ -196,7 +221,7 @@ final class MirrorFetchers implements AutoCloseable
                     {
                         try
                         {
-                            mirror.outOfRangeOffsets = source.offsets(tp);
+                            mirror.outOfRangeOffsets = sourceOffsets.apply(source, tp);
                         }
                         catch (final RuntimeException e)
                         {
@@ -281,6 +306,16 @@ final class MirrorFetchers implements AutoCloseable
             }
         }
 
+        /** A request to the source node failed: every partition of this fetcher shows why. */
+        private void reportFailure(final Node node, final Throwable cause)
+        {
+            for (final MirrorPartition partition : partitions.values())
+            {
+                partition.error(Errors.forException(cause), "source broker " + node.id() + " (" + node.host() + ":" +
+                    node.port() + "): " + cause.getMessage());
+            }
+        }
+
         /** The source leader moved: the coordinator looks it up again and hands the partition to its fetcher. */
         private void moveLeader(final MirrorPartition mirror, final TopicPartition tp, final Errors error)
         {
@@ -302,12 +337,36 @@ final class MirrorFetchers implements AutoCloseable
     MirrorFetchers(final int brokerId, final FetcherConfig fetcherConfig, final NodeClientConfig clientConfig,
         final long throttledRateBytesPerSec, final ExecutorService lookups, final LongSupplier clockMs)
     {
+        this(brokerId, fetcherConfig, clientConfig, throttledRateBytesPerSec, lookups, clockMs, null,
+            SourceCluster::offsets);
+    }
+
+    /**
+     * Fetchers whose requests go over {@code transports} (one transport per source node, asked once per fetcher)
+     * and whose OFFSET_OUT_OF_RANGE handling asks {@code sourceOffsets} (on {@code lookups}) for the source's
+     * {log start, log end} offsets.
+     */
+    MirrorFetchers(final int brokerId, final FetcherConfig fetcherConfig, final long throttledRateBytesPerSec,
+        final ExecutorService lookups, final LongSupplier clockMs, final Function<Node, FetchTransport> transports,
+        final BiFunction<SourceCluster, TopicPartition, long[]> sourceOffsets)
+    {
+        this(brokerId, fetcherConfig, null, throttledRateBytesPerSec, lookups, clockMs,
+            Objects.requireNonNull(transports, "transports"), sourceOffsets);
+    }
+
+    private MirrorFetchers(final int brokerId, final FetcherConfig fetcherConfig, final NodeClientConfig clientConfig,
+        final long throttledRateBytesPerSec, final ExecutorService lookups, final LongSupplier clockMs,
+        final Function<Node, FetchTransport> transports,
+        final BiFunction<SourceCluster, TopicPartition, long[]> sourceOffsets)
+    {
         this.brokerId = brokerId;
         this.fetcherConfig = fetcherConfig;
         this.clientConfig = clientConfig;
         this.limiter = new ByteRateLimiter(throttledRateBytesPerSec, clockMs);
         this.lookups = lookups;
         this.clockMs = clockMs;
+        this.transports = transports;
+        this.sourceOffsets = sourceOffsets;
     }
 
     /** Starts fetching a partition from {@code sourceLeader} at the destination LEO; moves it if fetched elsewhere. */
@@ -384,9 +443,15 @@ final class MirrorFetchers implements AutoCloseable
 
     private static void stop(final Fetcher fetcher)
     {
-        fetcher.client.close();
+        if (fetcher.client != null)
+        {
+            fetcher.client.close();
+        }
         fetcher.thread.close();
-        fetcher.client.release();
+        if (fetcher.client != null)
+        {
+            fetcher.client.release();
+        }
     }
 
     private static long bytesOf(final FetchResponse response)
