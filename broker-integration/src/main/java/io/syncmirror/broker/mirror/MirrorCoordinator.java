@@ -228,26 +228,20 @@ public final class MirrorCoordinator implements AutoCloseable
                     release(mirror);
                     mirror = null;
                 }
-                try
+                if (mirror == null)
                 {
-                    if (mirror == null)
+                    try
                     {
                         mirror = load(mirrorName, partition);
                         coordinated.put(tp, mirror);
                     }
-                    step(mirror, active != null, current);
-                }
-                catch (final RuntimeException e)
-                {
-                    if (mirror == null)
+                    catch (final RuntimeException e)
                     {
                         LOG.warn("Mirror '{}' {}: cannot load its state yet: {}", mirrorName, tp, e.getMessage());
-                    }
-                    else
-                    {
-                        fail(mirror, e);
+                        continue;
                     }
                 }
+                stepOrFail(mirror, active != null, current);
             }
         }
         for (final MirrorPartition mirror : new ArrayList<>(coordinated.values()))
@@ -284,6 +278,19 @@ public final class MirrorCoordinator implements AutoCloseable
         mirror.partition.mirrorAppends(false);
     }
 
+    /** One step of a partition's lifecycle; an error moves it to FAILED with its retry time. Coordinator thread. */
+    void stepOrFail(final MirrorPartition mirror, final boolean mirrored, final MetadataImage current)
+    {
+        try
+        {
+            step(mirror, mirrored, current);
+        }
+        catch (final RuntimeException e)
+        {
+            fail(mirror, e);
+        }
+    }
+
     private void step(final MirrorPartition mirror, final boolean mirrored, final MetadataImage current)
     {
         final MirrorStateRecord record = mirror.record;
@@ -295,6 +302,8 @@ public final class MirrorCoordinator implements AutoCloseable
                 {
                     mirror.aligned = false;
                     mirror.partition.mirrorStopped(false);
+                    // Mirrored again: what the last failover recorded no longer describes this log.
+                    mirror.record = mirror.record.withStop(-1L, -1).withPidResetOffset(-1L);
                     transition(mirror, MirrorPartitionState.PREPARING);
                     prepare(mirror, current);
                 }

@@ -47,12 +47,17 @@ public record MirrorStateRecord(
             MirrorPartitionState.UNKNOWN, 0, (byte)0, -1L, -1, -1L, (short)0, null);
     }
 
-    /** This record moved to {@code next}, remembering the state it left; the error is cleared. */
+    /**
+     * This record moved to {@code next}, remembering the state it left; the error is cleared. The retry count
+     * survives the retries themselves (FAILED -> PREPARING -> FAILED backs off longer each time) and is reset by
+     * reaching a settled state, MIRRORING or STOPPED.
+     */
     public MirrorStateRecord moveTo(final MirrorPartitionState next)
     {
+        final boolean settled = next == MirrorPartitionState.MIRRORING || next == MirrorPartitionState.STOPPED;
         return new MirrorStateRecord(mirrorName, topicId, partition, topicName, next, state,
-            next == MirrorPartitionState.FAILED ? retryAttempt : 0, desiredMirrorType, lastMirroredOffset,
-            lastMirrorEpoch, pidResetOffset, (short)0, null);
+            settled ? 0 : retryAttempt, desiredMirrorType, lastMirroredOffset, lastMirrorEpoch, pidResetOffset,
+            (short)0, null);
     }
 
     public MirrorStateRecord failed(final short code, final String message, final int attempt)
