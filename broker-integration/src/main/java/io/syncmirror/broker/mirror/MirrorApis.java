@@ -44,6 +44,7 @@ import io.syncmirror.protocol.LastMirroredOffsetsResponseData;
 import io.syncmirror.protocol.MirrorApiKeys;
 import io.syncmirror.protocol.MirrorRequestHeader;
 import io.syncmirror.protocol.MirrorType;
+import io.syncmirror.protocol.MirrorWireClient;
 import io.syncmirror.protocol.RemoveTopicsFromMirrorRequestData;
 import io.syncmirror.protocol.RemoveTopicsFromMirrorResponseData;
 import io.syncmirror.protocol.TopicResultsResponseData;
@@ -604,9 +605,11 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
     }
 
     /**
-     * Failback's LastMirroredOffsets call to the new source's partition leader. A source that closes the
-     * connection on the request or answers UNSUPPORTED_VERSION does not serve it (truncate to 0); one that cannot
-     * be reached at all is an error (retried).
+     * Failback's LastMirroredOffsets call to the new source's partition leader, on a connection of its own (a
+     * pooled one could have been closed while idle). A source that closes the connection on the request (Kafka
+     * brokers do so for an API key they do not know) or answers UNSUPPORTED_VERSION does not serve it: empty, and
+     * the caller truncates to 0. One that cannot be reached or does not answer in time is an error, retried: a
+     * slow source must never cost the old source its whole log.
      */
     public MirrorCoordinator.LastMirroredLookup lastMirroredLookup()
     {
@@ -616,17 +619,18 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
                 new LastMirroredOffsetsRequestData.TopicRequest().setTopicId(topicId).setTopicName(topic)
                     .setPartitions(List.of(partition))));
             final LastMirroredOffsetsResponseData response;
-            try (java.net.Socket probe = new java.net.Socket())
+            try (MirrorWireClient client = MirrorWireClient.connect(leader.host(), leader.port(),
+                "broker-" + brokerId + "-failback", (int)timeoutMs, (int)timeoutMs))
             {
-                probe.connect(new java.net.InetSocketAddress(leader.host(), leader.port()), (int)timeoutMs);
-            }
-            try
-            {
-                response = clients.send(leader.host(), leader.port(), request, LastMirroredOffsetsResponseData.class);
+                response = client.send(request, LastMirroredOffsetsResponseData.class);
             }
             catch (final IOException e)
             {
-                return Optional.empty(); // reachable, but it dropped the request: an RPC it does not know
+                if (e.getCause() instanceof java.io.EOFException)
+                {
+                    return Optional.empty();
+                }
+                throw e;
             }
             for (final LastMirroredOffsetsResponseData.TopicResult result : response.topics())
             {

@@ -316,15 +316,8 @@ public final class MirrorCoordinator implements AutoCloseable
                         mirror.fatalError = null;
                         throw fatal.exception(mirror.lastErrorMessage);
                     }
-                    if (!mirror.fetching && mirror.record.previousState() != MirrorPartitionState.PREPARING &&
-                        !mirror.partition.isrCaughtUpSinceTruncation())
-                    {
-                        // Led anew (state loaded as MIRRORING): re-check the ISR as PREPARING does.
-                        mirror.aligned = true;
-                        transition(mirror, MirrorPartitionState.PREPARING);
-                        prepare(mirror, current);
-                        return;
-                    }
+                    // Also a partition led anew (state loaded as MIRRORING): its log is the previous leader's,
+                    // kept aligned by ordinary replication, so it resumes fetching where its LEO is.
                     ensureFetching(mirror, current);
                 }
                 case FAILED ->
@@ -441,7 +434,7 @@ public final class MirrorCoordinator implements AutoCloseable
                 last.isPresent() ? "its last mirrored offset " + last.get()[0] + ", epoch " + last.get()[1] :
                     "the source cannot tell its last mirrored offset");
             final long leo = mirror.partition.truncateAsMirrorLeader(target, target < log.logStartOffset(),
-                clockMs.getAsLong());
+                clockMs.getAsLong(), false);
             if (leo < 0)
             {
                 throw new KafkaException("lost leadership while truncating " + mirror.topicPartition);

@@ -158,7 +158,7 @@ final class MirrorFetchers implements AutoCloseable
                 }
                 LOG.info("Mirror '{}' {}: the source log start {} is inside a batch; restarting the log at {}",
                     key.mirror(), tp, log.logEndOffset(), e.firstOffset);
-                if (mirror.partition.truncateAsMirrorLeader(e.firstOffset, true, clockMs.getAsLong()) < 0)
+                if (mirror.partition.truncateAsMirrorLeader(e.firstOffset, true, clockMs.getAsLong(), true) < 0)
                 {
                     return RETRY_LATER;
                 }
@@ -200,7 +200,7 @@ final class MirrorFetchers implements AutoCloseable
             // keep data through one) or, failing back, the second phase of the alignment.
             LOG.warn("Mirror '{}' {}: the source's epoch {} ends at {}; truncating from {} to {}", key.mirror(), tp,
                 epoch, endOffset, log.logEndOffset(), truncateTo);
-            return mirror.partition.truncateAsMirrorLeader(truncateTo, false, clockMs.getAsLong());
+            return mirror.partition.truncateAsMirrorLeader(truncateTo, false, clockMs.getAsLong(), true);
         }
 
         @Override
@@ -245,13 +245,13 @@ final class MirrorFetchers implements AutoCloseable
                 // topics only; KIP-1279's rule).
                 LOG.warn("Mirror '{}' {}: offset {} is below the source log start {}; restarting the log there",
                     key.mirror(), tp, leo, sourceStart);
-                return mirror.partition.truncateAsMirrorLeader(sourceStart, true, clockMs.getAsLong());
+                return mirror.partition.truncateAsMirrorLeader(sourceStart, true, clockMs.getAsLong(), true);
             }
             if (leo > sourceEnd)
             {
                 LOG.warn("Mirror '{}' {}: offset {} is above the source log end {}; truncating to it", key.mirror(),
                     tp, leo, sourceEnd);
-                return mirror.partition.truncateAsMirrorLeader(sourceEnd, false, clockMs.getAsLong());
+                return mirror.partition.truncateAsMirrorLeader(sourceEnd, false, clockMs.getAsLong(), true);
             }
             return leo; // in range now (the source's log moved meanwhile): fetch again
         }

@@ -476,15 +476,19 @@ public final class Partition
      * starting there), restarting the partition's hot-path row and forgetting every follower's progress, so that
      * {@link #isrCaughtUpSinceTruncation()} tells when each ISR member has truncated too.
      *
-     * @return the new LEO, or -1 when this broker does not lead the partition.
+     * @param fetcher whether the mirror fetcher asks (DivergingEpoch, OffsetOutOfRange): refused once mirror
+     *                appends are stopped, so a late fetch response can never truncate a failed-over log; the
+     *                coordinator's own alignment (PREPARING) runs while appends are still stopped.
+     * @return the new LEO, or -1 when this broker does not lead the partition (or the fetcher may not truncate).
      */
-    public long truncateAsMirrorLeader(final long offset, final boolean startAt, final long nowMs)
+    public long truncateAsMirrorLeader(final long offset, final boolean startAt, final long nowMs,
+        final boolean fetcher)
     {
         appendLock.lock();
         try
         {
             final Role current = role;
-            if (!current.leader)
+            if (!current.leader || (fetcher && !mirrorAppends))
             {
                 return -1L;
             }
