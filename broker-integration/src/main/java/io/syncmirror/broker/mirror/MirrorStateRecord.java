@@ -16,7 +16,7 @@ import org.apache.kafka.common.Uuid;
  * middle of it: LastMirroredOffset (the LEO when the fetcher stopped), LastMirrorEpoch (the latest source epoch
  * in the log), the MIRROR_PID_RESET offset (where producer ids stop being mirrored ones) and the last error.
  *
- * <p>Binary form, big-endian: key = version int16 (0), mirror name (int16 length + UTF-8), topic id (2 x int64),
+ * <p>Binary form, big-endian: key = key type int16 (2), mirror name (int16 length + UTF-8), topic id (2 x int64),
  * partition int32. Value = version int16 (0), topic name, partition int32, state int8, previous state int8,
  * retry attempt int32, desired mirror type int8, last mirrored offset int64, last mirror epoch int32,
  * pid reset offset int64, error code int16, error message (int16 length, -1 for null, + UTF-8). A reader rejects
@@ -37,6 +37,11 @@ public record MirrorStateRecord(
     short errorCode,
     String errorMessage)
 {
+    /**
+     * The first int16 of a key: which record it is, as the spec's coordinator-key apiKey numbers them (2:
+     * MirrorPartitionState; 3: MirrorSyncRegistration, the source's registration ledger), so one topic holds both.
+     */
+    public static final short PARTITION_STATE_KEY_TYPE = 2;
     private static final short VERSION = 0;
 
     /** A fresh record for a partition with no state yet. */
@@ -95,7 +100,7 @@ public record MirrorStateRecord(
     {
         final byte[] name = mirrorName.getBytes(StandardCharsets.UTF_8);
         final ByteBuffer buffer = ByteBuffer.allocate(2 + 2 + name.length + 16 + 4);
-        buffer.putShort(VERSION);
+        buffer.putShort(PARTITION_STATE_KEY_TYPE);
         buffer.putShort((short)name.length).put(name);
         buffer.putLong(topicId.getMostSignificantBits()).putLong(topicId.getLeastSignificantBits());
         buffer.putInt(partition);
@@ -133,7 +138,11 @@ public record MirrorStateRecord(
         try
         {
             final ByteBuffer k = ByteBuffer.wrap(key);
-            checkVersion(k.getShort());
+            final short keyType = k.getShort();
+            if (keyType != PARTITION_STATE_KEY_TYPE)
+            {
+                throw new IllegalArgumentException("not a mirror partition state key (type " + keyType + ")");
+            }
             final String mirror = string(k);
             final Uuid topicId = new Uuid(k.getLong(), k.getLong());
             final int partition = k.getInt();

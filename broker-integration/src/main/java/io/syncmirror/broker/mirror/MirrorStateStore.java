@@ -20,6 +20,12 @@ public interface MirrorStateStore extends AutoCloseable
      */
     void write(MirrorStateRecord record);
 
+    /** Writes one record of any type (its key's first int16 says which), committed as {@link #write} is. */
+    void writeRaw(byte[] key, byte[] value);
+
+    /** The latest value written under {@code key}, or empty; throws KafkaException when unreadable now. */
+    Optional<byte[]> readRaw(byte[] key);
+
     /** The latest state written for the mirror partition, or empty; throws KafkaException when unreadable now. */
     Optional<MirrorStateRecord> read(String mirrorName, Uuid topicId, int partition);
 

@@ -71,10 +71,16 @@ public final class TopicMirrorStateStore implements MirrorStateStore
     @Override
     public synchronized void write(final MirrorStateRecord record)
     {
+        writeRaw(record.key(), record.value());
+    }
+
+    @Override
+    public synchronized void writeRaw(final byte[] key, final byte[] value)
+    {
         ensureOpen();
         try
         {
-            producer.send(new ProducerRecord<>(TOPIC, partitionFor(record.key()), record.key(), record.value()))
+            producer.send(new ProducerRecord<>(TOPIC, partitionFor(key), key, value))
                 .get(timeoutMs, TimeUnit.MILLISECONDS);
         }
         catch (final ExecutionException e)
@@ -93,12 +99,18 @@ public final class TopicMirrorStateStore implements MirrorStateStore
     }
 
     @Override
-    public synchronized Optional<MirrorStateRecord> read(final String mirrorName, final Uuid topicId, final int partition)
+    public synchronized Optional<byte[]> readRaw(final byte[] key)
     {
         ensureOpen();
-        final byte[] key = MirrorStateRecord.key(mirrorName, topicId, partition);
-        final Map<KeyBytes, MirrorStateRecord> latest = scan(partitionFor(key));
+        final Map<KeyBytes, byte[]> latest = scan(partitionFor(key));
         return Optional.ofNullable(latest.get(new KeyBytes(key)));
+    }
+
+    @Override
+    public synchronized Optional<MirrorStateRecord> read(final String mirrorName, final Uuid topicId, final int partition)
+    {
+        final byte[] key = MirrorStateRecord.key(mirrorName, topicId, partition);
+        return readRaw(key).map(value -> MirrorStateRecord.parse(key, value));
     }
 
     @Override
@@ -109,9 +121,23 @@ public final class TopicMirrorStateStore implements MirrorStateStore
         long foundOffset = -1L;
         for (int p = 0; p < partitions; p++)
         {
-            for (final Map.Entry<KeyBytes, MirrorStateRecord> entry : scan(p).entrySet())
+            for (final Map.Entry<KeyBytes, byte[]> entry : scan(p).entrySet())
             {
-                final MirrorStateRecord record = entry.getValue();
+                final byte[] key = entry.getKey().bytes;
+                if (key.length < 2 || ((key[0] << 8) | (key[1] & 0xff)) != MirrorStateRecord.PARTITION_STATE_KEY_TYPE)
+                {
+                    continue; // another record type (the source's registration ledger)
+                }
+                final MirrorStateRecord record;
+                try
+                {
+                    record = MirrorStateRecord.parse(key, entry.getValue());
+                }
+                catch (final IllegalArgumentException e)
+                {
+                    LOG.warn("Skipping an unreadable {} record: {}", TOPIC, e.getMessage());
+                    continue;
+                }
                 if (record.topicId().equals(topicId) && record.partition() == partition &&
                     entry.getKey().offset > foundOffset)
                 {
@@ -124,13 +150,13 @@ public final class TopicMirrorStateStore implements MirrorStateStore
     }
 
     /** Every key's latest value in one partition, read from its start to its current end. */
-    private Map<KeyBytes, MirrorStateRecord> scan(final int partition)
+    private Map<KeyBytes, byte[]> scan(final int partition)
     {
         final TopicPartition tp = new TopicPartition(TOPIC, partition);
         consumer.assign(List.of(tp));
         consumer.seekToBeginning(List.of(tp));
         final long end = consumer.endOffsets(List.of(tp), Duration.ofMillis(timeoutMs)).get(tp);
-        final Map<KeyBytes, MirrorStateRecord> latest = new HashMap<>();
+        final Map<KeyBytes, byte[]> latest = new HashMap<>();
         final long deadlineMs = System.currentTimeMillis() + timeoutMs;
         while (consumer.position(tp, Duration.ofMillis(timeoutMs)) < end)
         {
@@ -145,19 +171,10 @@ public final class TopicMirrorStateStore implements MirrorStateStore
                     continue;
                 }
                 final KeyBytes key = new KeyBytes(record.key(), record.offset());
-                if (record.value() == null)
+                latest.remove(key);
+                if (record.value() != null)
                 {
-                    latest.remove(key); // a tombstone
-                    continue;
-                }
-                try
-                {
-                    latest.remove(key);
-                    latest.put(key, MirrorStateRecord.parse(record.key(), record.value()));
-                }
-                catch (final IllegalArgumentException e)
-                {
-                    LOG.warn("Skipping unreadable {} record at {}@{}: {}", TOPIC, tp, record.offset(), e.getMessage());
+                    latest.put(key, record.value()); // a null value is a tombstone
                 }
             }
         }

@@ -52,6 +52,20 @@ class MirrorCoordinatorTest
             records.put(record.mirrorName() + "/" + record.topicId() + "/" + record.partition(), record);
         }
 
+        final Map<String, byte[]> raw = new ConcurrentHashMap<>();
+
+        @Override
+        public void writeRaw(final byte[] key, final byte[] value)
+        {
+            raw.put(java.util.Arrays.toString(key), value);
+        }
+
+        @Override
+        public Optional<byte[]> readRaw(final byte[] key)
+        {
+            return Optional.ofNullable(raw.get(java.util.Arrays.toString(key)));
+        }
+
         @Override
         public Optional<MirrorStateRecord> read(final String mirrorName, final Uuid topicId, final int partition)
         {
