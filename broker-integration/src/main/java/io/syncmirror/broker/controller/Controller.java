@@ -114,6 +114,10 @@ public final class Controller
     private final Map<String, Uuid> topicIdsByName = new HashMap<>();
     private final Map<String, TreeMap<String, String>> topicConfigs = new HashMap<>();
     private final TreeMap<String, MirrorDefinition> mirrors = new TreeMap<>();
+    /** Source role: each topic's registered sync mirrors, replayed from MirrorSyncRegistrationChange records. */
+    private final Map<Uuid, java.util.TreeSet<String>> registeredMirrors = new HashMap<>();
+    /** Destination role: each mirror topic's effective mirror type (absent: ASYNC). */
+    private final Map<Uuid, Byte> mirrorTypes = new HashMap<>();
     private long nextProducerIdBlockStart;
     /**
      * The highest producer id floor recorded. Kept apart from the next block start: a broker may hold a block
@@ -1058,6 +1062,51 @@ public final class Controller
      * {@code mirrorName.removed}. A topic already removed from that mirror is fine (a retry); a topic in no or
      * another mirror is INVALID_REQUEST.
      */
+    /**
+     * Source role: adds a destination mirror to a topic's sync registration set, or removes it, through the
+     * metadata log (MirrorSyncRegistrationChange), so every source broker's image shows it. A change that is
+     * already in force writes nothing. UNKNOWN_TOPIC_ID for a topic this cluster does not have.
+     */
+    public MirrorOpResult changeSyncRegistration(final Uuid topicId, final String mirrorName, final boolean registered)
+    {
+        if (!topicsById.containsKey(topicId))
+        {
+            return MirrorOpResult.error(Errors.UNKNOWN_TOPIC_ID, "no topic with id " + topicId + " on this cluster");
+        }
+        final java.util.Set<String> current = registeredMirrors.getOrDefault(topicId, new java.util.TreeSet<>());
+        if (current.contains(mirrorName) != registered)
+        {
+            emit(new MetadataRecord.MirrorSyncRegistrationChange(topicId, mirrorName, registered));
+            commit();
+        }
+        return MirrorOpResult.OK;
+    }
+
+    /** Destination role: a mirror topic's effective mirror type (0 ASYNC, 1 SYNC), written when it changes. */
+    public MirrorOpResult setMirrorTopicType(final Uuid topicId, final byte mirrorType)
+    {
+        if (!topicsById.containsKey(topicId))
+        {
+            return MirrorOpResult.error(Errors.UNKNOWN_TOPIC_ID, "no topic with id " + topicId + " on this cluster");
+        }
+        if (mirrorType != 0 && mirrorType != 1)
+        {
+            return MirrorOpResult.error(Errors.INVALID_REQUEST, "unknown mirror type " + mirrorType);
+        }
+        if (mirrorTypes.getOrDefault(topicId, (byte)0) != mirrorType)
+        {
+            emit(new MetadataRecord.MirrorTopicTypeChange(topicId, mirrorType));
+            commit();
+        }
+        return MirrorOpResult.OK;
+    }
+
+    /** The destination mirrors registered for sync replication of a topic of this (source) cluster. */
+    public java.util.Set<String> registeredMirrors(final Uuid topicId)
+    {
+        return java.util.Collections.unmodifiableSet(registeredMirrors.getOrDefault(topicId, new java.util.TreeSet<>()));
+    }
+
     public MirrorOpResult removeTopicFromMirror(final String topic, final String mirrorName)
     {
         if (!topicIdsByName.containsKey(topic))
@@ -1419,6 +1468,23 @@ public final class Controller
                 topicIdsByName.remove(topic.name);
                 topicConfigs.remove(topic.name);
             }
+            registeredMirrors.remove(r.topicId());
+            mirrorTypes.remove(r.topicId());
+        }
+        else if (record instanceof MetadataRecord.MirrorSyncRegistrationChange r)
+        {
+            if (r.registered())
+            {
+                registeredMirrors.computeIfAbsent(r.topicId(), k -> new java.util.TreeSet<>()).add(r.mirrorName());
+            }
+            else if (registeredMirrors.containsKey(r.topicId()))
+            {
+                registeredMirrors.get(r.topicId()).remove(r.mirrorName());
+            }
+        }
+        else if (record instanceof MetadataRecord.MirrorTopicTypeChange r)
+        {
+            mirrorTypes.put(r.topicId(), r.mirrorType());
         }
         else if (record instanceof MetadataRecord.Config r)
         {

@@ -84,6 +84,17 @@ public final class MirrorController
         return apis.onEventThread(c -> c.bumpLeaderEpochs(topicId, copy, minNextProducerId));
     }
 
+    public CompletableFuture<MirrorOpResult> changeSyncRegistration(final Uuid topicId, final String mirrorName,
+        final boolean registered)
+    {
+        return apis.onEventThread(c -> c.changeSyncRegistration(topicId, mirrorName, registered));
+    }
+
+    public CompletableFuture<MirrorOpResult> setMirrorTopicType(final Uuid topicId, final byte mirrorType)
+    {
+        return apis.onEventThread(c -> c.setMirrorTopicType(topicId, mirrorType));
+    }
+
     /** The offset of the last record in the metadata log now. */
     public CompletableFuture<Long> lastMetadataOffset()
     {

@@ -41,7 +41,7 @@ public final class BrokerMetadataApplier implements MetadataView
         this.brokerId = brokerId;
         this.controllerId = controllerId;
         this.listener = listener;
-        this.image = new MetadataImage(-1, -1, controllerId, Map.of(), Map.of(), Map.of(), Map.of());
+        this.image = new MetadataImage(-1, -1, controllerId, Map.of(), Map.of(), Map.of(), Map.of(), Map.of());
     }
 
     public MetadataImage image()
@@ -237,6 +237,7 @@ public final class BrokerMetadataApplier implements MetadataView
         private Map<String, Uuid> topicIdsByName;
         private Map<Integer, MetadataImage.Broker> brokers;
         private Map<String, MirrorDefinition> mirrors;
+        private Map<Uuid, MetadataImage.TopicSyncState> syncStates;
         private final Map<Uuid, List<PartitionState>> partitionsInProgress = new HashMap<>();
         private final Map<Uuid, Map<String, String>> configsInProgress = new HashMap<>();
         final LinkedHashMap<Uuid, Set<Integer>> changedPartitions = new LinkedHashMap<>();
@@ -252,6 +253,16 @@ public final class BrokerMetadataApplier implements MetadataView
             this.topicIdsByName = base.topicIdsByName();
             this.brokers = base.brokers();
             this.mirrors = base.mirrorsMap();
+            this.syncStates = base.syncStatesMap();
+        }
+
+        private Map<Uuid, MetadataImage.TopicSyncState> syncStatesForWrite()
+        {
+            if (syncStates == base.syncStatesMap())
+            {
+                syncStates = new HashMap<>(syncStates);
+            }
+            return syncStates;
         }
 
         private Map<String, MirrorDefinition> mirrorsForWrite()
@@ -376,6 +387,10 @@ public final class BrokerMetadataApplier implements MetadataView
                 configsInProgress.remove(r.topicId());
                 changedPartitions.remove(r.topicId());
                 configChanged.remove(removed.name());
+                if (syncStates.containsKey(r.topicId()))
+                {
+                    syncStatesForWrite().remove(r.topicId());
+                }
             }
             else if (record instanceof MetadataRecord.Config r)
             {
@@ -404,6 +419,27 @@ public final class BrokerMetadataApplier implements MetadataView
                 if (mirrors.containsKey(r.name()))
                 {
                     mirrorsForWrite().remove(r.name());
+                }
+            }
+            else if (record instanceof MetadataRecord.MirrorSyncRegistrationChange r)
+            {
+                final MetadataImage.TopicSyncState old = syncStates.getOrDefault(r.topicId(),
+                    MetadataImage.TopicSyncState.NONE);
+                final java.util.TreeSet<String> mirrorsNow = new java.util.TreeSet<>(old.registeredMirrors());
+                if (r.registered() ? mirrorsNow.add(r.mirrorName()) : mirrorsNow.remove(r.mirrorName()))
+                {
+                    syncStatesForWrite().put(r.topicId(), new MetadataImage.TopicSyncState(
+                        Collections.unmodifiableSet(mirrorsNow), old.mirrorType()));
+                }
+            }
+            else if (record instanceof MetadataRecord.MirrorTopicTypeChange r)
+            {
+                final MetadataImage.TopicSyncState old = syncStates.getOrDefault(r.topicId(),
+                    MetadataImage.TopicSyncState.NONE);
+                if (old.mirrorType() != r.mirrorType())
+                {
+                    syncStatesForWrite().put(r.topicId(), new MetadataImage.TopicSyncState(old.registeredMirrors(),
+                        r.mirrorType()));
                 }
             }
             else if (record instanceof MetadataRecord.ProducerIdFloor r)
@@ -446,7 +482,8 @@ public final class BrokerMetadataApplier implements MetadataView
                 topicIdsByName == base.topicIdsByName() ? topicIdsByName
                     : Collections.unmodifiableMap(topicIdsByName),
                 brokers == base.brokers() ? brokers : Collections.unmodifiableMap(brokers),
-                mirrors == base.mirrorsMap() ? mirrors : Collections.unmodifiableMap(mirrors));
+                mirrors == base.mirrorsMap() ? mirrors : Collections.unmodifiableMap(mirrors),
+                syncStates == base.syncStatesMap() ? syncStates : Collections.unmodifiableMap(syncStates));
         }
     }
 }

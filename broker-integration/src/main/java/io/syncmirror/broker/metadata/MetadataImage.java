@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 import org.apache.kafka.common.Uuid;
 
@@ -24,7 +25,17 @@ public final class MetadataImage implements MetadataView
     {
     }
 
-    public static final MetadataImage EMPTY = new MetadataImage(-1, -1, -1, Map.of(), Map.of(), Map.of(), Map.of());
+    /**
+     * A topic's synchronous-mirroring state: on a source, the destination mirrors registered for sync (the HW is
+     * gated on them); on a destination, the topic's effective mirror type (0 ASYNC, 1 SYNC).
+     */
+    public record TopicSyncState(Set<String> registeredMirrors, byte mirrorType)
+    {
+        public static final TopicSyncState NONE = new TopicSyncState(Set.of(), (byte)0);
+    }
+
+    public static final MetadataImage EMPTY = new MetadataImage(-1, -1, -1, Map.of(), Map.of(), Map.of(), Map.of(),
+        Map.of());
 
     private final long appliedOffset;
     private final long latestKnownOffset;
@@ -33,12 +44,15 @@ public final class MetadataImage implements MetadataView
     private final Map<String, Uuid> topicIdsByName;
     private final Map<Integer, Broker> brokers;
     private final Map<String, MirrorDefinition> mirrors;
+    private final Map<Uuid, TopicSyncState> syncStates;
 
     MetadataImage(final long appliedOffset, final long latestKnownOffset, final int controllerId,
         final Map<Uuid, TopicMetadata> topicsById, final Map<String, Uuid> topicIdsByName,
-        final Map<Integer, Broker> brokers, final Map<String, MirrorDefinition> mirrors)
+        final Map<Integer, Broker> brokers, final Map<String, MirrorDefinition> mirrors,
+        final Map<Uuid, TopicSyncState> syncStates)
     {
         this.mirrors = mirrors;
+        this.syncStates = syncStates;
         this.appliedOffset = appliedOffset;
         this.latestKnownOffset = latestKnownOffset;
         this.controllerId = controllerId;
@@ -177,5 +191,22 @@ public final class MetadataImage implements MetadataView
     Map<Integer, Broker> brokers()
     {
         return brokers;
+    }
+
+    /** A topic's synchronous-mirroring state; {@link TopicSyncState#NONE} when it has none. */
+    public TopicSyncState syncState(final Uuid topicId)
+    {
+        return syncStates.getOrDefault(topicId, TopicSyncState.NONE);
+    }
+
+    /** The destination mirrors registered for sync replication of a source topic (empty: not sync-gated). */
+    public Set<String> registeredMirrors(final Uuid topicId)
+    {
+        return syncState(topicId).registeredMirrors();
+    }
+
+    Map<Uuid, TopicSyncState> syncStatesMap()
+    {
+        return syncStates;
     }
 }

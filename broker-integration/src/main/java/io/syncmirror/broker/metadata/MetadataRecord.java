@@ -112,4 +112,20 @@ public sealed interface MetadataRecord
     record RemoveMirror(String name) implements MetadataRecord
     {
     }
+
+    /**
+     * Source cluster: a destination mirror joins ({@code registered}) or leaves a topic's set of registered sync
+     * mirrors (the sync text's MirrorSyncRegistrationChangeRecord); partition leaders gate the HW on that set.
+     */
+    record MirrorSyncRegistrationChange(Uuid topicId, String mirrorName, boolean registered) implements MetadataRecord
+    {
+    }
+
+    /**
+     * Destination cluster: a mirror topic's effective mirror type, 0 ASYNC or 1 SYNC (the sync text's
+     * MirrorTopicTypeChangeRecord); it drives the mirror fetcher's mode.
+     */
+    record MirrorTopicTypeChange(Uuid topicId, byte mirrorType) implements MetadataRecord
+    {
+    }
 }

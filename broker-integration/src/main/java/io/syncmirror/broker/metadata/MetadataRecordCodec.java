@@ -45,6 +45,8 @@ public final class MetadataRecordCodec
     static final byte TYPE_PRODUCER_ID_FLOOR = 10;
     static final byte TYPE_MIRROR = 11;
     static final byte TYPE_REMOVE_MIRROR = 12;
+    static final byte TYPE_MIRROR_SYNC_REGISTRATION_CHANGE = 13;
+    static final byte TYPE_MIRROR_TOPIC_TYPE_CHANGE = 14;
 
     private static final short TYPE_VERSION = 0;
 
@@ -180,6 +182,19 @@ public final class MetadataRecordCodec
             w.header(TYPE_REMOVE_MIRROR);
             w.putString(r.name());
         }
+        else if (record instanceof MetadataRecord.MirrorSyncRegistrationChange r)
+        {
+            w.header(TYPE_MIRROR_SYNC_REGISTRATION_CHANGE);
+            w.putUuid(r.topicId());
+            w.putString(r.mirrorName());
+            w.putInt(r.registered() ? 1 : 0);
+        }
+        else if (record instanceof MetadataRecord.MirrorTopicTypeChange r)
+        {
+            w.header(TYPE_MIRROR_TOPIC_TYPE_CHANGE);
+            w.putUuid(r.topicId());
+            w.putInt(r.mirrorType());
+        }
         else
         {
             throw new IllegalArgumentException("unknown metadata record " + record);
@@ -239,6 +254,10 @@ public final class MetadataRecordCodec
                         getStrings(b));
                 case TYPE_REMOVE_MIRROR:
                     return new MetadataRecord.RemoveMirror(getString(b));
+                case TYPE_MIRROR_SYNC_REGISTRATION_CHANGE:
+                    return new MetadataRecord.MirrorSyncRegistrationChange(getUuid(b), getString(b), b.getInt() != 0);
+                case TYPE_MIRROR_TOPIC_TYPE_CHANGE:
+                    return new MetadataRecord.MirrorTopicTypeChange(getUuid(b), (byte)b.getInt());
                 default:
                     throw new CorruptRecordException("unknown metadata record type " + type);
             }

@@ -320,4 +320,26 @@ class ControllerMirrorTest
         final LogConfig logConfig = new LogConfig(config, Set.copyOf(config.keySet()));
         assertEquals(100L, logConfig.retentionMs);
     }
+
+    @Test
+    @DisplayName("SU-07 a source topic's sync registration set changes through the metadata log, survives replay, "
+        + "and a change already in force writes nothing")
+    void shouldKeepTheSyncRegistrationSetInTheMetadataLog()
+    {
+        final Controller c = withMirror();
+        assertEquals(MirrorOpResult.OK, c.createMirrorTopic("orders", SOURCE_ID, 1, Map.of(), MIRROR));
+        assertEquals(Errors.UNKNOWN_TOPIC_ID, c.changeSyncRegistration(Uuid.randomUuid(), "dr", true).error());
+        assertEquals(MirrorOpResult.OK, c.changeSyncRegistration(SOURCE_ID, "dr", true));
+        assertEquals(MirrorOpResult.OK, c.changeSyncRegistration(SOURCE_ID, "dr2", true));
+        final long end = log.endOffset();
+        assertEquals(MirrorOpResult.OK, c.changeSyncRegistration(SOURCE_ID, "dr", true));
+        assertEquals(end, log.endOffset(), "no record for a change already in force");
+        assertEquals(MirrorOpResult.OK, c.changeSyncRegistration(SOURCE_ID, "dr2", false));
+        assertEquals(Set.of("dr"), c.registeredMirrors(SOURCE_ID));
+        assertEquals(MirrorOpResult.OK, c.setMirrorTopicType(SOURCE_ID, (byte)1));
+        assertEquals(Errors.INVALID_REQUEST, c.setMirrorTopicType(SOURCE_ID, (byte)7).error());
+
+        final Controller replayed = newController();
+        assertEquals(Set.of("dr"), replayed.registeredMirrors(SOURCE_ID));
+    }
 }

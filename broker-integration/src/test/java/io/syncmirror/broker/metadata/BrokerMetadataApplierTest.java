@@ -133,4 +133,21 @@ class BrokerMetadataApplierTest
         assertTrue(applier.image().mirrors().isEmpty());
         assertTrue(applier.image().mirror("m").isEmpty());
     }
+
+    @Test
+    void shouldShowEachTopicsSyncRegistrationsAndMirrorTypeAndForgetThemWithTheTopic()
+    {
+        append(new MetadataRecord.Topic("a1", T));
+        final MetadataImage before = applier.image();
+        append(new MetadataRecord.MirrorSyncRegistrationChange(T, "dr", true),
+            new MetadataRecord.MirrorSyncRegistrationChange(T, "dr2", true),
+            new MetadataRecord.MirrorSyncRegistrationChange(T, "dr", false),
+            new MetadataRecord.MirrorTopicTypeChange(T, (byte)1));
+        assertEquals(java.util.Set.of("dr2"), applier.image().registeredMirrors(T));
+        assertEquals(1, applier.image().syncState(T).mirrorType());
+        assertTrue(before.registeredMirrors(T).isEmpty(), "an earlier image is unchanged");
+
+        append(new MetadataRecord.RemoveTopic(T));
+        assertEquals(MetadataImage.TopicSyncState.NONE, applier.image().syncState(T));
+    }
 }

@@ -40,7 +40,10 @@ class MetadataRecordCodecTest
             new MetadataRecord.Mirror("m1", "src:9092,src2:9093", Map.of("security.protocol", "PLAINTEXT",
                 "sasl.jaas.config", "k=\u00e9"), List.of("orders.*", "payments"), List.of("orders\\.tmp.*")),
             new MetadataRecord.Mirror("m2", "", Map.of(), List.of(), List.of()),
-            new MetadataRecord.RemoveMirror("m1"));
+            new MetadataRecord.RemoveMirror("m1"),
+            new MetadataRecord.MirrorSyncRegistrationChange(new Uuid(5L, 6L), "dr", true),
+            new MetadataRecord.MirrorSyncRegistrationChange(new Uuid(5L, 7L), "dr", false),
+            new MetadataRecord.MirrorTopicTypeChange(new Uuid(5L, 8L), (byte)1));
     }
 
     @Test
