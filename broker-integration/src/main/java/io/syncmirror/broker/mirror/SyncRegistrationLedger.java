@@ -1,0 +1,271 @@
+package io.syncmirror.broker.mirror;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
+
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.protocol.Errors;
+
+import io.syncmirror.hwgate.MirrorError;
+
+/**
+ * The source cluster's sync registration ledger (the sync text's MirrorSyncRegistration coordinator record):
+ * which topics each destination mirror has registered for synchronous replication, and the sticky Released
+ * markers a source-side release leaves. It decides admission of RegisterMirrorSyncTopic and applies
+ * UnregisterMirrorSyncTopic (clean, or a release), persisting each mirror's entry in {@code __mirror_state}
+ * before the change reaches the partition leaders through the metadata log. Thread-safety: not thread-safe; the
+ * controller node calls it from one thread at a time (its mirror RPC handling serializes on it).
+ *
+ * <p>Admission, per topic of a Register: a broker that cannot gate produces on a mirror answers
+ * MIRROR_SYNC_VERSION_MISMATCH; no marker admits; a Released marker with RecoveryPromotion=false answers
+ * MIRROR_SYNC_RELEASED_REQUIRES_FRESH_PROMOTION (a stale Register from before the release must not re-establish
+ * it); a Released marker with RecoveryPromotion=true admits and clears the marker.
+ *
+ * <p>Record form: key = key type int16 (3), mirror name (int16 length + UTF-8); value = version int16 (0),
+ * topic count int32, then per topic: name (int16 length + UTF-8), topic id (2 x int64), released int8.
+ */
+public final class SyncRegistrationLedger
+{
+    /** The key type of a ledger record in {@code __mirror_state}, the spec's coordinator-key apiKey 3. */
+    public static final short KEY_TYPE = 3;
+    private static final short VALUE_VERSION = 0;
+
+    /** One registered (or released) topic of a mirror. */
+    public record Entry(String topicName, Uuid topicId, boolean released)
+    {
+    }
+
+    /** The source controller's side of a registration change (MirrorSyncRegistrationChange in its metadata log). */
+    @FunctionalInterface
+    public interface RegistrationChanges
+    {
+        /** Adds or removes the mirror from the topic's registration set; the error, NONE when committed. */
+        Errors change(Uuid topicId, String mirrorName, boolean registered);
+    }
+
+    /** A topic of a Register request. */
+    public record RegisterTopic(String topicName, Uuid topicId, boolean recoveryPromotion)
+    {
+    }
+
+    /** One topic's answer. */
+    public record Result(String topicName, short errorCode, String errorMessage)
+    {
+        static Result ok(final String topic)
+        {
+            return new Result(topic, Errors.NONE.code(), null);
+        }
+    }
+
+    private final MirrorStateStore store;
+    private final RegistrationChanges changes;
+    private final BooleanSupplier canGate;
+    private final Map<String, LinkedHashMap<Uuid, Entry>> loaded = new HashMap<>();
+
+    /**
+     * @param canGate whether this source cluster can gate produces on a sync mirror now (the mirror.sync.version
+     *                feature is enabled and its brokers run the gate); false answers MIRROR_SYNC_VERSION_MISMATCH
+     */
+    public SyncRegistrationLedger(final MirrorStateStore store, final RegistrationChanges changes,
+        final BooleanSupplier canGate)
+    {
+        this.store = store;
+        this.changes = changes;
+        this.canGate = canGate;
+    }
+
+    /** Admits (or refuses) each topic of a Register from destination {@code mirrorName}. */
+    public List<Result> register(final String mirrorName, final List<RegisterTopic> topics)
+    {
+        final List<Result> results = new ArrayList<>();
+        final LinkedHashMap<Uuid, Entry> entries = entries(mirrorName);
+        for (final RegisterTopic topic : topics)
+        {
+            if (!canGate.getAsBoolean())
+            {
+                results.add(new Result(topic.topicName(), MirrorError.MIRROR_SYNC_VERSION_MISMATCH.code(),
+                    "this source cluster cannot gate produces on a sync mirror (mirror.sync.version is not enabled)"));
+                continue;
+            }
+            final Entry existing = entries.get(topic.topicId());
+            if (existing != null && existing.released() && !topic.recoveryPromotion())
+            {
+                results.add(new Result(topic.topicName(),
+                    MirrorError.MIRROR_SYNC_RELEASED_REQUIRES_FRESH_PROMOTION.code(), "mirror '" + mirrorName +
+                        "' was released from sync for topic '" + topic.topicName() + "' by the source; only a " +
+                        "recovery promotion may register it again"));
+                continue;
+            }
+            final Entry admitted = new Entry(topic.topicName(), topic.topicId(), false);
+            if (!admitted.equals(existing))
+            {
+                entries.put(topic.topicId(), admitted);
+                persist(mirrorName, entries);
+            }
+            results.add(apply(topic.topicName(), topic.topicId(), mirrorName, true));
+        }
+        return results;
+    }
+
+    /**
+     * Removes each topic from the mirror's registrations: a clean unregister forgets it; a release
+     * ({@code release}) keeps a sticky Released marker. A release without topics releases every topic the mirror
+     * has registered. Topics the mirror never registered are answered NONE (an unregister is idempotent).
+     */
+    public List<Result> unregister(final String mirrorName, final List<Entry> topics, final boolean release)
+    {
+        final LinkedHashMap<Uuid, Entry> entries = entries(mirrorName);
+        final List<Entry> targets = new ArrayList<>(topics);
+        if (release && targets.isEmpty())
+        {
+            for (final Entry entry : entries.values())
+            {
+                if (!entry.released())
+                {
+                    targets.add(entry);
+                }
+            }
+        }
+        boolean changed = false;
+        for (final Entry topic : targets)
+        {
+            final Entry existing = entries.get(topic.topicId());
+            if (release)
+            {
+                final String name = existing == null ? topic.topicName() : existing.topicName();
+                final Entry marker = new Entry(name, topic.topicId(), true);
+                changed |= !marker.equals(entries.put(topic.topicId(), marker));
+            }
+            else if (existing != null && !existing.released())
+            {
+                entries.remove(topic.topicId());
+                changed = true;
+            }
+        }
+        if (changed)
+        {
+            persist(mirrorName, entries);
+        }
+        final List<Result> results = new ArrayList<>();
+        for (final Entry topic : targets)
+        {
+            results.add(apply(topic.topicName(), topic.topicId(), mirrorName, false));
+        }
+        return results;
+    }
+
+    /** The mirror's entries as the ledger holds them (loaded from {@code __mirror_state} on first use). */
+    public List<Entry> entriesOf(final String mirrorName)
+    {
+        return List.copyOf(entries(mirrorName).values());
+    }
+
+    private Result apply(final String topicName, final Uuid topicId, final String mirrorName,
+        final boolean registered)
+    {
+        final Errors error = changes.change(topicId, mirrorName, registered);
+        return error == Errors.NONE ? Result.ok(topicName) :
+            new Result(topicName, error.code(), error.message());
+    }
+
+    private LinkedHashMap<Uuid, Entry> entries(final String mirrorName)
+    {
+        LinkedHashMap<Uuid, Entry> entries = loaded.get(mirrorName);
+        if (entries == null)
+        {
+            entries = new LinkedHashMap<>();
+            final Optional<byte[]> value = store.readRaw(key(mirrorName));
+            if (value.isPresent())
+            {
+                for (final Entry entry : parseValue(value.get()))
+                {
+                    entries.put(entry.topicId(), entry);
+                }
+            }
+            loaded.put(mirrorName, entries);
+        }
+        return entries;
+    }
+
+    private void persist(final String mirrorName, final Map<Uuid, Entry> entries)
+    {
+        try
+        {
+            store.writeRaw(key(mirrorName), value(entries.values()));
+        }
+        catch (final RuntimeException e)
+        {
+            loaded.remove(mirrorName); // reload what is really persisted next time
+            throw e;
+        }
+    }
+
+    static byte[] key(final String mirrorName)
+    {
+        final byte[] name = mirrorName.getBytes(StandardCharsets.UTF_8);
+        return ByteBuffer.allocate(2 + 2 + name.length).putShort(KEY_TYPE).putShort((short)name.length).put(name)
+            .array();
+    }
+
+    static byte[] value(final java.util.Collection<Entry> entries)
+    {
+        int size = 2 + 4;
+        for (final Entry entry : entries)
+        {
+            size += 2 + entry.topicName().getBytes(StandardCharsets.UTF_8).length + 16 + 1;
+        }
+        final ByteBuffer buffer = ByteBuffer.allocate(size).putShort(VALUE_VERSION).putInt(entries.size());
+        for (final Entry entry : entries)
+        {
+            final byte[] name = entry.topicName().getBytes(StandardCharsets.UTF_8);
+            buffer.putShort((short)name.length).put(name);
+            buffer.putLong(entry.topicId().getMostSignificantBits()).putLong(entry.topicId().getLeastSignificantBits());
+            buffer.put((byte)(entry.released() ? 1 : 0));
+        }
+        return buffer.array();
+    }
+
+    /** Reads a ledger value; IllegalArgumentException for a corrupt or newer one. */
+    static List<Entry> parseValue(final byte[] value)
+    {
+        try
+        {
+            final ByteBuffer buffer = ByteBuffer.wrap(value);
+            final short version = buffer.getShort();
+            if (version != VALUE_VERSION)
+            {
+                throw new IllegalArgumentException("unknown sync registration record version " + version);
+            }
+            final int count = buffer.getInt();
+            if (count < 0 || count > buffer.remaining())
+            {
+                throw new IllegalArgumentException("bad topic count " + count);
+            }
+            final List<Entry> entries = new ArrayList<>(count);
+            for (int i = 0; i < count; i++)
+            {
+                final short length = buffer.getShort();
+                if (length < 0)
+                {
+                    throw new IllegalArgumentException("bad topic name length " + length);
+                }
+                final byte[] name = new byte[length];
+                buffer.get(name);
+                entries.add(new Entry(new String(name, StandardCharsets.UTF_8), new Uuid(buffer.getLong(),
+                    buffer.getLong()), buffer.get() != 0));
+            }
+            return entries;
+        }
+        catch (final java.nio.BufferUnderflowException e)
+        {
+            throw new IllegalArgumentException("truncated sync registration record", e);
+        }
+    }
+}
