@@ -35,7 +35,7 @@ import io.syncmirror.broker.metadata.MirrorDefinition;
  * and source client configs. Thread-safe as Admin is; every call waits at most {@code timeoutMs}.
  *
  * <p>Failures: an unreachable or silent source is {@link SourceUnavailableException}; an API the source does not
- * serve (e.g. ListGroups) is {@link UnsupportedOperationException}; anything else IllegalStateException.
+ * serve (e.g. ListGroups) is Kafka's {@code UnsupportedVersionException}; anything else IllegalStateException.
  */
 public final class AdminSourceClusterClient implements SourceClusterClient
 {
@@ -179,8 +179,8 @@ public final class AdminSourceClusterClient implements SourceClusterClient
             }
             if (cause instanceof org.apache.kafka.common.errors.UnsupportedVersionException)
             {
-                throw new UnsupportedOperationException("source cluster " + bootstrap + " does not support " + what
-                    + ": " + cause.getMessage(), cause);
+                throw new org.apache.kafka.common.errors.UnsupportedVersionException("source cluster " + bootstrap
+                    + " does not support " + what + ": " + cause.getMessage(), cause);
             }
             if (cause instanceof org.apache.kafka.common.errors.TimeoutException
                 || cause instanceof org.apache.kafka.common.errors.RetriableException)

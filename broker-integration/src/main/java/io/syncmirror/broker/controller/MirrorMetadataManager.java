@@ -421,14 +421,25 @@ public final class MirrorMetadataManager implements AutoCloseable
         {
             groups = source.listConsumerGroups();
         }
-        catch (final UnsupportedOperationException e)
+        catch (final org.apache.kafka.common.errors.UnsupportedVersionException e)
         {
             errors.add("consumer group offsets are not synced: " + e.getMessage());
             return;
         }
         for (final String group : groups)
         {
-            final Map<TopicPartition, OffsetAndMetadata> offsets = source.listConsumerGroupOffsets(group);
+            final Map<TopicPartition, OffsetAndMetadata> offsets;
+            try
+            {
+                offsets = source.listConsumerGroupOffsets(group);
+            }
+            catch (final RuntimeException e)
+            {
+                // One group the source cannot describe now (deleted meanwhile, its coordinator moving) must not
+                // stop the others.
+                errors.add("reading the offsets of group " + group + " at the source failed: " + e.getMessage());
+                continue;
+            }
             final Map<TopicPartition, Long> done = copied.computeIfAbsent(group, k -> new HashMap<>());
             final Map<TopicPartition, OffsetAndMetadata> toCopy = new LinkedHashMap<>();
             for (final Map.Entry<TopicPartition, OffsetAndMetadata> e : offsets.entrySet())

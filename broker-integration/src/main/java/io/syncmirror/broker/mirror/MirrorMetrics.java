@@ -23,6 +23,7 @@ import javax.management.MBeanInfo;
 import javax.management.MBeanServer;
 import javax.management.MalformedObjectNameException;
 import javax.management.ObjectName;
+import javax.management.ReflectionException;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.internals.Sanitizer;
@@ -477,8 +478,9 @@ public final class MirrorMetrics implements AutoCloseable
 
         @Override
         public final Object invoke(final String actionName, final Object[] params, final String[] signature)
+            throws ReflectionException
         {
-            throw new UnsupportedOperationException("mirror metrics have no operations: " + actionName);
+            throw new ReflectionException(new NoSuchMethodException(actionName), "mirror metrics have no operations");
         }
 
         @Override

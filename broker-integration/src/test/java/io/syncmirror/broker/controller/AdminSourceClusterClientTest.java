@@ -100,7 +100,7 @@ class AdminSourceClusterClientTest
         {
             assertTrue(client.listConsumerGroups().contains("g1"));
         }
-        catch (final UnsupportedOperationException e)
+        catch (final org.apache.kafka.common.errors.UnsupportedVersionException e)
         {
             assertTrue(e.getMessage().contains(source.bootstrapServers()), e.getMessage());
         }
