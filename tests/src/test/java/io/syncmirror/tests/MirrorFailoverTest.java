@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -13,6 +14,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.server.storage.log.FetchIsolation;
 import org.junit.jupiter.api.AfterEach;
@@ -29,6 +31,7 @@ import io.syncmirror.broker.storage.PartitionLog;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -97,6 +100,15 @@ class MirrorFailoverTest
         final long maxMirroredPid = maxProducerId(AsyncMirroringTest.leader(destination, TP).log());
         final int maxSourceEpoch = AsyncMirroringTest.leader(destination, TP).log().latestEpoch().orElse(-1);
 
+        // Producers that got their ids on the destination before the failover (its own topics): such an id may be
+        // one a mirrored producer used, and must not have its first batch taken for a mirrored duplicate.
+        try (Admin admin = Clients.admin(destination.bootstrapServers()))
+        {
+            Clients.createTopic(admin, "local", 1, (short)3, Map.of());
+        }
+        final KafkaProducer<byte[], byte[]> early = Clients.producer(destination.bootstrapServers(), Map.of());
+        early.send(new ProducerRecord<>("local", "early".getBytes(StandardCharsets.UTF_8))).get();
+
         Mirrors.remove(destination, "dr", TOPIC);
         Clients.awaitCondition(() -> Mirrors.allIn(destination, "dr", TOPIC, 1, MirrorPartitionState.STOPPED.id()),
             30_000, "STOPPED");
@@ -127,8 +139,27 @@ class MirrorFailoverTest
         produceTransactional(destination, "txn-destination", "txn-after-failover");
         assertTrue(minProducerIdFrom(log, 5) > maxMirroredPid, "new producer ids above the mirrored ones");
 
+        // Its id may be one a mirrored producer used (ids start at 0 on both clusters): then it is fenced, never
+        // acknowledged without being written, and a new producer takes over.
+        try
+        {
+            final long earlyOffset = early.send(record("early-producer")).get().offset();
+            assertEquals("early-producer", valueAt(destination, earlyOffset), "acknowledged at its offset");
+        }
+        catch (final ExecutionException e)
+        {
+            assertInstanceOf(ProducerFencedException.class, e.getCause());
+            assertTrue(e.getCause().getMessage().contains("mirrored source"), e.getCause().getMessage());
+            produceIdempotent(destination, "early-producer");
+        }
+        finally
+        {
+            early.close();
+        }
+
         // read_committed readers are not blocked and see A, B and the new records, never X.
-        assertEquals(List.of("A", "B", "after-failover", "txn-after-failover"), readCommitted(destination, 4));
+        assertEquals(List.of("A", "B", "after-failover", "txn-after-failover", "early-producer"),
+            readCommitted(destination, 5));
 
         // Kill every destination broker and restart: still writable, still above the floor.
         for (int node = 1; node <= 3; node++)
@@ -140,13 +171,13 @@ class MirrorFailoverTest
             destination.startBroker(node);
         }
         destination.awaitBrokersRegistered();
-        final long endBeforeRestartProduce = 8;
+        final long endBeforeRestartProduce = AsyncMirroringTest.leader(destination, TP).log().logEndOffset();
         produceIdempotent(destination, "after-restart");
         final PartitionLog restarted = AsyncMirroringTest.leader(destination, TP).log();
         assertTrue(minProducerIdFrom(restarted, endBeforeRestartProduce) > maxMirroredPid,
             "producer ids after the restart are still above the mirrored ones");
-        assertEquals(List.of("A", "B", "after-failover", "txn-after-failover", "after-restart"),
-            readCommitted(destination, 5));
+        assertEquals(List.of("A", "B", "after-failover", "txn-after-failover", "early-producer", "after-restart"),
+            readCommitted(destination, 6));
         Clients.awaitCondition(() -> Mirrors.allIn(destination, "dr", TOPIC, 1, MirrorPartitionState.STOPPED.id()),
             30_000, "STOPPED after restart");
     }

@@ -72,6 +72,12 @@ public final class ProducerIdManager
         this.retryBackoffMs = retryBackoffMs;
     }
 
+    /** The cluster's producer id floor as this broker's metadata shows it, -1 when none. */
+    public long floor()
+    {
+        return producerIdFloor.getAsLong();
+    }
+
     /** A new producer id: completed at once when one is at hand, else when the next block arrives. */
     public CompletableFuture<Long> generateProducerId()
     {

@@ -264,7 +264,9 @@ public final class TransactionCoordinator implements ReplicaAccess.LeadershipLis
                 }
                 final TransactionLogRecord next;
                 final long previousProducerId;
-                if (current.producerEpoch() >= EPOCH_EXHAUSTED)
+                // A fresh id when the epoch is exhausted, as Kafka does, and when the id is below the producer id
+                // floor: it was handed out before a mirror failover and may be a mirrored producer's (hazard 8).
+                if (current.producerEpoch() >= EPOCH_EXHAUSTED || current.producerId() < producerIds.floor())
                 {
                     if (freshProducerId == NO_PRODUCER_ID || freshProducerId == current.producerId())
                     {

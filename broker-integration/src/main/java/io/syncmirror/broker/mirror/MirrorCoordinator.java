@@ -264,6 +264,7 @@ public final class MirrorCoordinator implements AutoCloseable
         if (record.state() == MirrorPartitionState.STOPPED)
         {
             // A failed-over partition led anew (restart, leader change): writable, its HW local-ISR driven.
+            partition.mirrorPidResetOffset(record.pidResetOffset());
             partition.mirrorStopped(true);
             partition.liftMirrorHighWatermarkCap();
         }
@@ -302,6 +303,7 @@ public final class MirrorCoordinator implements AutoCloseable
                 {
                     mirror.aligned = false;
                     mirror.partition.mirrorStopped(false);
+                    mirror.partition.mirrorPidResetOffset(-1L);
                     // Mirrored again: what the last failover recorded no longer describes this log.
                     mirror.record = mirror.record.withStop(-1L, -1).withPidResetOffset(-1L);
                     transition(mirror, MirrorPartitionState.PREPARING);
@@ -520,6 +522,7 @@ public final class MirrorCoordinator implements AutoCloseable
         {
             persist(mirror, mirror.record.withPidResetOffset(log.logEndOffset()));
         }
+        partition.mirrorPidResetOffset(mirror.record.pidResetOffset());
         partition.liftMirrorHighWatermarkCap();
         partition.mirrorStopped(true);
         transition(mirror, MirrorPartitionState.STOPPED);

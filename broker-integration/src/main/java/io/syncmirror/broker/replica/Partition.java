@@ -13,6 +13,7 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.NotEnoughReplicasException;
 import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.apache.kafka.common.errors.PolicyViolationException;
+import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 
 import io.syncmirror.broker.adapter.HotPathAdapter;
@@ -86,6 +87,8 @@ public final class Partition
     private long highWatermarkCap = Long.MAX_VALUE;
     /** The mirror coordinator finished this partition's failover: a removed mirror topic is writable. */
     private volatile boolean mirrorStopped;
+    /** Where a failover ended the mirrored producers' era (MIRROR_PID_RESET), -1 for a topic never failed over. */
+    private volatile long mirrorPidResetOffset = -1L;
 
     /**
      * @param afterCompletions run after this partition completed waits on the calling thread: it delivers the
@@ -300,6 +303,10 @@ public final class Partition
             if (!markers)
             {
                 checkWritable();
+                if (mirrorPidResetOffset >= 0)
+                {
+                    checkNotAMirroredProducer(records);
+                }
             }
             if (acksAll && hotPath.isrBelowMin(current.slot))
             {
@@ -370,6 +377,39 @@ public final class Partition
             throw new NotLeaderOrFollowerException("Topic '" + topicPartition.topic() + "' is failing over from " +
                 "cluster mirror '" + removed + "' and becomes writable when that completes");
         }
+    }
+
+    /**
+     * Refuses a batch whose producer id a mirrored producer used before the failover (hazard 8): the producer id
+     * floor keeps ids handed out after the failover clear of them, but a producer that got its id earlier (on this
+     * cluster's other topics, before the floor rose) could collide with a mirrored producer's state here, and a
+     * batch matching that state's epoch and sequence would be taken for a duplicate and never written.
+     * PRODUCER_FENCED is final for that producer instance, so the application sees it at once instead of retrying
+     * forever (a Kafka 4.4 producer retries UNKNOWN_PRODUCER_ID and OUT_OF_ORDER_SEQUENCE_NUMBER under the same
+     * id); a new producer gets an id above the floor, and a transactional id whose id is below the floor is given
+     * a fresh one by its coordinator.
+     */
+    private void checkNotAMirroredProducer(final MemoryRecords records)
+    {
+        for (final var batch : records.batches())
+        {
+            if (batch.hasProducerId())
+            {
+                final long last = log.lastDataOffsetOf(batch.producerId());
+                if (last >= 0 && last < mirrorPidResetOffset)
+                {
+                    throw new ProducerFencedException("producer id " + batch.producerId() + " belonged to a " +
+                        "producer of the mirrored source before this topic failed over at offset " +
+                        mirrorPidResetOffset + "; close this producer and create a new one");
+                }
+            }
+        }
+    }
+
+    /** Marks where the failover ended the mirrored producers' era ({@link #checkNotAMirroredProducer}). */
+    public void mirrorPidResetOffset(final long offset)
+    {
+        mirrorPidResetOffset = offset;
     }
 
     /** Whether producers are refused here because the topic is (still) a mirror topic. */

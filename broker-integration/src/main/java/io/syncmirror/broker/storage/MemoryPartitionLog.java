@@ -502,6 +502,22 @@ public final class MemoryPartitionLog implements PartitionLog
     }
 
     @Override
+    public long lastDataOffsetOf(final long producerId)
+    {
+        final long stamp = lock.readLock();
+        try
+        {
+            final ProducerEntry entry = producers == null ? null : producers.get(producerId);
+            return entry == null || entry.batchCount == 0 ? -1L :
+                entry.lastOffset[(entry.batchHead + entry.batchCount - 1) % PRODUCER_BATCHES_KEPT];
+        }
+        finally
+        {
+            lock.unlockRead(stamp);
+        }
+    }
+
+    @Override
     public List<OpenTransaction> openTransactions()
     {
         final List<OpenTransaction> open = new ArrayList<>();

@@ -77,6 +77,9 @@ public interface PartitionLog extends AutoCloseable
      */
     List<OpenTransaction> openTransactions();
 
+    /** The offset of the last data batch the producer wrote, as the log's producer state has it; -1 if none. */
+    long lastDataOffsetOf(long producerId);
+
     /**
      * The highest producer id in any batch of the log, -1 if none: a failover raises the cluster's producer id
      * floor above it (hazard 8). Reads every batch header, so it costs a pass over the log.

@@ -24,6 +24,7 @@ import org.apache.kafka.storage.internals.log.FetchDataInfo;
 import org.apache.kafka.storage.internals.log.LogAppendInfo;
 import org.apache.kafka.storage.internals.log.LogStartOffsetIncrementReason;
 import org.apache.kafka.storage.internals.log.OffsetResultHolder;
+import org.apache.kafka.storage.internals.log.ProducerStateEntry;
 import org.apache.kafka.storage.internals.log.RecordValidationException;
 import org.apache.kafka.storage.internals.log.UnifiedLog;
 import org.apache.kafka.storage.internals.log.VerificationGuard;
@@ -170,6 +171,12 @@ public final class UnifiedLogPartitionLog implements PartitionLog
         {
             throw e.invalidException();
         }
+    }
+
+    @Override
+    public long lastDataOffsetOf(final long producerId)
+    {
+        return log.producerStateManager().lastEntry(producerId).map(ProducerStateEntry::lastDataOffset).orElse(-1L);
     }
 
     @Override

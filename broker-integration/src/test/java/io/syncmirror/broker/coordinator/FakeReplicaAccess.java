@@ -338,6 +338,12 @@ final class FakeReplicaAccess implements ReplicaAccess
         }
 
         @Override
+        public long lastDataOffsetOf(final long producerId)
+        {
+            return -1L; // the coordinator logs written here are never idempotent
+        }
+
+        @Override
         public List<OpenTransaction> openTransactions()
         {
             return List.of(); // the coordinator logs written here are never transactional

@@ -47,6 +47,7 @@ class TransactionCoordinatorTest
     private TransactionCoordinator coordinator;
     private ProducerIdManager producerIds;
     private TopicPartition txnPartition;
+    private final java.util.concurrent.atomic.AtomicLong producerIdFloor = new java.util.concurrent.atomic.AtomicLong(-1L);
 
     private static CoordinatorConfig config(final int brokerId)
     {
@@ -61,7 +62,7 @@ class TransactionCoordinatorTest
         metadata.addBroker(1);
         metadata.addTopic("data", 0, 1);
         metadata.addTopicLedBy(CoordinatorConfig.TRANSACTION_STATE_TOPIC, TXN_PARTITIONS, 0);
-        producerIds = new ProducerIdManager(0, () -> 1L, () -> controller, time, 100L);
+        producerIds = new ProducerIdManager(0, () -> 1L, () -> controller, time, 100L, producerIdFloor::get);
         // Prime the first block so that InitProducerId does not wait on the controller.
         final var first = producerIds.generateProducerId();
         controller.take().response().complete(new AllocateProducerIdsResponse(new AllocateProducerIdsResponseData()
@@ -191,6 +192,26 @@ class TransactionCoordinatorTest
         assertEquals(false, ((WriteTxnMarkersRequest) third.request()).data().markers().get(0).transactionResult());
         answer(third, Errors.NONE);
         assertEquals(TransactionState.COMPLETE_ABORT, state(coordinator, TXN_ID));
+    }
+
+    @Test
+    void shouldGiveATransactionalIdWhoseProducerIdFellBelowTheFloorAFreshIdAboveIt() throws Exception
+    {
+        final TransactionCoordinator.InitProducerIdResult first =
+            coordinator.initProducerId(TXN_ID, 60_000, -1, (short) -1).get();
+        assertEquals(Errors.NONE, first.error());
+        // A mirror failover raised the floor above this id (a mirrored producer may have used it).
+        producerIdFloor.set(first.producerId() + 500);
+        final TransactionCoordinator.InitProducerIdResult again =
+            coordinator.initProducerId(TXN_ID, 60_000, -1, (short) -1).get();
+        assertEquals(Errors.NONE, again.error());
+        assertTrue(again.producerId() >= producerIdFloor.get(), "fresh id " + again.producerId());
+        assertEquals(0, again.producerEpoch());
+        // Without a floor change the id stays and only the epoch moves.
+        final TransactionCoordinator.InitProducerIdResult third =
+            coordinator.initProducerId(TXN_ID, 60_000, -1, (short) -1).get();
+        assertEquals(again.producerId(), third.producerId());
+        assertEquals(1, third.producerEpoch());
     }
 
     @Test
