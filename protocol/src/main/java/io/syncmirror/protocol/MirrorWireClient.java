@@ -12,16 +12,31 @@ import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.util.Objects;
+import java.util.function.Supplier;
 
 import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.message.ApiVersionsRequestData;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.ProduceResponseData;
+import org.apache.kafka.common.message.RequestHeaderData;
+import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.ObjectSerializationCache;
 
 /**
- * A small blocking client for the mirror RPCs over one plain TCP connection to one broker. Thread-safe: every
- * method is synchronized, so concurrent callers take turns and exactly one request is in flight at a time.
+ * A small blocking client for the mirror RPCs, and for the Fetch and Produce versions beyond kafka-clients, over one
+ * plain TCP connection to one broker. Thread-safe: every method is synchronized, so concurrent callers take turns
+ * and exactly one request is in flight at a time.
  *
  * <p>It exists because kafka-clients' {@code NetworkClient} refuses to send an api key that its
- * {@code ApiKeys} does not know, and the mirror RPCs use keys 95 and up. It speaks Kafka's framing: each
+ * {@code ApiKeys} does not know, and the mirror RPCs use keys 95 and up; nor can it send Fetch v19/v20 or Produce
+ * v14, which {@link #fetch} and {@link #produce} send through {@link FetchRequestCodec} and
+ * {@link KafkaApiExtensions} (a sync mirror fetcher reporting MirrorReplicaInfo, a test negotiating Produce v14),
+ * and {@link #sendRaw} sends any request body a caller encoded. It speaks Kafka's framing: each
  * request is an int32 size followed by a version 2 request header and the body, each response an int32 size,
  * a version 1 response header and the body. The version sent is the RPC's latest (every mirror RPC has only
  * version 0). There is no TLS or SASL: it is meant for a cluster's plaintext listener, as the reference broker
@@ -37,6 +52,9 @@ public final class MirrorWireClient implements Closeable
 {
     /** The largest response accepted; Kafka's {@code socket.request.max.bytes} default, to bound allocation. */
     static final int MAX_RESPONSE_BYTES = 100 * 1024 * 1024;
+
+    /** The ApiVersions version {@link #apiVersions()} sends: the first with features, known to every peer. */
+    static final short API_VERSIONS_VERSION = 3;
 
     private final String host;
     private final int port;
@@ -157,16 +175,149 @@ public final class MirrorWireClient implements Closeable
             throw new IllegalArgumentException("api key " + request.apiKey() + " of "
                 + request.getClass().getSimpleName() + " is not a mirror RPC");
         }
-        if (closed)
-        {
-            throw new IOException("Cannot send " + key.apiName() + " to " + address() + ": the client is closed");
-        }
+        checkOpen(key.apiName());
         final short version = key.latestVersion();
-        final int correlationId = nextCorrelationId;
-        nextCorrelationId = nextCorrelationId == Integer.MAX_VALUE ? 0 : nextCorrelationId + 1;
+        final int correlationId = nextCorrelationId();
         // Encoding errors (a null in a non-nullable field) are the caller's bug: they escape before any I/O.
         final ByteBuffer frame = MirrorMessages.serializeRequest(
             new MirrorRequestHeader(key, version, correlationId, clientId), request);
+        final ByteBuffer body = exchange(key.apiName(), frame, correlationId, MirrorResponseHeader.HEADER_VERSION,
+            true);
+        try
+        {
+            return MirrorMessages.parseResponse(key, version, body);
+        }
+        catch (final ApiException e)
+        {
+            // The codecs signal a malformed response with InvalidRequestException or UnsupportedVersionException.
+            disconnect();
+            throw new IOException("Malformed " + key.apiName() + " response from " + address() + ": " + e.getMessage(),
+                e);
+        }
+    }
+
+    /**
+     * Sends one request of any api key with a body the caller encoded, and returns the response body. The request
+     * header is the version Kafka gives the key and version (2 for every flexible version, also for the Fetch and
+     * Produce versions beyond kafka-clients), 2 for a key kafka-clients does not know; the response header likewise
+     * (1 for flexible versions, 0 for ApiVersions).
+     *
+     * @param body the request body, from its position to its limit; not consumed
+     * @return the response body, positioned after the response header
+     * @throws IOException as {@link #send(ApiMessage)}, the connection then being closed
+     */
+    public synchronized ByteBuffer sendRaw(final short apiKey, final short apiVersion, final ByteBuffer body)
+        throws IOException
+    {
+        return sendRaw(apiKey, apiVersion, body, true);
+    }
+
+    /**
+     * Sends a Fetch request at {@code version} (up to 20, through {@link FetchRequestCodec}) and reads the response,
+     * which has the version 18 layout at versions 19 and 20.
+     *
+     * @param info the mirror replica info to send at version 20 and above, or null for none; dropped below 20
+     */
+    public synchronized FetchResponseData fetch(final FetchRequestData request, final MirrorReplicaInfo info, final short version)
+        throws IOException
+    {
+        final ByteBuffer body = FetchRequestCodec.serialize(request, info, version);
+        final ByteBuffer response = sendRaw(ApiKeys.FETCH.id, version, body, true);
+        return decode(ApiKeys.FETCH, () -> KafkaApiExtensions.parseFetchResponse(response, version));
+    }
+
+    /**
+     * Sends a Produce request at {@code version} (up to 14, which has the version 13 layout) and reads the
+     * response; with acks=0 no response comes and null is returned once the request is written.
+     */
+    public synchronized ProduceResponseData produce(final ProduceRequestData request, final short version) throws IOException
+    {
+        final ByteBuffer body = KafkaApiExtensions.serializeProduceRequest(request, version);
+        final ByteBuffer response = sendRaw(ApiKeys.PRODUCE.id, version, body, request.acks() != 0);
+        if (response == null)
+        {
+            return null;
+        }
+        return decode(ApiKeys.PRODUCE, () -> KafkaApiExtensions.parseProduceResponse(response, version));
+    }
+
+    /**
+     * Asks the broker which versions it serves (ApiVersions v3) and which features it supports and finalized, e.g.
+     * whether it serves Fetch v20 and has {@code mirror.sync.version} enabled.
+     */
+    public synchronized ApiVersionsResponseData apiVersions() throws IOException
+    {
+        final ApiVersionsRequestData request = new ApiVersionsRequestData()
+            .setClientSoftwareName("syncmirror").setClientSoftwareVersion("0.1.0");
+        final ObjectSerializationCache cache = new ObjectSerializationCache();
+        final ByteBuffer body = ByteBuffer.allocate(request.size(cache, API_VERSIONS_VERSION));
+        request.write(new ByteBufferAccessor(body), cache, API_VERSIONS_VERSION);
+        final ByteBuffer response = sendRaw(ApiKeys.API_VERSIONS.id, API_VERSIONS_VERSION, body.flip(), true);
+        return decode(ApiKeys.API_VERSIONS, () ->
+        {
+            final ApiVersionsResponseData data = new ApiVersionsResponseData();
+            data.read(new ByteBufferAccessor(response), API_VERSIONS_VERSION);
+            return data;
+        });
+    }
+
+    private synchronized ByteBuffer sendRaw(final short apiKey, final short apiVersion, final ByteBuffer body,
+        final boolean expectResponse) throws IOException
+    {
+        final ApiKeys known = ApiKeys.hasId(apiKey) ? ApiKeys.forId(apiKey) : null;
+        final MirrorApiKeys mirror = MirrorApiKeys.forId(apiKey);
+        final String apiName = known != null ? known.name : mirror != null ? mirror.apiName() : "api key " + apiKey;
+        checkOpen(apiName);
+        final short requestHeaderVersion = known != null ? known.requestHeaderVersion(apiVersion)
+            : MirrorRequestHeader.HEADER_VERSION;
+        final short responseHeaderVersion = known != null ? known.responseHeaderVersion(apiVersion)
+            : MirrorResponseHeader.HEADER_VERSION;
+        final int correlationId = nextCorrelationId();
+        final RequestHeaderData header = new RequestHeaderData().setRequestApiKey(apiKey)
+            .setRequestApiVersion(apiVersion).setCorrelationId(correlationId).setClientId(clientId);
+        final ObjectSerializationCache cache = new ObjectSerializationCache();
+        final ByteBuffer frame = ByteBuffer.allocate(header.size(cache, requestHeaderVersion) + body.remaining());
+        header.write(new ByteBufferAccessor(frame), cache, requestHeaderVersion);
+        frame.put(body.duplicate()).flip();
+        return exchange(apiName + " v" + apiVersion, frame, correlationId, responseHeaderVersion, expectResponse);
+    }
+
+    private void checkOpen(final String apiName) throws IOException
+    {
+        if (closed)
+        {
+            throw new IOException("Cannot send " + apiName + " to " + address() + ": the client is closed");
+        }
+    }
+
+    private int nextCorrelationId()
+    {
+        final int correlationId = nextCorrelationId;
+        nextCorrelationId = nextCorrelationId == Integer.MAX_VALUE ? 0 : nextCorrelationId + 1;
+        return correlationId;
+    }
+
+    /** Decodes a response body, turning a malformed one into an IOException that closes the connection. */
+    private synchronized <T> T decode(final ApiKeys key, final Supplier<T> decoder) throws IOException
+    {
+        try
+        {
+            return decoder.get();
+        }
+        catch (final RuntimeException e)
+        {
+            disconnect();
+            throw new IOException("Malformed " + key.name + " response from " + address() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Writes one request frame (without its size prefix) and, if a response is expected, reads the response frame,
+     * checks its header's correlation id and returns the body after the header.
+     */
+    private ByteBuffer exchange(final String apiName, final ByteBuffer frame, final int correlationId,
+        final short responseHeaderVersion, final boolean expectResponse) throws IOException
+    {
         ensureConnected();
         final long deadlineNs = System.nanoTime() + requestTimeoutMs * 1_000_000L;
         try
@@ -174,6 +325,10 @@ public final class MirrorWireClient implements Closeable
             out.writeInt(frame.remaining());
             out.write(frame.array(), frame.arrayOffset() + frame.position(), frame.remaining());
             out.flush();
+            if (!expectResponse)
+            {
+                return null;
+            }
             final int size = readInt(deadlineNs);
             if (size < 4 || size > MAX_RESPONSE_BYTES)
             {
@@ -182,36 +337,38 @@ public final class MirrorWireClient implements Closeable
             final byte[] body = new byte[size];
             readFully(body, deadlineNs);
             final ByteBuffer buffer = ByteBuffer.wrap(body);
-            final MirrorResponseHeader header = MirrorResponseHeader.parse(buffer);
-            if (header.correlationId() != correlationId)
+            final int responseCorrelationId;
+            try
             {
-                throw new IOException("response has correlation id " + header.correlationId() + " but the request had "
+                responseCorrelationId = responseHeaderVersion == 0 ? buffer.getInt()
+                    : MirrorResponseHeader.parse(buffer).correlationId();
+            }
+            catch (final RuntimeException e)
+            {
+                throw new IOException("malformed response header: " + e.getMessage(), e);
+            }
+            if (responseCorrelationId != correlationId)
+            {
+                throw new IOException("response has correlation id " + responseCorrelationId + " but the request had "
                     + correlationId);
             }
-            return MirrorMessages.parseResponse(key, version, buffer);
+            return buffer;
         }
         catch (final SocketTimeoutException e)
         {
             disconnect();
-            throw new IOException("Timed out after " + requestTimeoutMs + " ms waiting for the " + key.apiName()
+            throw new IOException("Timed out after " + requestTimeoutMs + " ms waiting for the " + apiName
                 + " response from " + address(), e);
         }
         catch (final EOFException e)
         {
             disconnect();
-            throw new IOException("Connection to " + address() + " closed by the broker during " + key.apiName(), e);
+            throw new IOException("Connection to " + address() + " closed by the broker during " + apiName, e);
         }
         catch (final IOException e)
         {
             disconnect();
-            throw new IOException(key.apiName() + " to " + address() + " failed: " + e.getMessage(), e);
-        }
-        catch (final ApiException e)
-        {
-            // The codecs signal a malformed response with InvalidRequestException or UnsupportedVersionException.
-            disconnect();
-            throw new IOException("Malformed " + key.apiName() + " response from " + address() + ": " + e.getMessage(),
-                e);
+            throw new IOException(apiName + " to " + address() + " failed: " + e.getMessage(), e);
         }
     }
 

@@ -3,7 +3,7 @@ package io.syncmirror.broker.network;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
 
 /**
- * Adds supported and finalized features (e.g. a future {@code mirror.sync.version}) to the ApiVersions
+ * Adds supported and finalized features (e.g. {@link MirrorSyncVersionFeature}) to the ApiVersions
  * responses the socket server builds. Implementations must be thread-safe: every network thread calls them.
  */
 @FunctionalInterface
@@ -19,4 +19,14 @@ public interface ApiVersionsFeatures
      * successful response about to be sent at {@code version}.
      */
     void addTo(ApiVersionsResponseData response, short version);
+
+    /** This hook's features, then {@code next}'s. */
+    default ApiVersionsFeatures andThen(final ApiVersionsFeatures next)
+    {
+        return (response, version) ->
+        {
+            addTo(response, version);
+            next.addTo(response, version);
+        };
+    }
 }

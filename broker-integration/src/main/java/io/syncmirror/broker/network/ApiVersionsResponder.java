@@ -10,6 +10,7 @@ import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
 
+import io.syncmirror.protocol.KafkaApiExtensions;
 import io.syncmirror.protocol.MirrorApiKeys;
 
 /**
@@ -19,8 +20,10 @@ import io.syncmirror.protocol.MirrorApiKeys;
  * <p>An API is advertised when the handler serves it, whatever listener type Kafka files it under: a
  * controller's handler serving BrokerRegistration must advertise it, because kafka-clients' NetworkClient
  * refuses to send an API the peer did not list. The advertised range is the handler's, clamped to what
- * kafka-clients can parse: a version the server cannot parse would only close the connection.
- * ApiVersions itself is the server's own, over every version kafka-clients knows.
+ * kafka-clients can parse: a version the server cannot parse would only close the connection. The exception is
+ * the handler's {@link RequestHandler#maxVersionBeyondKafka}: Fetch up to 20 and Produce up to 14, which the
+ * protocol module's codecs parse, are advertised when the handler asks for them (a real 4.4 client still picks
+ * its own highest, 18 and 13). ApiVersions itself is the server's own, over every version kafka-clients knows.
  */
 final class ApiVersionsResponder
 {
@@ -61,7 +64,21 @@ final class ApiVersionsResponder
         {
             return -1;
         }
+        if (max >= key.latestVersion())
+        {
+            final short beyond = handler.maxVersionBeyondKafka(key);
+            if (beyond > key.latestVersion())
+            {
+                return (short)Math.min(beyond, KafkaApiExtensions.latestVersion(key));
+            }
+        }
         return (short)Math.min(max, key.latestVersion());
+    }
+
+    /** Whether {@code version} of {@code key} is served and above kafka-clients' highest, for the protocol codecs. */
+    boolean servesBeyondKafka(final ApiKeys key, final short version)
+    {
+        return KafkaApiExtensions.isBeyondKafka(key, version) && serves(key, version);
     }
 
     boolean serves(final ApiKeys key, final short version)

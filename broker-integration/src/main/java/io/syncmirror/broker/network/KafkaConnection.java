@@ -6,6 +6,7 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -25,13 +26,18 @@ import org.apache.kafka.common.protocol.ObjectSerializationCache;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
+import org.apache.kafka.common.requests.FetchRequest;
+import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.requests.ResponseHeader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.syncmirror.protocol.FetchRequestCodec;
+import io.syncmirror.protocol.KafkaApiExtensions;
 import io.syncmirror.protocol.MirrorErrorResponses;
 import io.syncmirror.protocol.MirrorMessages;
+import io.syncmirror.protocol.MirrorReplicaInfo;
 import io.syncmirror.protocol.MirrorRequestHeader;
 
 /**
@@ -53,6 +59,9 @@ import io.syncmirror.protocol.MirrorRequestHeader;
  * <p>Bad input (size prefix, unparsable header or body, a version kafka-clients has no schema for) closes
  * this connection with one warning. A version kafka-clients cannot parse cannot be answered either: the
  * response would be encoded with the same missing schema, and the client could not decode any other version.
+ * The exceptions are the sync-mirroring versions Fetch 19/20 and Produce 14 when the handler serves them
+ * ({@link RequestHandler#maxVersionBeyondKafka}): the protocol codecs parse them into kafka-clients' requests at
+ * the layout versions 18 and 13, and the responses are written in those layouts under the version's header.
  */
 final class KafkaConnection extends ChannelInboundHandlerAdapter
 {
@@ -174,7 +183,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
         final short version = header.apiVersion();
         if (key == ApiKeys.API_VERSIONS && !key.isVersionSupported(version))
         {
-            final Slot slot = new Slot(header.correlationId(), key, (short)0, null);
+            final Slot slot = new Slot(header.correlationId(), key, (short)0, (short)0, null);
             slots.addLast(slot);
             slot.complete(apiVersions.unsupportedVersion(), null);
             afterDispatch();
@@ -182,6 +191,11 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
         }
         if (!key.isVersionSupported(version))
         {
+            if (apiVersions.servesBeyondKafka(key, version))
+            {
+                onBeyondKafkaFrame(header, frame);
+                return;
+            }
             closeOnBadInput(ctx, key + " v" + version + " has no schema in this build, so it can be neither " +
                 "parsed nor answered (correlation id " + header.correlationId() + ")");
             return;
@@ -198,7 +212,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
             return;
         }
 
-        final Slot slot = new Slot(header.correlationId(), key, version, request);
+        final Slot slot = new Slot(header.correlationId(), key, version, version, request);
         slots.addLast(slot);
         if (key == ApiKeys.API_VERSIONS)
         {
@@ -216,6 +230,49 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
         {
             dispatch(slot, new RequestContext(header, clientAddress, connectionId, listenerName), request);
         }
+        afterDispatch();
+    }
+
+    /**
+     * A served Fetch v19/v20 or Produce v14 request, which kafka-clients has no schema for: decoded by the protocol
+     * codecs into kafka-clients' request at the layout version (Fetch 18, Produce 13), handed over with the header
+     * as sent and Fetch v20's MirrorReplicaInfo in the context, and answered in the layout version's encoding. A
+     * body the codecs reject closes the connection, as an unparsable body of any version does.
+     */
+    private void onBeyondKafkaFrame(final RequestHeader header, final ByteBuffer frame)
+    {
+        final ApiKeys key = header.apiKey();
+        final short version = header.apiVersion();
+        final short layout = KafkaApiExtensions.layoutVersion(key, version);
+        final AbstractRequest request;
+        Optional<MirrorReplicaInfo> mirrorReplicaInfo = Optional.empty();
+        try
+        {
+            if (key == ApiKeys.FETCH)
+            {
+                final FetchRequestCodec.DecodedFetchRequest decoded = FetchRequestCodec.parse(frame, version);
+                request = new FetchRequest(decoded.data(), layout);
+                mirrorReplicaInfo = decoded.mirrorReplicaInfo();
+            }
+            else if (key == ApiKeys.PRODUCE)
+            {
+                request = new ProduceRequest(KafkaApiExtensions.parseProduceRequest(frame, version), layout);
+            }
+            else
+            {
+                throw new IllegalStateException("no codec for " + key + " v" + version);
+            }
+        }
+        catch (final RuntimeException e)
+        {
+            closeOnBadInput(ctx, "unparsable " + key + " v" + version + " body (correlation id " +
+                header.correlationId() + "): " + e);
+            return;
+        }
+        final Slot slot = new Slot(header.correlationId(), key, version, layout, request);
+        slots.addLast(slot);
+        dispatch(slot, new RequestContext(header, clientAddress, connectionId, listenerName, mirrorReplicaInfo),
+            request);
         afterDispatch();
     }
 
@@ -244,7 +301,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
             closeOnBadInput(ctx, "unparsable mirror request: " + e);
             return;
         }
-        final Slot slot = new Slot(header.correlationId(), null, header.apiVersion(), null);
+        final Slot slot = new Slot(header.correlationId(), null, header.apiVersion(), header.apiVersion(), null);
         slots.addLast(slot);
         final MirrorRequestHandler mirrors = handler.mirrorHandler();
         if (mirrors == null || !mirrors.serves(header.apiKey()))
@@ -464,23 +521,25 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
 
     private Object encode(final Slot slot, final AbstractResponse response)
     {
+        // The header follows the version sent; the body, the layout of that version kafka-clients can write.
         final ResponseHeader header = new ResponseHeader(slot.correlationId, slot.key.responseHeaderVersion(slot.version));
+        final short layout = slot.layoutVersion;
         if (slot.key == ApiKeys.FETCH)
         {
             // Fetch records may be log segment files: Kafka's own Send writes them with transferTo.
-            return new SendFileRegion(response.toSend(header, slot.version));
+            return new SendFileRegion(response.toSend(header, layout));
         }
         // Sized first, then written straight into the outgoing buffer: no intermediate heap copy.
         final ObjectSerializationCache cache = new ObjectSerializationCache();
         final ResponseHeaderData headerData = header.data();
-        final int sizeBytes = headerData.size(cache, header.headerVersion()) + response.data().size(cache, slot.version);
+        final int sizeBytes = headerData.size(cache, header.headerVersion()) + response.data().size(cache, layout);
         final ByteBuf out = ctx.alloc().ioBuffer(KafkaFrameDecoder.SIZE_PREFIX_BYTES + sizeBytes);
         try
         {
             out.writeInt(sizeBytes);
             final ByteBufferAccessor writable = new ByteBufferAccessor(out.nioBuffer(out.writerIndex(), sizeBytes));
             headerData.write(writable, cache, header.headerVersion());
-            response.data().write(writable, cache, slot.version);
+            response.data().write(writable, cache, layout);
             if (writable.buffer().hasRemaining())
             {
                 throw new IllegalStateException(slot.key + " v" + slot.version + " response wrote " +
@@ -511,7 +570,10 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
     {
         final int correlationId;
         final ApiKeys key;
+        /** The version the client sent, which picks the response header. */
         final short version;
+        /** The version whose layout the response body has: {@link #version} unless it is beyond kafka-clients. */
+        final short layoutVersion;
         final AbstractRequest request;
         AbstractResponse response;
         /** A response already encoded without its size prefix (the mirror RPCs, which kafka-clients cannot encode). */
@@ -519,11 +581,13 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
         Throwable error;
         volatile boolean done;
 
-        Slot(final int correlationId, final ApiKeys key, final short version, final AbstractRequest request)
+        Slot(final int correlationId, final ApiKeys key, final short version, final short layoutVersion,
+            final AbstractRequest request)
         {
             this.correlationId = correlationId;
             this.key = key;
             this.version = version;
+            this.layoutVersion = layoutVersion;
             this.request = request;
         }
 

@@ -26,6 +26,21 @@ public interface RequestHandler
     short minVersion(ApiKeys key);
 
     /**
+     * The highest version of {@code key} served beyond kafka-clients' highest, or -1 (the default) for none: the
+     * sync-mirroring versions Fetch 19/20 and Produce 14, which the socket server decodes with the protocol
+     * module's codecs. Honoured only for an API whose {@link #maxVersion} reaches kafka-clients' highest, and capped
+     * at what the codecs know. Such a request reaches {@link #handle} as kafka-clients' request at the layout
+     * version (Fetch 18, Produce 13), with the version sent in {@code context.header()} and Fetch v20's
+     * MirrorReplicaInfo in {@link RequestContext#mirrorReplicaInfo()}; its response is encoded in that layout.
+     * While this is -1, those versions are neither advertised nor parsed: a request at one closes its connection,
+     * as any version without a schema does.
+     */
+    default short maxVersionBeyondKafka(final ApiKeys key)
+    {
+        return -1;
+    }
+
+    /**
      * Handles one request. The future completes with the response, or with {@code null} when no response is
      * sent (Produce with acks=0). An exceptional completion is answered with the request's error response
      * for that exception.

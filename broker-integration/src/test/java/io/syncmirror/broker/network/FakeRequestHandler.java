@@ -35,6 +35,7 @@ final class FakeRequestHandler implements RequestHandler
     }
 
     private final Map<ApiKeys, short[]> served = new EnumMap<>(ApiKeys.class);
+    private final Map<ApiKeys, Short> servedBeyondKafka = new EnumMap<>(ApiKeys.class);
     private final BlockingQueue<Received> received = new LinkedBlockingQueue<>();
     private volatile Function<Received, CompletableFuture<AbstractResponse>> responder = this::answerNow;
     private volatile List<Node> brokers = List.of();
@@ -43,6 +44,13 @@ final class FakeRequestHandler implements RequestHandler
     synchronized FakeRequestHandler serve(final ApiKeys key, final int minVersion, final int maxVersion)
     {
         served.put(key, new short[] {(short)minVersion, (short)maxVersion});
+        return this;
+    }
+
+    /** Serves {@code key} up to {@code maxVersion} beyond kafka-clients' highest (Fetch 20, Produce 14). */
+    synchronized FakeRequestHandler serveBeyondKafka(final ApiKeys key, final int maxVersion)
+    {
+        servedBeyondKafka.put(key, (short)maxVersion);
         return this;
     }
 
@@ -82,6 +90,12 @@ final class FakeRequestHandler implements RequestHandler
     {
         final short[] range = served.get(key);
         return range == null ? -1 : range[1];
+    }
+
+    @Override
+    public synchronized short maxVersionBeyondKafka(final ApiKeys key)
+    {
+        return servedBeyondKafka.getOrDefault(key, (short)-1);
     }
 
     @Override
