@@ -26,7 +26,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import io.syncmirror.broker.cluster.EmbeddedCluster;
-import io.syncmirror.broker.mirror.MirrorPartitionState;
 import io.syncmirror.broker.replica.Partition;
 import io.syncmirror.broker.server.BrokerServer;
 import io.syncmirror.broker.storage.PartitionLog;
@@ -69,10 +68,8 @@ class AsyncMirroringTest
                     ("value-" + i).getBytes(StandardCharsets.UTF_8)));
             }
         }
-        Mirrors.create(clusters.destination(), "m1", clusters.source());
-        Mirrors.addOk(clusters.destination(), "m1", topic);
-
-        clusters.awaitState("m1", topic, 2, MirrorPartitionState.MIRRORING, "partitions MIRRORING");
+        clusters.createMirror("m1");
+        clusters.addAndAwaitMirroring("m1", topic, 2);
         final TopicDescription sourceTopic;
         final TopicDescription destinationTopic;
         try (Admin sourceAdmin = Clients.admin(clusters.source().bootstrapServers());

@@ -7,7 +7,6 @@ import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
@@ -47,10 +46,7 @@ class MirrorCliTest
     void shouldManageMirrorEndToEnd() throws Exception
     {
         final String topic = "cli-topic";
-        try (Admin admin = Clients.admin(clusters.source().bootstrapServers()))
-        {
-            Clients.createTopic(admin, topic, 2, (short)1, Map.of());
-        }
+        clusters.createSourceTopic(topic, 2);
         try (KafkaProducer<byte[], byte[]> producer = Clients.producer(clusters.source().bootstrapServers(), Map.of()))
         {
             for (int i = 0; i < 100; i++)

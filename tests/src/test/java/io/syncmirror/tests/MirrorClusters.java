@@ -1,8 +1,10 @@
 package io.syncmirror.tests;
 
+import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
 
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.TopicPartition;
 
 import io.syncmirror.broker.cluster.EmbeddedCluster;
@@ -61,6 +63,30 @@ final class MirrorClusters implements AutoCloseable
     EmbeddedCluster destination()
     {
         return destination;
+    }
+
+    /** Creates a topic on the source with replication factor 1 and the broker defaults for its configs. */
+    void createSourceTopic(final String topic, final int partitions) throws Exception
+    {
+        try (Admin admin = Clients.admin(source.bootstrapServers()))
+        {
+            Clients.createTopic(admin, topic, partitions, (short)1, Map.of());
+        }
+    }
+
+    /** Creates the mirror {@code mirror} of the source on the destination. */
+    void createMirror(final String mirror) throws IOException
+    {
+        Mirrors.create(destination, mirror, source);
+    }
+
+    /** Adds the source topic to the destination's mirror and waits until all its partitions are MIRRORING. */
+    void addAndAwaitMirroring(final String mirror, final String topic, final int partitions)
+        throws IOException, InterruptedException
+    {
+        Mirrors.addOk(destination, mirror, topic);
+        awaitState(mirror, topic, partitions, MirrorPartitionState.MIRRORING,
+            partitions == 1 ? "partition MIRRORING" : "partitions MIRRORING");
     }
 
     /** Waits until every partition of the destination's mirror topic is in {@code state}. */

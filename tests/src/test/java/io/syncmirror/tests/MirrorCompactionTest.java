@@ -110,9 +110,8 @@ class MirrorCompactionTest
         assertTrue(sourceOffsets.size() < endBeforeCleaning, "compaction removed records: " + sourceRecords);
         assertTrue(hasGap(sourceOffsets), "the compacted source log has offset gaps: " + sourceOffsets);
 
-        Mirrors.create(clusters.destination(), "m1", clusters.source());
-        Mirrors.addOk(clusters.destination(), "m1", TOPIC);
-        clusters.awaitState("m1", TOPIC, 1, MirrorPartitionState.MIRRORING, "partition MIRRORING");
+        clusters.createMirror("m1");
+        clusters.addAndAwaitMirroring("m1", TOPIC, 1);
         clusters.awaitCaughtUp(TP, 30_000);
         assertEquals(sourceRecords, Mirrors.records(clusters.destination(), TP), "records, offsets and gaps");
         assertEquals(endBeforeCleaning, AsyncMirroringTest.leader(clusters.destination(), TP).log().logEndOffset());

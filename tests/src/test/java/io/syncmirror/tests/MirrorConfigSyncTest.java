@@ -14,7 +14,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import io.syncmirror.broker.controller.MirrorMetadataManager;
-import io.syncmirror.broker.mirror.MirrorPartitionState;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -44,9 +43,8 @@ class MirrorConfigSyncTest
              Admin destinationAdmin = Clients.admin(clusters.destination().bootstrapServers()))
         {
             Clients.createTopic(sourceAdmin, topic, 1, (short)1, Map.of("retention.ms", "86400000"));
-            Mirrors.create(clusters.destination(), "m1", clusters.source());
-            Mirrors.addOk(clusters.destination(), "m1", topic);
-            clusters.awaitState("m1", topic, 1, MirrorPartitionState.MIRRORING, "partition MIRRORING");
+            clusters.createMirror("m1");
+            clusters.addAndAwaitMirroring("m1", topic, 1);
             assertEquals("86400000", config(destinationAdmin, topic, "retention.ms"));
 
             sourceAdmin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.TOPIC, topic), List.of(
@@ -71,7 +69,7 @@ class MirrorConfigSyncTest
         {
             Clients.createTopic(sourceAdmin, topic, 1, (short)1, Map.of("unclean.leader.election.enable", "true"));
         }
-        Mirrors.create(clusters.destination(), "m-unclean", clusters.source());
+        clusters.createMirror("m-unclean");
         Mirrors.addOk(clusters.destination(), "m-unclean", topic);
         final MirrorMetadataManager manager = Mirrors.metadataManager(clusters.destination());
         assertNotNull(manager, "the destination controller runs the mirror metadata manager");

@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -55,10 +54,7 @@ class MirrorFailoverTest
         + "the epoch above the source's, and new producers get ids above every mirrored one, also after a restart")
     void shouldFailOverWithoutTruncating() throws Exception
     {
-        try (Admin admin = Clients.admin(clusters.source().bootstrapServers()))
-        {
-            Clients.createTopic(admin, TOPIC, 1, (short)1, Map.of());
-        }
+        clusters.createSourceTopic(TOPIC, 1);
         // The KIP-1279 example: transaction 1 commits; transaction 2 stays open (its ABORT is never mirrored).
         final KafkaProducer<byte[], byte[]> committed = transactional(clusters.source(), "txn-committed");
         final KafkaProducer<byte[], byte[]> open = transactional(clusters.source(), "txn-open");
@@ -74,7 +70,7 @@ class MirrorFailoverTest
         Clients.awaitCondition(() -> AsyncMirroringTest.hw(clusters.source(), TP) == sourceHw, 30_000,
             "COMMIT marker written");
 
-        Mirrors.create(clusters.destination(), "dr", clusters.source());
+        clusters.createMirror("dr");
         Mirrors.addOk(clusters.destination(), "dr", TOPIC);
         Clients.awaitCondition(() -> AsyncMirroringTest.hw(clusters.destination(), TP) == sourceHw, 30_000,
             "mirrored to HW");

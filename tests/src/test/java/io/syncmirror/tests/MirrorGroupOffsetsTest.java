@@ -93,9 +93,8 @@ class MirrorGroupOffsetsTest
             assertEquals(Map.of(P0, 40L, P1, aboveLogEnd), committed(sourceAdmin));
         }
 
-        Mirrors.create(clusters.destination(), MIRROR, clusters.source());
-        Mirrors.addOk(clusters.destination(), MIRROR, TOPIC);
-        clusters.awaitState(MIRROR, TOPIC, 2, MirrorPartitionState.MIRRORING, "partitions MIRRORING");
+        clusters.createMirror(MIRROR);
+        clusters.addAndAwaitMirroring(MIRROR, TOPIC, 2);
         for (final TopicPartition tp : List.of(P0, P1))
         {
             Clients.awaitCondition(() -> AsyncMirroringTest.hw(clusters.destination(), tp) == RECORDS_PER_PARTITION,

@@ -65,7 +65,7 @@ class MirrorPreparingTest
         {
             clusters.destination().broker(node).pauseReplication();
         }
-        Mirrors.create(clusters.destination(), "dr", clusters.source());
+        clusters.createMirror("dr");
         Mirrors.addOk(clusters.destination(), "dr", topic);
         clusters.awaitState("dr", topic, 1, MirrorPartitionState.PREPARING, "PREPARING");
         // Followers that do not fetch keep it PREPARING: first while they are still in the ISR, then while the

@@ -1,13 +1,11 @@
 package io.syncmirror.tests;
 
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
@@ -47,10 +45,9 @@ class MirrorResilienceTest
     void shouldResumeAfterDestinationLeaderRestart() throws Exception
     {
         final String topic = "resilient";
-        createSourceTopic(topic);
-        Mirrors.create(clusters.destination(), "m1", clusters.source());
-        Mirrors.addOk(clusters.destination(), "m1", topic);
-        clusters.awaitState("m1", topic, PARTITIONS, MirrorPartitionState.MIRRORING, "partitions MIRRORING");
+        clusters.createSourceTopic(topic, PARTITIONS);
+        clusters.createMirror("m1");
+        clusters.addAndAwaitMirroring("m1", topic, PARTITIONS);
 
         try (Producing producing = new Producing(topic))
         {
@@ -99,10 +96,9 @@ class MirrorResilienceTest
     void shouldRecoverWhenSourceReturns() throws Exception
     {
         final String topic = "outage";
-        createSourceTopic(topic);
-        Mirrors.create(clusters.destination(), "m-outage", clusters.source());
-        Mirrors.addOk(clusters.destination(), "m-outage", topic);
-        clusters.awaitState("m-outage", topic, PARTITIONS, MirrorPartitionState.MIRRORING, "partitions MIRRORING");
+        clusters.createSourceTopic(topic, PARTITIONS);
+        clusters.createMirror("m-outage");
+        clusters.addAndAwaitMirroring("m-outage", topic, PARTITIONS);
         produce(topic, 0, 100);
         for (int p = 0; p < PARTITIONS; p++)
         {
@@ -167,14 +163,6 @@ class MirrorResilienceTest
             count += Mirrors.records(clusters.destination(), new TopicPartition(topic, p)).size();
         }
         return count;
-    }
-
-    private static void createSourceTopic(final String topic) throws Exception
-    {
-        try (Admin admin = Clients.admin(clusters.source().bootstrapServers()))
-        {
-            Clients.createTopic(admin, topic, PARTITIONS, (short)1, Map.of());
-        }
     }
 
     private static void produce(final String topic, final int from, final int count) throws Exception

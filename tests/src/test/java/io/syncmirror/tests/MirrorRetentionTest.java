@@ -4,7 +4,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
@@ -14,7 +13,6 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import io.syncmirror.broker.mirror.MirrorPartitionState;
 import io.syncmirror.broker.storage.PartitionLog;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -35,7 +33,7 @@ class MirrorRetentionTest
     static void startClusters() throws Exception
     {
         clusters = MirrorClusters.start(1, 1, Map.of());
-        Mirrors.create(clusters.destination(), "m1", clusters.source());
+        clusters.createMirror("m1");
     }
 
     @Test
@@ -45,8 +43,7 @@ class MirrorRetentionTest
         final String topic = "follows-start";
         final TopicPartition tp = new TopicPartition(topic, 0);
         createAndProduce(topic, 0, 100, true);
-        Mirrors.addOk(clusters.destination(), "m1", topic);
-        clusters.awaitState("m1", topic, 1, MirrorPartitionState.MIRRORING, "partition MIRRORING");
+        clusters.addAndAwaitMirroring("m1", topic, 1);
         clusters.awaitCaughtUp(tp, 30_000);
         assertEquals(0L, destinationLog(tp).logStartOffset());
 
@@ -70,8 +67,7 @@ class MirrorRetentionTest
         createAndProduce(topic, 0, 100, true);
         deleteRecordsBefore(tp, 60);
         // The destination's log is empty: its first fetch, at offset 0, is below the source log start.
-        Mirrors.addOk(clusters.destination(), "m1", topic);
-        clusters.awaitState("m1", topic, 1, MirrorPartitionState.MIRRORING, "partition MIRRORING");
+        clusters.addAndAwaitMirroring("m1", topic, 1);
         clusters.awaitCaughtUp(tp, 30_000);
         assertEquals(60L, destinationLog(tp).logStartOffset());
         assertEquals(100L, destinationLog(tp).logEndOffset());
@@ -94,8 +90,7 @@ class MirrorRetentionTest
         createAndProduce(topic, 0, 100, false);
         assertTrue(Mirrors.records(clusters.source(), tp).size() == 100, "produced");
         deleteRecordsBefore(tp, 55);
-        Mirrors.addOk(clusters.destination(), "m1", topic);
-        clusters.awaitState("m1", topic, 1, MirrorPartitionState.MIRRORING, "partition MIRRORING");
+        clusters.addAndAwaitMirroring("m1", topic, 1);
         clusters.awaitCaughtUp(tp, 30_000);
         produce(topic, 100, 20, false);
         clusters.awaitCaughtUp(tp, 30_000);
@@ -119,10 +114,7 @@ class MirrorRetentionTest
     private static void createAndProduce(final String topic, final int from, final int count,
         final boolean batchPerRecord) throws Exception
     {
-        try (Admin admin = Clients.admin(clusters.source().bootstrapServers()))
-        {
-            Clients.createTopic(admin, topic, 1, (short)1, Map.of());
-        }
+        clusters.createSourceTopic(topic, 1);
         produce(topic, from, count, batchPerRecord);
     }
 

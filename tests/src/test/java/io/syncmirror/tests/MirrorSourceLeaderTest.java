@@ -39,7 +39,7 @@ class MirrorSourceLeaderTest
     static void startClusters() throws Exception
     {
         clusters = MirrorClusters.start(3, 1, Map.of());
-        Mirrors.create(clusters.destination(), "m1", clusters.source());
+        clusters.createMirror("m1");
     }
 
     @Test
@@ -62,8 +62,7 @@ class MirrorSourceLeaderTest
         final int sourceEpoch = AsyncMirroringTest.leader(clusters.source(), tp).role().leaderEpoch();
         assertTrue(sourceEpoch > 0, "source leader epoch " + sourceEpoch);
 
-        Mirrors.addOk(clusters.destination(), "m1", topic);
-        clusters.awaitState("m1", topic, 1, MirrorPartitionState.MIRRORING, "partition MIRRORING");
+        clusters.addAndAwaitMirroring("m1", topic, 1);
         clusters.awaitCaughtUp(tp, 30_000);
         produce(topic, 100, 20);
         clusters.awaitCaughtUp(tp, 30_000);
@@ -85,8 +84,7 @@ class MirrorSourceLeaderTest
         try (Admin admin = Clients.admin(clusters.source().bootstrapServers()))
         {
             Clients.createTopic(admin, topic, Map.of(0, List.of(3, 2, 1)), Map.of());
-            Mirrors.addOk(clusters.destination(), "m1", topic);
-            clusters.awaitState("m1", topic, 1, MirrorPartitionState.MIRRORING, "partition MIRRORING");
+            clusters.addAndAwaitMirroring("m1", topic, 1);
 
             final AtomicBoolean running = new AtomicBoolean(true);
             final AtomicInteger produced = new AtomicInteger();

@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
@@ -45,10 +44,7 @@ class MirrorThrottleTest
     {
         final String topic = "throttled";
         final TopicPartition tp = new TopicPartition(topic, 0);
-        try (Admin admin = Clients.admin(clusters.source().bootstrapServers()))
-        {
-            Clients.createTopic(admin, topic, 1, (short)1, Map.of());
-        }
+        clusters.createSourceTopic(topic, 1);
         final Random random = new Random(42);
         try (KafkaProducer<byte[], byte[]> producer = Clients.producer(clusters.source().bootstrapServers(),
             Map.<String, Object>of("compression.type", "none")))
@@ -64,7 +60,7 @@ class MirrorThrottleTest
         final double bytesPerRecord = sourceBytes.length / (double)RECORDS;
         assertTrue(sourceBytes.length >= 2_000_000, "about 2 MB at the source: " + sourceBytes.length);
 
-        Mirrors.create(clusters.destination(), "m1", clusters.source());
+        clusters.createMirror("m1");
         Mirrors.addOk(clusters.destination(), "m1", topic);
         // Samples of (time, destination LEO) until every record arrived.
         final List<long[]> samples = new ArrayList<>();
