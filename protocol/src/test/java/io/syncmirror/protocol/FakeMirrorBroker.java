@@ -16,13 +16,14 @@ import org.apache.kafka.common.protocol.ApiMessage;
 
 /**
  * A broker stand-in on 127.0.0.1 that decodes mirror requests with the protocol classes and answers as its
- * handler decides, for the client tests. Thread-safe; its threads are daemons and {@link #close()} stops them.
+ * handler decides, for the client tests here and the command tests in {@code tools}, which get it from this
+ * module's test-jar. Thread-safe; its threads are daemons and {@link #close()} stops them.
  */
-final class FakeMirrorBroker implements AutoCloseable
+public final class FakeMirrorBroker implements AutoCloseable
 {
     /** Decides the answer to one request: write it with {@link #reply}, or misbehave on purpose. */
     @FunctionalInterface
-    interface Handler
+    public interface Handler
     {
         void handle(MirrorRequestHeader header, ApiMessage request, Socket socket, DataOutputStream out)
             throws IOException;
@@ -35,7 +36,7 @@ final class FakeMirrorBroker implements AutoCloseable
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private final AtomicInteger connections = new AtomicInteger();
 
-    FakeMirrorBroker(final Handler handler) throws IOException
+    public FakeMirrorBroker(final Handler handler) throws IOException
     {
         this.handler = handler;
         server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
@@ -45,40 +46,40 @@ final class FakeMirrorBroker implements AutoCloseable
     }
 
     /** Answers every request with a response of its RPC at every default, with the same correlation id. */
-    static Handler answeringDefaults()
+    public static Handler answeringDefaults()
     {
         return (header, request, socket, out) -> reply(out, header, header.apiKey().newResponseData());
     }
 
-    static void reply(final DataOutputStream out, final MirrorRequestHeader header, final ApiMessage response)
+    public static void reply(final DataOutputStream out, final MirrorRequestHeader header, final ApiMessage response)
         throws IOException
     {
         writeFrame(out, MirrorMessages.serializeResponse(header.toResponseHeader(), response, header.apiVersion()));
     }
 
-    static void writeFrame(final DataOutputStream out, final ByteBuffer frame) throws IOException
+    public static void writeFrame(final DataOutputStream out, final ByteBuffer frame) throws IOException
     {
         out.writeInt(frame.remaining());
         out.write(frame.array(), frame.arrayOffset() + frame.position(), frame.remaining());
         out.flush();
     }
 
-    int port()
+    public int port()
     {
         return server.getLocalPort();
     }
 
-    List<MirrorRequestHeader> headers()
+    public List<MirrorRequestHeader> headers()
     {
         return headers;
     }
 
-    List<ApiMessage> requests()
+    public List<ApiMessage> requests()
     {
         return requests;
     }
 
-    int connections()
+    public int connections()
     {
         return connections.get();
     }

@@ -3,7 +3,6 @@ package io.syncmirror.tests;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -20,14 +19,13 @@ import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.PolicyViolationException;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.server.storage.log.FetchIsolation;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import io.syncmirror.broker.cluster.EmbeddedCluster;
-import io.syncmirror.broker.mirror.MirrorPartitionState;
 import io.syncmirror.broker.replica.Partition;
 import io.syncmirror.broker.server.BrokerServer;
 import io.syncmirror.broker.storage.PartitionLog;
@@ -41,29 +39,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 @Timeout(180)
 class AsyncMirroringTest
 {
-    private static EmbeddedCluster source;
-    private static EmbeddedCluster destination;
+    @AutoClose
+    private static MirrorClusters clusters;
 
     @BeforeAll
     static void startClusters()
     {
-        source = EmbeddedCluster.start(1, Mirrors.FAST);
-        final Map<String, String> destinationConfig = new HashMap<>(Mirrors.FAST);
-        destinationConfig.put("default.replication.factor", "3");
-        destination = EmbeddedCluster.start(3, destinationConfig);
-    }
-
-    @AfterAll
-    static void stopClusters()
-    {
-        if (destination != null)
-        {
-            destination.close();
-        }
-        if (source != null)
-        {
-            source.close();
-        }
+        clusters = MirrorClusters.start(1, 3, Map.of("default.replication.factor", "3"));
     }
 
     @Test
@@ -72,12 +54,12 @@ class AsyncMirroringTest
     void shouldMirrorByteForByte() throws Exception
     {
         final String topic = "orders";
-        try (Admin admin = Clients.admin(source.bootstrapServers()))
+        try (Admin admin = Clients.admin(clusters.source().bootstrapServers()))
         {
             Clients.createTopic(admin, topic, 2, (short)1, Map.of("compression.type", "producer",
                 "retention.ms", "86400000"));
         }
-        try (KafkaProducer<byte[], byte[]> producer = Clients.producer(source.bootstrapServers(),
+        try (KafkaProducer<byte[], byte[]> producer = Clients.producer(clusters.source().bootstrapServers(),
             Map.<String, Object>of("compression.type", "lz4", "linger.ms", "5")))
         {
             for (int i = 0; i < 500; i++)
@@ -86,15 +68,12 @@ class AsyncMirroringTest
                     ("value-" + i).getBytes(StandardCharsets.UTF_8)));
             }
         }
-        Mirrors.create(destination, "m1", source);
-        Mirrors.addOk(destination, "m1", topic);
-
-        Clients.awaitCondition(() -> Mirrors.allIn(destination, "m1", topic, 2,
-            MirrorPartitionState.MIRRORING.id()), 30_000, "partitions MIRRORING");
+        clusters.createMirror("m1");
+        clusters.addAndAwaitMirroring("m1", topic, 2);
         final TopicDescription sourceTopic;
         final TopicDescription destinationTopic;
-        try (Admin sourceAdmin = Clients.admin(source.bootstrapServers());
-             Admin destinationAdmin = Clients.admin(destination.bootstrapServers()))
+        try (Admin sourceAdmin = Clients.admin(clusters.source().bootstrapServers());
+             Admin destinationAdmin = Clients.admin(clusters.destination().bootstrapServers()))
         {
             sourceTopic = Clients.describe(sourceAdmin, topic);
             Clients.awaitCondition(() -> fullyReplicated(destinationAdmin, topic), 30_000, "destination RF 3");
@@ -110,12 +89,15 @@ class AsyncMirroringTest
         for (int p = 0; p < 2; p++)
         {
             final TopicPartition tp = new TopicPartition(topic, p);
-            Clients.awaitCondition(() -> hw(destination, tp) == hw(source, tp), 30_000, "caught up " + tp);
-            assertArrayEquals(batchBytes(source, tp), batchBytes(destination, tp), "batches of " + tp);
+            Clients.awaitCondition(() -> hw(clusters.destination(), tp) == hw(clusters.source(), tp), 30_000,
+                "caught up " + tp);
+            assertArrayEquals(batchBytes(clusters.source(), tp), batchBytes(clusters.destination(), tp),
+                "batches of " + tp);
         }
 
         // A consumer on the destination reads the same offsets and values.
-        try (KafkaConsumer<byte[], byte[]> consumer = Clients.consumer(destination.bootstrapServers(), Map.of()))
+        try (KafkaConsumer<byte[], byte[]> consumer = Clients.consumer(clusters.destination().bootstrapServers(),
+            Map.of()))
         {
             final List<TopicPartition> partitions = List.of(new TopicPartition(topic, 0), new TopicPartition(topic, 1));
             final List<ConsumerRecord<byte[], byte[]>> records = Clients.readAll(consumer, partitions, 500, 30_000);
@@ -130,7 +112,7 @@ class AsyncMirroringTest
         }
 
         // Read-only while mirrored.
-        try (KafkaProducer<byte[], byte[]> producer = Clients.producer(destination.bootstrapServers(),
+        try (KafkaProducer<byte[], byte[]> producer = Clients.producer(clusters.destination().bootstrapServers(),
             Map.<String, Object>of("retries", "0", "enable.idempotence", "false")))
         {
             final ExecutionException refused = assertThrows(ExecutionException.class, () -> producer.send(

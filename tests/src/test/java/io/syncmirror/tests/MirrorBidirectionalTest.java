@@ -15,7 +15,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.PolicyViolationException;
 import org.apache.kafka.common.protocol.Errors;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -37,27 +37,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(120)
 class MirrorBidirectionalTest
 {
-    private static EmbeddedCluster clusterA;
-    private static EmbeddedCluster clusterB;
+    @AutoClose
+    private static MirrorClusters clusters;
 
     @BeforeAll
     static void startClusters()
     {
-        clusterA = EmbeddedCluster.start(1, Mirrors.FAST);
-        clusterB = EmbeddedCluster.start(1, Mirrors.FAST);
-    }
-
-    @AfterAll
-    static void stopClusters()
-    {
-        if (clusterB != null)
-        {
-            clusterB.close();
-        }
-        if (clusterA != null)
-        {
-            clusterA.close();
-        }
+        clusters = MirrorClusters.start(1, 1, Map.of());
     }
 
     @Test
@@ -65,6 +51,9 @@ class MirrorBidirectionalTest
         + "each, the copies are read-only, and mirroring a mirror topic back to its source fails cleanly")
     void shouldMirrorBothWaysWithoutLoops() throws Exception
     {
+        // Each cluster is the source of one mirror and the destination of the other.
+        final EmbeddedCluster clusterA = clusters.source();
+        final EmbeddedCluster clusterB = clusters.destination();
         final TopicPartition a1 = new TopicPartition("a1", 0);
         final TopicPartition b1 = new TopicPartition("b1", 0);
         try (Admin adminA = Clients.admin(clusterA.bootstrapServers());
@@ -79,10 +68,8 @@ class MirrorBidirectionalTest
         Mirrors.addOk(clusterA, "from-b", "b1");
         produce(clusterA, "a1", "a", 50);
         produce(clusterB, "b1", "b", 50);
-        Clients.awaitCondition(() -> Mirrors.allIn(clusterB, "from-a", "a1", 1,
-            MirrorPartitionState.MIRRORING.id()), 30_000, "a1 MIRRORING on B");
-        Clients.awaitCondition(() -> Mirrors.allIn(clusterA, "from-b", "b1", 1,
-            MirrorPartitionState.MIRRORING.id()), 30_000, "b1 MIRRORING on A");
+        Mirrors.awaitState(clusterB, "from-a", "a1", 1, MirrorPartitionState.MIRRORING, "a1 MIRRORING on B");
+        Mirrors.awaitState(clusterA, "from-b", "b1", 1, MirrorPartitionState.MIRRORING, "b1 MIRRORING on A");
         Mirrors.awaitCaughtUp(clusterA, clusterB, a1, 30_000);
         Mirrors.awaitCaughtUp(clusterB, clusterA, b1, 30_000);
         assertEquals(Mirrors.records(clusterA, a1), Mirrors.records(clusterB, a1));

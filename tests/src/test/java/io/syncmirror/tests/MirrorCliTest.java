@@ -7,17 +7,15 @@ import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import io.syncmirror.broker.cluster.EmbeddedCluster;
 import io.syncmirror.broker.mirror.MirrorPartitionState;
 import io.syncmirror.tools.ClusterMirrorsCommand;
 
@@ -29,8 +27,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(120)
 class MirrorCliTest
 {
-    private static EmbeddedCluster source;
-    private static EmbeddedCluster destination;
+    @AutoClose
+    private static MirrorClusters clusters;
 
     private record Result(int exit, String out, String err)
     {
@@ -39,21 +37,7 @@ class MirrorCliTest
     @BeforeAll
     static void startClusters()
     {
-        source = EmbeddedCluster.start(1, Mirrors.FAST);
-        destination = EmbeddedCluster.start(1, Mirrors.FAST);
-    }
-
-    @AfterAll
-    static void stopClusters()
-    {
-        if (destination != null)
-        {
-            destination.close();
-        }
-        if (source != null)
-        {
-            source.close();
-        }
+        clusters = MirrorClusters.start(1, 1, Map.of());
     }
 
     @Test
@@ -62,21 +46,18 @@ class MirrorCliTest
     void shouldManageMirrorEndToEnd() throws Exception
     {
         final String topic = "cli-topic";
-        try (Admin admin = Clients.admin(source.bootstrapServers()))
-        {
-            Clients.createTopic(admin, topic, 2, (short)1, Map.of());
-        }
-        try (KafkaProducer<byte[], byte[]> producer = Clients.producer(source.bootstrapServers(), Map.of()))
+        clusters.createSourceTopic(topic, 2);
+        try (KafkaProducer<byte[], byte[]> producer = Clients.producer(clusters.source().bootstrapServers(), Map.of()))
         {
             for (int i = 0; i < 100; i++)
             {
                 producer.send(new ProducerRecord<>(topic, i % 2, null, ("v" + i).getBytes(StandardCharsets.UTF_8)));
             }
         }
-        final String bootstrap = destination.bootstrapServers();
+        final String bootstrap = clusters.destination().bootstrapServers();
 
         Result result = run("--bootstrap-server", bootstrap, "--create", "--mirror", "cli-m",
-            "--source-bootstrap-server", source.bootstrapServers());
+            "--source-bootstrap-server", clusters.source().bootstrapServers());
         assertEquals(0, result.exit(), result.toString());
 
         result = run("--bootstrap-server", bootstrap, "--add", "--mirror", "cli-m", "--topics", topic);
@@ -94,14 +75,15 @@ class MirrorCliTest
         }, 30_000, "describe shows both partitions MIRRORING, caught up");
         final String describeOut = described.get().out();
         assertTrue(describeOut.contains("Mirror: cli-m") && describeOut.contains("Source: " +
-            source.bootstrapServers()), describeOut);
+            clusters.source().bootstrapServers()), describeOut);
         assertTrue(describeOut.contains("MIRROR") && describeOut.contains("STATE") &&
             describeOut.contains("SOURCE-OFFSET") && describeOut.contains("DESTINATION-OFFSET") &&
             describeOut.contains("LAG"), describeOut);
 
         result = run("--bootstrap-server", bootstrap, "--list");
         assertEquals(0, result.exit(), result.toString());
-        assertTrue(result.out().contains("cli-m") && result.out().contains(source.bootstrapServers()), result.out());
+        assertTrue(result.out().contains("cli-m") && result.out().contains(clusters.source().bootstrapServers()),
+            result.out());
 
         result = run("--bootstrap-server", bootstrap, "--delete", "--mirror", "cli-m");
         assertEquals(ClusterMirrorsCommand.EXIT_FAILED, result.exit(), "delete refused while a topic is attached: "
@@ -110,8 +92,7 @@ class MirrorCliTest
 
         result = run("--bootstrap-server", bootstrap, "--remove", "--mirror", "cli-m", "--topics", topic);
         assertEquals(0, result.exit(), result.toString());
-        Clients.awaitCondition(() -> Mirrors.allIn(destination, "cli-m", topic, 2,
-            MirrorPartitionState.STOPPED.id()), 30_000, "partitions STOPPED after --remove");
+        clusters.awaitState("cli-m", topic, 2, MirrorPartitionState.STOPPED, "partitions STOPPED after --remove");
         final Result stopped = run("--bootstrap-server", bootstrap, "--describe", "--mirror", "cli-m");
         assertTrue(row(stopped.out(), topic, 0).startsWith("cli-m " + topic + " 0 STOPPED"), stopped.out());
 
@@ -130,14 +111,15 @@ class MirrorCliTest
             assertEquals(50L, producer.send(new ProducerRecord<>(topic, 0, null,
                 "after".getBytes(StandardCharsets.UTF_8))).get().offset());
         }
-        assertEquals(51L, AsyncMirroringTest.leader(destination, new TopicPartition(topic, 0)).log().logEndOffset());
+        assertEquals(51L, AsyncMirroringTest.leader(clusters.destination(), new TopicPartition(topic, 0)).log()
+            .logEndOffset());
     }
 
     @Test
     @DisplayName("AM-18 bad arguments exit 2 with one line naming the problem; an unknown mirror exits 1")
     void shouldRejectBadArguments()
     {
-        final String bootstrap = destination.bootstrapServers();
+        final String bootstrap = clusters.destination().bootstrapServers();
         for (final String[] args : new String[][] {
             {},
             {"--bootstrap-server", bootstrap},

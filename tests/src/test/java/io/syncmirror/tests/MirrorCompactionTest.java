@@ -17,7 +17,7 @@ import org.apache.kafka.storage.internals.log.LogToClean;
 import org.apache.kafka.storage.internals.log.SkimpyOffsetMap;
 import org.apache.kafka.storage.internals.log.UnifiedLog;
 import org.apache.kafka.storage.internals.utils.Throttler;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -41,27 +41,13 @@ class MirrorCompactionTest
     private static final String TOPIC = "compacted";
     private static final TopicPartition TP = new TopicPartition(TOPIC, 0);
 
-    private static EmbeddedCluster source;
-    private static EmbeddedCluster destination;
+    @AutoClose
+    private static MirrorClusters clusters;
 
     @BeforeAll
     static void startClusters()
     {
-        source = EmbeddedCluster.start(1, Mirrors.FAST);
-        destination = EmbeddedCluster.start(1, Mirrors.FAST);
-    }
-
-    @AfterAll
-    static void stopClusters()
-    {
-        if (destination != null)
-        {
-            destination.close();
-        }
-        if (source != null)
-        {
-            source.close();
-        }
+        clusters = MirrorClusters.start(1, 1, Map.of());
     }
 
     @Test
@@ -69,13 +55,13 @@ class MirrorCompactionTest
         + "new records follow the highest mirrored offset")
     void shouldMirrorCompactedTopicWithItsGaps() throws Exception
     {
-        try (Admin admin = Clients.admin(source.bootstrapServers()))
+        try (Admin admin = Clients.admin(clusters.source().bootstrapServers()))
         {
             Clients.createTopic(admin, TOPIC, 1, (short)1, Map.of("cleanup.policy", "compact",
                 "segment.ms", "100", "min.cleanable.dirty.ratio", "0.01", "min.compaction.lag.ms", "0",
                 "delete.retention.ms", "0"));
         }
-        try (KafkaProducer<byte[], byte[]> producer = Clients.producer(source.bootstrapServers(), Map.of()))
+        try (KafkaProducer<byte[], byte[]> producer = Clients.producer(clusters.source().bootstrapServers(), Map.of()))
         {
             for (int round = 0; round < 5; round++)
             {
@@ -88,7 +74,7 @@ class MirrorCompactionTest
                 Thread.sleep(150); // the next append rolls a new segment (segment.ms)
             }
         }
-        try (KafkaProducer<byte[], byte[]> producer = Clients.producer(source.bootstrapServers(),
+        try (KafkaProducer<byte[], byte[]> producer = Clients.producer(clusters.source().bootstrapServers(),
             Map.<String, Object>of("transactional.id", "compaction-txn")))
         {
             producer.initTransactions();
@@ -104,12 +90,12 @@ class MirrorCompactionTest
             producer.commitTransaction();
         }
         Thread.sleep(150);
-        try (KafkaProducer<byte[], byte[]> producer = Clients.producer(source.bootstrapServers(), Map.of()))
+        try (KafkaProducer<byte[], byte[]> producer = Clients.producer(clusters.source().bootstrapServers(), Map.of()))
         {
             producer.send(new ProducerRecord<>(TOPIC, 0, bytes("last"), bytes("last"))).get();
         }
 
-        final UnifiedLog sourceLog = unifiedLog(source);
+        final UnifiedLog sourceLog = unifiedLog(clusters.source());
         final long endBeforeCleaning = sourceLog.logEndOffset();
         final long firstUncleanable = sourceLog.activeSegment().baseOffset();
         assertTrue(firstUncleanable > 50, "segments rolled: active segment starts at " + firstUncleanable);
@@ -119,27 +105,26 @@ class MirrorCompactionTest
         cleaner.clean(new LogToClean(sourceLog, sourceLog.logStartOffset(), firstUncleanable, false));
         assertEquals(endBeforeCleaning, sourceLog.logEndOffset());
 
-        final List<String> sourceRecords = Mirrors.records(source, TP);
+        final List<String> sourceRecords = Mirrors.records(clusters.source(), TP);
         final List<Long> sourceOffsets = offsets(sourceRecords);
         assertTrue(sourceOffsets.size() < endBeforeCleaning, "compaction removed records: " + sourceRecords);
         assertTrue(hasGap(sourceOffsets), "the compacted source log has offset gaps: " + sourceOffsets);
 
-        Mirrors.create(destination, "m1", source);
-        Mirrors.addOk(destination, "m1", TOPIC);
-        Clients.awaitCondition(() -> Mirrors.allIn(destination, "m1", TOPIC, 1,
-            MirrorPartitionState.MIRRORING.id()), 30_000, "partition MIRRORING");
-        Mirrors.awaitCaughtUp(source, destination, TP, 30_000);
-        assertEquals(sourceRecords, Mirrors.records(destination, TP), "records, offsets and gaps");
-        assertEquals(endBeforeCleaning, AsyncMirroringTest.leader(destination, TP).log().logEndOffset());
+        clusters.createMirror("m1");
+        clusters.addAndAwaitMirroring("m1", TOPIC, 1);
+        clusters.awaitCaughtUp(TP, 30_000);
+        assertEquals(sourceRecords, Mirrors.records(clusters.destination(), TP), "records, offsets and gaps");
+        assertEquals(endBeforeCleaning, AsyncMirroringTest.leader(clusters.destination(), TP).log().logEndOffset());
 
         // A read_committed consumer sees the same committed records at the same offsets on both clusters.
-        assertEquals(committed(source, sourceOffsets.size()), committed(destination, sourceOffsets.size()));
+        assertEquals(committed(clusters.source(), sourceOffsets.size()),
+            committed(clusters.destination(), sourceOffsets.size()));
 
-        Mirrors.remove(destination, "m1", TOPIC);
-        Clients.awaitCondition(() -> Mirrors.allIn(destination, "m1", TOPIC, 1,
-            MirrorPartitionState.STOPPED.id()), 30_000, "partition STOPPED");
+        Mirrors.remove(clusters.destination(), "m1", TOPIC);
+        clusters.awaitState("m1", TOPIC, 1, MirrorPartitionState.STOPPED, "partition STOPPED");
         final long highestMirrored = sourceOffsets.get(sourceOffsets.size() - 1);
-        try (KafkaProducer<byte[], byte[]> producer = Clients.producer(destination.bootstrapServers(), Map.of()))
+        try (KafkaProducer<byte[], byte[]> producer = Clients.producer(clusters.destination().bootstrapServers(),
+            Map.of()))
         {
             long previous = highestMirrored;
             for (int i = 0; i < 3; i++)
@@ -150,7 +135,7 @@ class MirrorCompactionTest
                 previous = written.offset();
             }
         }
-        final List<String> after = Mirrors.records(destination, TP);
+        final List<String> after = Mirrors.records(clusters.destination(), TP);
         assertEquals(sourceRecords, after.subList(0, sourceRecords.size()), "mirrored records kept");
         assertEquals(endBeforeCleaning, offsets(after.subList(sourceRecords.size(), after.size())).get(0),
             "the first record written after failover is at the mirrored log end: " + after);

@@ -7,15 +7,13 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.common.config.ConfigResource;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import io.syncmirror.broker.cluster.EmbeddedCluster;
 import io.syncmirror.broker.controller.MirrorMetadataManager;
-import io.syncmirror.broker.mirror.MirrorPartitionState;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -27,27 +25,13 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 @Timeout(120)
 class MirrorConfigSyncTest
 {
-    private static EmbeddedCluster source;
-    private static EmbeddedCluster destination;
+    @AutoClose
+    private static MirrorClusters clusters;
 
     @BeforeAll
     static void startClusters()
     {
-        source = EmbeddedCluster.start(1, Mirrors.FAST);
-        destination = EmbeddedCluster.start(1, Mirrors.FAST);
-    }
-
-    @AfterAll
-    static void stopClusters()
-    {
-        if (destination != null)
-        {
-            destination.close();
-        }
-        if (source != null)
-        {
-            source.close();
-        }
+        clusters = MirrorClusters.start(1, 1, Map.of());
     }
 
     @Test
@@ -55,14 +39,12 @@ class MirrorConfigSyncTest
     void shouldSyncSourceConfigChanges() throws Exception
     {
         final String topic = "synced";
-        try (Admin sourceAdmin = Clients.admin(source.bootstrapServers());
-             Admin destinationAdmin = Clients.admin(destination.bootstrapServers()))
+        try (Admin sourceAdmin = Clients.admin(clusters.source().bootstrapServers());
+             Admin destinationAdmin = Clients.admin(clusters.destination().bootstrapServers()))
         {
             Clients.createTopic(sourceAdmin, topic, 1, (short)1, Map.of("retention.ms", "86400000"));
-            Mirrors.create(destination, "m1", source);
-            Mirrors.addOk(destination, "m1", topic);
-            Clients.awaitCondition(() -> Mirrors.allIn(destination, "m1", topic, 1,
-                MirrorPartitionState.MIRRORING.id()), 30_000, "partition MIRRORING");
+            clusters.createMirror("m1");
+            clusters.addAndAwaitMirroring("m1", topic, 1);
             assertEquals("86400000", config(destinationAdmin, topic, "retention.ms"));
 
             sourceAdmin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.TOPIC, topic), List.of(
@@ -74,7 +56,7 @@ class MirrorConfigSyncTest
                 "altered source configs reach the destination within a few refreshes");
             assertEquals("m1", config(destinationAdmin, topic, "mirror.name"));
         }
-        assertEquals(0L, Mirrors.metadataManager(destination).uncleanLeaderElectionWarnings("m1"),
+        assertEquals(0L, Mirrors.metadataManager(clusters.destination()).uncleanLeaderElectionWarnings("m1"),
             "no unclean-election warning for a source topic without it");
     }
 
@@ -83,13 +65,13 @@ class MirrorConfigSyncTest
     void shouldWarnAboutUncleanLeaderElectionEachSync() throws Exception
     {
         final String topic = "unclean";
-        try (Admin sourceAdmin = Clients.admin(source.bootstrapServers()))
+        try (Admin sourceAdmin = Clients.admin(clusters.source().bootstrapServers()))
         {
             Clients.createTopic(sourceAdmin, topic, 1, (short)1, Map.of("unclean.leader.election.enable", "true"));
         }
-        Mirrors.create(destination, "m-unclean", source);
-        Mirrors.addOk(destination, "m-unclean", topic);
-        final MirrorMetadataManager manager = Mirrors.metadataManager(destination);
+        clusters.createMirror("m-unclean");
+        Mirrors.addOk(clusters.destination(), "m-unclean", topic);
+        final MirrorMetadataManager manager = Mirrors.metadataManager(clusters.destination());
         assertNotNull(manager, "the destination controller runs the mirror metadata manager");
         Clients.awaitCondition(() -> manager.uncleanLeaderElectionWarnings("m-unclean") >= 1, 10_000,
             "a first warning");

@@ -1,14 +1,13 @@
 package io.syncmirror.tests;
 
 import java.nio.charset.StandardCharsets;
-import java.util.HashMap;
 import java.util.Map;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -27,29 +26,13 @@ class MirrorFailbackTest
     private static final String TOPIC = "accounts";
     private static final TopicPartition TP = new TopicPartition(TOPIC, 0);
 
-    private EmbeddedCluster primary;
-    private EmbeddedCluster standby;
+    @AutoClose
+    private MirrorClusters clusters;
 
     @BeforeEach
     void startClusters()
     {
-        primary = EmbeddedCluster.start(1, Mirrors.FAST);
-        final Map<String, String> standbyConfig = new HashMap<>(Mirrors.FAST);
-        standbyConfig.put("default.replication.factor", "3");
-        standby = EmbeddedCluster.start(3, standbyConfig);
-    }
-
-    @AfterEach
-    void stopClusters()
-    {
-        if (standby != null)
-        {
-            standby.close();
-        }
-        if (primary != null)
-        {
-            primary.close();
-        }
+        clusters = MirrorClusters.start(1, 3, Map.of("default.replication.factor", "3"));
     }
 
     @Test
@@ -57,6 +40,8 @@ class MirrorFailbackTest
         + "discarding what was never mirrored, then catches up byte for byte")
     void shouldAlignTheOldSourceAndCatchUp() throws Exception
     {
+        final EmbeddedCluster primary = clusters.source();
+        final EmbeddedCluster standby = clusters.destination();
         try (Admin admin = Clients.admin(primary.bootstrapServers()))
         {
             Clients.createTopic(admin, TOPIC, 1, (short)1, Map.of());
@@ -68,8 +53,7 @@ class MirrorFailbackTest
 
         // Failover to the standby; the old primary keeps taking writes that are never mirrored (split brain).
         Mirrors.remove(standby, "dr", TOPIC);
-        Clients.awaitCondition(() -> Mirrors.allIn(standby, "dr", TOPIC, 1, MirrorPartitionState.STOPPED.id()),
-            30_000, "STOPPED");
+        Mirrors.awaitState(standby, "dr", TOPIC, 1, MirrorPartitionState.STOPPED, "STOPPED");
         produce(primary, "lost", 20);
         produce(standby, "after", 30);
         assertEquals(120, AsyncMirroringTest.hw(primary, TP));

@@ -2,7 +2,6 @@ package io.syncmirror.tests;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -17,7 +16,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.server.storage.log.FetchIsolation;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -44,30 +43,14 @@ class MirrorFailoverTest
     private static final String TOPIC = "payments";
     private static final TopicPartition TP = new TopicPartition(TOPIC, 0);
 
-    private EmbeddedCluster source;
-    private EmbeddedCluster destination;
+    @AutoClose
+    private MirrorClusters clusters;
 
     @BeforeEach
     void startClusters()
     {
-        source = EmbeddedCluster.start(1, Mirrors.FAST);
-        final Map<String, String> destinationConfig = new HashMap<>(Mirrors.FAST);
-        destinationConfig.put("default.replication.factor", "3");
-        destinationConfig.put("transaction.state.log.replication.factor", "3");
-        destination = EmbeddedCluster.start(3, destinationConfig);
-    }
-
-    @AfterEach
-    void stopClusters()
-    {
-        if (destination != null)
-        {
-            destination.close();
-        }
-        if (source != null)
-        {
-            source.close();
-        }
+        clusters = MirrorClusters.start(1, 3, Map.of("default.replication.factor", "3",
+            "transaction.state.log.replication.factor", "3"));
     }
 
     @Test
@@ -75,13 +58,10 @@ class MirrorFailoverTest
         + "the epoch above the source's, and new producers get ids above every mirrored one, also after a restart")
     void shouldFailOverWithoutTruncating() throws Exception
     {
-        try (Admin admin = Clients.admin(source.bootstrapServers()))
-        {
-            Clients.createTopic(admin, TOPIC, 1, (short)1, Map.of());
-        }
+        clusters.createSourceTopic(TOPIC, 1);
         // The KIP-1279 example: transaction 1 commits; transaction 2 stays open (its ABORT is never mirrored).
-        final KafkaProducer<byte[], byte[]> committed = transactional(source, "txn-committed");
-        final KafkaProducer<byte[], byte[]> open = transactional(source, "txn-open");
+        final KafkaProducer<byte[], byte[]> committed = transactional(clusters.source(), "txn-committed");
+        final KafkaProducer<byte[], byte[]> open = transactional(clusters.source(), "txn-open");
         committed.beginTransaction();
         committed.send(record("A")).get();
         committed.send(record("B")).get();
@@ -91,38 +71,40 @@ class MirrorFailoverTest
         committed.close();
         // A, B, X and the COMMIT marker (written by the coordinator after commitTransaction returns).
         final long sourceHw = 4;
-        Clients.awaitCondition(() -> AsyncMirroringTest.hw(source, TP) == sourceHw, 30_000, "COMMIT marker written");
+        Clients.awaitCondition(() -> AsyncMirroringTest.hw(clusters.source(), TP) == sourceHw, 30_000,
+            "COMMIT marker written");
 
-        Mirrors.create(destination, "dr", source);
-        Mirrors.addOk(destination, "dr", TOPIC);
-        Clients.awaitCondition(() -> AsyncMirroringTest.hw(destination, TP) == sourceHw, 30_000, "mirrored to HW");
-        final byte[] mirrored = AsyncMirroringTest.batchBytes(destination, TP);
-        final long maxMirroredPid = maxProducerId(AsyncMirroringTest.leader(destination, TP).log());
-        final int maxSourceEpoch = AsyncMirroringTest.leader(destination, TP).log().latestEpoch().orElse(-1);
+        clusters.createMirror("dr");
+        Mirrors.addOk(clusters.destination(), "dr", TOPIC);
+        Clients.awaitCondition(() -> AsyncMirroringTest.hw(clusters.destination(), TP) == sourceHw, 30_000,
+            "mirrored to HW");
+        final byte[] mirrored = AsyncMirroringTest.batchBytes(clusters.destination(), TP);
+        final long maxMirroredPid = maxProducerId(AsyncMirroringTest.leader(clusters.destination(), TP).log());
+        final int maxSourceEpoch = AsyncMirroringTest.leader(clusters.destination(), TP).log().latestEpoch().orElse(-1);
 
-        // Producers that got their ids on the destination before the failover (its own topics): such an id may be
+        // A producer that got its id on the destination before the failover (its own topics): such an id may be
         // one a mirrored producer used, and must not have its first batch taken for a mirrored duplicate.
-        try (Admin admin = Clients.admin(destination.bootstrapServers()))
+        try (Admin admin = Clients.admin(clusters.destination().bootstrapServers()))
         {
             Clients.createTopic(admin, "local", 1, (short)3, Map.of());
         }
-        final KafkaProducer<byte[], byte[]> early = Clients.producer(destination.bootstrapServers(), Map.of());
+        final KafkaProducer<byte[], byte[]> early = Clients.producer(clusters.destination().bootstrapServers(),
+            Map.of());
         early.send(new ProducerRecord<>("local", "early".getBytes(StandardCharsets.UTF_8))).get();
 
-        Mirrors.remove(destination, "dr", TOPIC);
-        Clients.awaitCondition(() -> Mirrors.allIn(destination, "dr", TOPIC, 1, MirrorPartitionState.STOPPED.id()),
-            30_000, "STOPPED");
+        Mirrors.remove(clusters.destination(), "dr", TOPIC);
+        clusters.awaitState("dr", TOPIC, 1, MirrorPartitionState.STOPPED, "STOPPED");
 
-        final Partition leader = AsyncMirroringTest.leader(destination, TP);
+        final Partition leader = AsyncMirroringTest.leader(clusters.destination(), TP);
         final PartitionLog log = leader.log();
         // Nothing truncated: offsets 0-3 are the mirrored bytes; one ABORT marker follows for the open transaction.
         assertEquals(5, log.logEndOffset());
-        final byte[] afterFailover = AsyncMirroringTest.batchBytes(destination, TP);
+        final byte[] afterFailover = AsyncMirroringTest.batchBytes(clusters.destination(), TP);
         assertArrayEquals(mirrored, java.util.Arrays.copyOf(afterFailover, mirrored.length));
         assertTrue(log.openTransactions().isEmpty(), "no transaction left open");
         assertTrue(leader.role().leaderEpoch() > maxSourceEpoch, "epoch bumped above the source's");
         assertTrue(log.latestEpoch().orElse(-1) > maxSourceEpoch, "the log's epoch cache starts the bumped epoch");
-        final Optional<MirrorStateRecord> state = coordinatorState(destination, TP);
+        final Optional<MirrorStateRecord> state = coordinatorState(clusters.destination(), TP);
         assertTrue(state.isPresent());
         assertEquals(4, state.get().lastMirroredOffset());
         assertEquals(maxSourceEpoch, state.get().lastMirrorEpoch());
@@ -131,12 +113,13 @@ class MirrorFailoverTest
         for (int node = 1; node <= 3; node++)
         {
             final int broker = node;
-            Clients.awaitCondition(() -> destination.broker(broker).metadata().producerIdFloor() > maxMirroredPid,
-                10_000, "broker " + node + " applied the producer id floor");
+            Clients.awaitCondition(
+                () -> clusters.destination().broker(broker).metadata().producerIdFloor() > maxMirroredPid, 10_000,
+                "broker " + node + " applied the producer id floor");
         }
         // Writable now: a new idempotent producer and a transactional one, with ids above every mirrored one.
-        produceIdempotent(destination, "after-failover");
-        produceTransactional(destination, "txn-destination", "txn-after-failover");
+        produceIdempotent(clusters.destination(), "after-failover");
+        produceTransactional(clusters.destination(), "txn-destination", "txn-after-failover");
         assertTrue(minProducerIdFrom(log, 5) > maxMirroredPid, "new producer ids above the mirrored ones");
 
         // Its id may be one a mirrored producer used (ids start at 0 on both clusters): then it is fenced, never
@@ -144,13 +127,13 @@ class MirrorFailoverTest
         try
         {
             final long earlyOffset = early.send(record("early-producer")).get().offset();
-            assertEquals("early-producer", valueAt(destination, earlyOffset), "acknowledged at its offset");
+            assertEquals("early-producer", valueAt(clusters.destination(), earlyOffset), "acknowledged at its offset");
         }
         catch (final ExecutionException e)
         {
             assertInstanceOf(ProducerFencedException.class, e.getCause());
             assertTrue(e.getCause().getMessage().contains("mirrored source"), e.getCause().getMessage());
-            produceIdempotent(destination, "early-producer");
+            produceIdempotent(clusters.destination(), "early-producer");
         }
         finally
         {
@@ -159,27 +142,27 @@ class MirrorFailoverTest
 
         // read_committed readers are not blocked and see A, B and the new records, never X.
         assertEquals(List.of("A", "B", "after-failover", "txn-after-failover", "early-producer"),
-            readCommitted(destination, 5));
+            readCommitted(clusters.destination(), 5));
 
         // Kill every destination broker and restart: still writable, still above the floor.
         for (int node = 1; node <= 3; node++)
         {
-            destination.killBroker(node);
+            clusters.destination().killBroker(node);
         }
         for (int node = 1; node <= 3; node++)
         {
-            destination.startBroker(node);
+            clusters.destination().startBroker(node);
         }
-        destination.awaitBrokersRegistered();
-        final long endBeforeRestartProduce = AsyncMirroringTest.leader(destination, TP).log().logEndOffset();
-        produceIdempotent(destination, "after-restart");
-        final PartitionLog restarted = AsyncMirroringTest.leader(destination, TP).log();
+        clusters.destination().awaitBrokersRegistered();
+        final long endBeforeRestartProduce =
+            AsyncMirroringTest.leader(clusters.destination(), TP).log().logEndOffset();
+        produceIdempotent(clusters.destination(), "after-restart");
+        final PartitionLog restarted = AsyncMirroringTest.leader(clusters.destination(), TP).log();
         assertTrue(minProducerIdFrom(restarted, endBeforeRestartProduce) > maxMirroredPid,
             "producer ids after the restart are still above the mirrored ones");
         assertEquals(List.of("A", "B", "after-failover", "txn-after-failover", "early-producer", "after-restart"),
-            readCommitted(destination, 6));
-        Clients.awaitCondition(() -> Mirrors.allIn(destination, "dr", TOPIC, 1, MirrorPartitionState.STOPPED.id()),
-            30_000, "STOPPED after restart");
+            readCommitted(clusters.destination(), 6));
+        clusters.awaitState("dr", TOPIC, 1, MirrorPartitionState.STOPPED, "STOPPED after restart");
     }
 
     private static ProducerRecord<byte[], byte[]> record(final String value)

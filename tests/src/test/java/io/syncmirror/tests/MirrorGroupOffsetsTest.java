@@ -20,7 +20,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.GroupType;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -47,27 +47,13 @@ class MirrorGroupOffsetsTest
     private static final TopicPartition P0 = new TopicPartition(TOPIC, 0);
     private static final TopicPartition P1 = new TopicPartition(TOPIC, 1);
 
-    private static EmbeddedCluster source;
-    private static EmbeddedCluster destination;
+    @AutoClose
+    private static MirrorClusters clusters;
 
     @BeforeAll
     static void startClusters()
     {
-        source = EmbeddedCluster.start(1, Mirrors.FAST);
-        destination = EmbeddedCluster.start(1, Mirrors.FAST);
-    }
-
-    @AfterAll
-    static void stopClusters()
-    {
-        if (destination != null)
-        {
-            destination.close();
-        }
-        if (source != null)
-        {
-            source.close();
-        }
+        clusters = MirrorClusters.start(1, 1, Map.of());
     }
 
     @Test
@@ -76,17 +62,17 @@ class MirrorGroupOffsetsTest
         + "there from them")
     void shouldCarryCommittedOffsetsAndResumeTheGroupAfterFailover() throws Exception
     {
-        try (Admin admin = Clients.admin(source.bootstrapServers()))
+        try (Admin admin = Clients.admin(clusters.source().bootstrapServers()))
         {
             Clients.createTopic(admin, TOPIC, 2, (short) 1, Map.of());
         }
-        produce(source, 0, RECORDS_PER_PARTITION, "source");
+        produce(clusters.source(), 0, RECORDS_PER_PARTITION, "source");
 
         // A simple group (assign, no membership) commits partition 1 beyond the source's log end, which Kafka allows.
         final long aboveLogEnd = RECORDS_PER_PARTITION + 50;
         commit(Map.of(P0, 40L, P1, aboveLogEnd));
 
-        try (Admin sourceAdmin = Clients.admin(source.bootstrapServers()))
+        try (Admin sourceAdmin = Clients.admin(clusters.source().bootstrapServers()))
         {
             // What the destination's metadata manager asks of the source: the group is listed and described.
             final List<String> listed = new ArrayList<>();
@@ -107,20 +93,18 @@ class MirrorGroupOffsetsTest
             assertEquals(Map.of(P0, 40L, P1, aboveLogEnd), committed(sourceAdmin));
         }
 
-        Mirrors.create(destination, MIRROR, source);
-        Mirrors.addOk(destination, MIRROR, TOPIC);
-        Clients.awaitCondition(() -> Mirrors.allIn(destination, MIRROR, TOPIC, 2,
-            MirrorPartitionState.MIRRORING.id()), 30_000, "partitions MIRRORING");
+        clusters.createMirror(MIRROR);
+        clusters.addAndAwaitMirroring(MIRROR, TOPIC, 2);
         for (final TopicPartition tp : List.of(P0, P1))
         {
-            Clients.awaitCondition(() -> AsyncMirroringTest.hw(destination, tp) == RECORDS_PER_PARTITION, 30_000,
-                "mirrored " + tp);
+            Clients.awaitCondition(() -> AsyncMirroringTest.hw(clusters.destination(), tp) == RECORDS_PER_PARTITION,
+                30_000, "mirrored " + tp);
         }
 
-        try (Admin destinationAdmin = Clients.admin(destination.bootstrapServers()))
+        try (Admin destinationAdmin = Clients.admin(clusters.destination().bootstrapServers()))
         {
             awaitCommitted(destinationAdmin, Map.of(P0, 40L, P1, aboveLogEnd), "offsets copied to the destination");
-            assertTrue(AsyncMirroringTest.leader(destination, P1).log().logEndOffset() < aboveLogEnd,
+            assertTrue(AsyncMirroringTest.leader(clusters.destination(), P1).log().logEndOffset() < aboveLogEnd,
                 "the copied offset of " + P1 + " is above the destination's log end");
 
             // A later commit at the source is carried over on a later refresh.
@@ -128,16 +112,15 @@ class MirrorGroupOffsetsTest
             awaitCommitted(destinationAdmin, Map.of(P0, 70L, P1, aboveLogEnd), "a later commit copied");
         }
 
-        Mirrors.remove(destination, MIRROR, TOPIC);
-        Clients.awaitCondition(() -> Mirrors.allIn(destination, MIRROR, TOPIC, 2,
-            MirrorPartitionState.STOPPED.id()), 30_000, "partitions STOPPED after failover");
+        Mirrors.remove(clusters.destination(), MIRROR, TOPIC);
+        clusters.awaitState(MIRROR, TOPIC, 2, MirrorPartitionState.STOPPED, "partitions STOPPED after failover");
 
         // Producers move to the destination and write past the offset committed above the mirrored log end.
-        produce(destination, RECORDS_PER_PARTITION, 60, "destination");
+        produce(clusters.destination(), RECORDS_PER_PARTITION, 60, "destination");
 
         // The group resumes on the destination from its committed offsets; reset "none" fails on a missing one.
-        try (KafkaConsumer<byte[], byte[]> consumer = Clients.consumer(destination.bootstrapServers(), Map.of(
-            ConsumerConfig.GROUP_ID_CONFIG, GROUP, ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none")))
+        try (KafkaConsumer<byte[], byte[]> consumer = Clients.consumer(clusters.destination().bootstrapServers(),
+            Map.of(ConsumerConfig.GROUP_ID_CONFIG, GROUP, ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none")))
         {
             consumer.assign(List.of(P0, P1));
             final int expected = (RECORDS_PER_PARTITION + 60 - 70) + (int) (RECORDS_PER_PARTITION + 60 - aboveLogEnd);
@@ -181,7 +164,7 @@ class MirrorGroupOffsetsTest
     /** Commits offsets at the source as a consumer that assigns its partitions (no group membership). */
     private static void commit(final Map<TopicPartition, Long> offsets)
     {
-        try (KafkaConsumer<byte[], byte[]> consumer = Clients.consumer(source.bootstrapServers(), Map.of(
+        try (KafkaConsumer<byte[], byte[]> consumer = Clients.consumer(clusters.source().bootstrapServers(), Map.of(
             ConsumerConfig.GROUP_ID_CONFIG, GROUP)))
         {
             consumer.assign(offsets.keySet());

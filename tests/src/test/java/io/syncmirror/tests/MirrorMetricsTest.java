@@ -1,7 +1,6 @@
 package io.syncmirror.tests;
 
 import java.lang.management.ManagementFactory;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 
@@ -48,12 +47,12 @@ class MirrorMetricsTest
         + "source is ahead, 0 once caught up) and no dead fetcher threads; the MBeans go with the broker")
     void shouldShowMirrorStateAndLagOverJmx() throws Exception
     {
-        final Map<String, String> destinationConfig = new HashMap<>(Mirrors.FAST);
-        destinationConfig.put("mirror.replication.throttled.rate", Long.toString(THROTTLED_RATE_BYTES_PER_SEC));
         final String tag;
-        try (EmbeddedCluster source = EmbeddedCluster.start(1, Mirrors.FAST);
-             EmbeddedCluster destination = EmbeddedCluster.start(1, destinationConfig))
+        try (MirrorClusters clusters = MirrorClusters.start(1, 1,
+            Map.of("mirror.replication.throttled.rate", Long.toString(THROTTLED_RATE_BYTES_PER_SEC))))
         {
+            final EmbeddedCluster source = clusters.source();
+            final EmbeddedCluster destination = clusters.destination();
             tag = destination.broker(1).mirrorMetrics().brokerTag();
             assertNotEquals(source.broker(1).mirrorMetrics().brokerTag(), tag,
                 "two node 1s in one JVM must not share MBean names");

@@ -1,7 +1,6 @@
 package io.syncmirror.tests;
 
 import java.nio.charset.StandardCharsets;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -12,13 +11,12 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import io.syncmirror.broker.cluster.EmbeddedCluster;
 import io.syncmirror.broker.mirror.MirrorPartitionState;
 import io.syncmirror.protocol.DescribeClusterMirrorsResponseData;
 
@@ -29,29 +27,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(120)
 class MirrorPreparingTest
 {
-    private EmbeddedCluster source;
-    private EmbeddedCluster destination;
+    @AutoClose
+    private MirrorClusters clusters;
 
     @BeforeEach
     void startClusters()
     {
-        source = EmbeddedCluster.start(1, Mirrors.FAST);
-        final Map<String, String> destinationConfig = new HashMap<>(Mirrors.FAST);
-        destinationConfig.put("default.replication.factor", "3");
-        destination = EmbeddedCluster.start(3, destinationConfig);
-    }
-
-    @AfterEach
-    void stopClusters()
-    {
-        if (destination != null)
-        {
-            destination.close();
-        }
-        if (source != null)
-        {
-            source.close();
-        }
+        clusters = MirrorClusters.start(1, 3, Map.of("default.replication.factor", "3"));
     }
 
     @Test
@@ -61,10 +43,11 @@ class MirrorPreparingTest
     {
         final String topic = "ledger";
         final TopicPartition tp = new TopicPartition(topic, 0);
-        try (Admin admin = Clients.admin(source.bootstrapServers()))
+        try (Admin admin = Clients.admin(clusters.source().bootstrapServers()))
         {
             Clients.createTopic(admin, topic, 1, (short)1, Map.of());
-            try (KafkaProducer<byte[], byte[]> producer = Clients.producer(source.bootstrapServers(), Map.of()))
+            try (KafkaProducer<byte[], byte[]> producer = Clients.producer(clusters.source().bootstrapServers(),
+                Map.of()))
             {
                 for (int i = 0; i < 50; i++)
                 {
@@ -80,31 +63,29 @@ class MirrorPreparingTest
         }
         for (int node = 1; node <= 3; node++)
         {
-            destination.broker(node).pauseReplication();
+            clusters.destination().broker(node).pauseReplication();
         }
-        Mirrors.create(destination, "dr", source);
-        Mirrors.addOk(destination, "dr", topic);
-        Clients.awaitCondition(() -> Mirrors.allIn(destination, "dr", topic, 1, MirrorPartitionState.PREPARING.id()),
-            30_000, "PREPARING");
+        clusters.createMirror("dr");
+        Mirrors.addOk(clusters.destination(), "dr", topic);
+        clusters.awaitState("dr", topic, 1, MirrorPartitionState.PREPARING, "PREPARING");
         // Followers that do not fetch keep it PREPARING: first while they are still in the ISR, then while the
         // ISR is below min.insync.replicas once they left it (replica.lag.time.max.ms is 3 s here).
         final long holdUntilMs = System.currentTimeMillis() + 6_000;
         while (System.currentTimeMillis() < holdUntilMs)
         {
             final List<DescribeClusterMirrorsResponseData.MirrorPartition> partitions =
-                Mirrors.partitions(destination, "dr", topic);
+                Mirrors.partitions(clusters.destination(), "dr", topic);
             assertEquals(MirrorPartitionState.PREPARING.id(), partitions.get(0).state());
-            assertEquals(0, AsyncMirroringTest.leader(destination, tp).log().logEndOffset(),
+            assertEquals(0, AsyncMirroringTest.leader(clusters.destination(), tp).log().logEndOffset(),
                 "nothing appended before MIRRORING");
             Thread.sleep(200);
         }
         for (int node = 1; node <= 3; node++)
         {
-            destination.broker(node).resumeReplication();
+            clusters.destination().broker(node).resumeReplication();
         }
-        Clients.awaitCondition(() -> Mirrors.allIn(destination, "dr", topic, 1, MirrorPartitionState.MIRRORING.id()),
-            30_000, "MIRRORING once the ISR is back");
-        Clients.awaitCondition(() -> AsyncMirroringTest.hw(destination, tp) == 50, 30_000, "caught up");
-        assertTrue(AsyncMirroringTest.leader(destination, tp).role().isr().size() >= 2);
+        clusters.awaitState("dr", topic, 1, MirrorPartitionState.MIRRORING, "MIRRORING once the ISR is back");
+        Clients.awaitCondition(() -> AsyncMirroringTest.hw(clusters.destination(), tp) == 50, 30_000, "caught up");
+        assertTrue(AsyncMirroringTest.leader(clusters.destination(), tp).role().isr().size() >= 2);
     }
 }

@@ -1,24 +1,20 @@
 package io.syncmirror.tests;
 
 import java.nio.charset.StandardCharsets;
-import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import io.syncmirror.broker.cluster.EmbeddedCluster;
 import io.syncmirror.broker.mirror.MirrorPartitionState;
 import io.syncmirror.broker.replica.Partition;
 import io.syncmirror.protocol.DescribeClusterMirrorsResponseData;
@@ -34,29 +30,13 @@ class MirrorResilienceTest
 {
     private static final int PARTITIONS = 3;
 
-    private static EmbeddedCluster source;
-    private static EmbeddedCluster destination;
+    @AutoClose
+    private static MirrorClusters clusters;
 
     @BeforeAll
     static void startClusters()
     {
-        source = EmbeddedCluster.start(1, Mirrors.FAST);
-        final Map<String, String> destinationConfig = new HashMap<>(Mirrors.FAST);
-        destinationConfig.put("default.replication.factor", "3");
-        destination = EmbeddedCluster.start(3, destinationConfig);
-    }
-
-    @AfterAll
-    static void stopClusters()
-    {
-        if (destination != null)
-        {
-            destination.close();
-        }
-        if (source != null)
-        {
-            source.close();
-        }
+        clusters = MirrorClusters.start(1, 3, Map.of("default.replication.factor", "3"));
     }
 
     @Test
@@ -65,11 +45,9 @@ class MirrorResilienceTest
     void shouldResumeAfterDestinationLeaderRestart() throws Exception
     {
         final String topic = "resilient";
-        createSourceTopic(topic);
-        Mirrors.create(destination, "m1", source);
-        Mirrors.addOk(destination, "m1", topic);
-        Clients.awaitCondition(() -> Mirrors.allIn(destination, "m1", topic, PARTITIONS,
-            MirrorPartitionState.MIRRORING.id()), 30_000, "partitions MIRRORING");
+        clusters.createSourceTopic(topic, PARTITIONS);
+        clusters.createMirror("m1");
+        clusters.addAndAwaitMirroring("m1", topic, PARTITIONS);
 
         try (Producing producing = new Producing(topic))
         {
@@ -79,7 +57,8 @@ class MirrorResilienceTest
             TopicPartition victimPartition = null;
             for (int p = 0; p < PARTITIONS && victim < 0; p++)
             {
-                final Partition leader = AsyncMirroringTest.leader(destination, new TopicPartition(topic, p));
+                final Partition leader =
+                    AsyncMirroringTest.leader(clusters.destination(), new TopicPartition(topic, p));
                 if (leader != null && leader.role().leaderId() != 1)
                 {
                     victim = leader.role().leaderId();
@@ -87,28 +66,28 @@ class MirrorResilienceTest
                 }
             }
             assertTrue(victim > 1, "some partition is led by broker 2 or 3");
-            destination.killBroker(victim);
+            clusters.destination().killBroker(victim);
             final TopicPartition moved = victimPartition;
             final int crashed = victim;
             Clients.awaitCondition(() ->
             {
-                final Partition leader = AsyncMirroringTest.leader(destination, moved);
+                final Partition leader = AsyncMirroringTest.leader(clusters.destination(), moved);
                 return leader != null && leader.role().leaderId() != crashed;
             }, 30_000, "a new destination leader for " + moved);
             final int before = producing.count();
             producing.awaitAtLeast(before + 200);
-            destination.startBroker(victim);
-            destination.awaitBrokersRegistered();
+            clusters.destination().startBroker(victim);
+            clusters.destination().awaitBrokersRegistered();
             producing.awaitAtLeast(producing.count() + 200);
         }
         for (int p = 0; p < PARTITIONS; p++)
         {
             final TopicPartition tp = new TopicPartition(topic, p);
-            Mirrors.awaitCaughtUp(source, destination, tp, 30_000);
-            assertEquals(Mirrors.records(source, tp), Mirrors.records(destination, tp), "records of " + tp);
+            clusters.awaitCaughtUp(tp, 30_000);
+            assertEquals(Mirrors.records(clusters.source(), tp), Mirrors.records(clusters.destination(), tp),
+                "records of " + tp);
         }
-        Clients.awaitCondition(() -> Mirrors.allIn(destination, "m1", topic, PARTITIONS,
-            MirrorPartitionState.MIRRORING.id()), 30_000, "partitions MIRRORING at the end");
+        clusters.awaitState("m1", topic, PARTITIONS, MirrorPartitionState.MIRRORING, "partitions MIRRORING at the end");
     }
 
     @Test
@@ -117,18 +96,16 @@ class MirrorResilienceTest
     void shouldRecoverWhenSourceReturns() throws Exception
     {
         final String topic = "outage";
-        createSourceTopic(topic);
-        Mirrors.create(destination, "m-outage", source);
-        Mirrors.addOk(destination, "m-outage", topic);
-        Clients.awaitCondition(() -> Mirrors.allIn(destination, "m-outage", topic, PARTITIONS,
-            MirrorPartitionState.MIRRORING.id()), 30_000, "partitions MIRRORING");
+        clusters.createSourceTopic(topic, PARTITIONS);
+        clusters.createMirror("m-outage");
+        clusters.addAndAwaitMirroring("m-outage", topic, PARTITIONS);
         produce(topic, 0, 100);
         for (int p = 0; p < PARTITIONS; p++)
         {
-            Mirrors.awaitCaughtUp(source, destination, new TopicPartition(topic, p), 30_000);
+            clusters.awaitCaughtUp(new TopicPartition(topic, p), 30_000);
         }
 
-        source.stopBroker(1);
+        clusters.source().stopBroker(1);
         final AtomicReference<String> seen = new AtomicReference<>();
         Clients.awaitCondition(() ->
         {
@@ -138,19 +115,20 @@ class MirrorResilienceTest
         }, 30_000, "describe shows the source outage");
         assertTrue(seen.get().contains("p0") || seen.get().contains("p1") || seen.get().contains("p2"), seen.get());
 
-        source.startBroker(1);
-        source.awaitBrokersRegistered();
+        clusters.source().startBroker(1);
+        clusters.source().awaitBrokersRegistered();
         produce(topic, 100, 100);
         for (int p = 0; p < PARTITIONS; p++)
         {
             final TopicPartition tp = new TopicPartition(topic, p);
-            Mirrors.awaitCaughtUp(source, destination, tp, 60_000);
-            assertEquals(Mirrors.records(source, tp), Mirrors.records(destination, tp), "records of " + tp);
+            clusters.awaitCaughtUp(tp, 60_000);
+            assertEquals(Mirrors.records(clusters.source(), tp), Mirrors.records(clusters.destination(), tp),
+                "records of " + tp);
         }
         assertEquals(200, countRecords(topic));
-        Clients.awaitCondition(() -> Mirrors.allIn(destination, "m-outage", topic, PARTITIONS,
+        Clients.awaitCondition(() -> Mirrors.allIn(clusters.destination(), "m-outage", topic, PARTITIONS,
             MirrorPartitionState.MIRRORING.id()) && failing(topic) == null, 30_000,
-            "MIRRORING with no error after the source returned: " + Mirrors.describeAll(destination, topic));
+            "MIRRORING with no error after the source returned: " + Mirrors.describeAll(clusters.destination(), topic));
         assertNull(failing(topic));
     }
 
@@ -161,7 +139,7 @@ class MirrorResilienceTest
         try
         {
             for (final DescribeClusterMirrorsResponseData.MirrorPartition p :
-                Mirrors.partitions(destination, "m-outage", topic))
+                Mirrors.partitions(clusters.destination(), "m-outage", topic))
             {
                 if (p.state() == MirrorPartitionState.FAILED.id() || p.lastErrorCode() != 0)
                 {
@@ -182,22 +160,14 @@ class MirrorResilienceTest
         int count = 0;
         for (int p = 0; p < PARTITIONS; p++)
         {
-            count += Mirrors.records(destination, new TopicPartition(topic, p)).size();
+            count += Mirrors.records(clusters.destination(), new TopicPartition(topic, p)).size();
         }
         return count;
     }
 
-    private static void createSourceTopic(final String topic) throws Exception
-    {
-        try (Admin admin = Clients.admin(source.bootstrapServers()))
-        {
-            Clients.createTopic(admin, topic, PARTITIONS, (short)1, Map.of());
-        }
-    }
-
     private static void produce(final String topic, final int from, final int count) throws Exception
     {
-        try (KafkaProducer<byte[], byte[]> producer = Clients.producer(source.bootstrapServers(), Map.of()))
+        try (KafkaProducer<byte[], byte[]> producer = Clients.producer(clusters.source().bootstrapServers(), Map.of()))
         {
             for (int i = from; i < from + count; i++)
             {
@@ -220,7 +190,8 @@ class MirrorResilienceTest
         {
             thread = new Thread(() ->
             {
-                try (KafkaProducer<byte[], byte[]> producer = Clients.producer(source.bootstrapServers(), Map.of()))
+                try (KafkaProducer<byte[], byte[]> producer = Clients.producer(clusters.source().bootstrapServers(),
+                    Map.of()))
                 {
                     while (running.get())
                     {

@@ -4,18 +4,15 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import io.syncmirror.broker.cluster.EmbeddedCluster;
-import io.syncmirror.broker.mirror.MirrorPartitionState;
 import io.syncmirror.broker.storage.PartitionLog;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -29,28 +26,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(120)
 class MirrorRetentionTest
 {
-    private static EmbeddedCluster source;
-    private static EmbeddedCluster destination;
+    @AutoClose
+    private static MirrorClusters clusters;
 
     @BeforeAll
     static void startClusters() throws Exception
     {
-        source = EmbeddedCluster.start(1, Mirrors.FAST);
-        destination = EmbeddedCluster.start(1, Mirrors.FAST);
-        Mirrors.create(destination, "m1", source);
-    }
-
-    @AfterAll
-    static void stopClusters()
-    {
-        if (destination != null)
-        {
-            destination.close();
-        }
-        if (source != null)
-        {
-            source.close();
-        }
+        clusters = MirrorClusters.start(1, 1, Map.of());
+        clusters.createMirror("m1");
     }
 
     @Test
@@ -60,19 +43,17 @@ class MirrorRetentionTest
         final String topic = "follows-start";
         final TopicPartition tp = new TopicPartition(topic, 0);
         createAndProduce(topic, 0, 100, true);
-        Mirrors.addOk(destination, "m1", topic);
-        Clients.awaitCondition(() -> Mirrors.allIn(destination, "m1", topic, 1,
-            MirrorPartitionState.MIRRORING.id()), 30_000, "partition MIRRORING");
-        Mirrors.awaitCaughtUp(source, destination, tp, 30_000);
+        clusters.addAndAwaitMirroring("m1", topic, 1);
+        clusters.awaitCaughtUp(tp, 30_000);
         assertEquals(0L, destinationLog(tp).logStartOffset());
 
         deleteRecordsBefore(tp, 40);
         produce(topic, 100, 10, false); // the next fetch response carries the moved log start
-        Mirrors.awaitCaughtUp(source, destination, tp, 30_000);
+        clusters.awaitCaughtUp(tp, 30_000);
         Clients.awaitCondition(() -> destinationLog(tp).logStartOffset() == 40, 30_000,
             "destination log start follows the source's 40");
-        assertEquals(Mirrors.records(source, tp), Mirrors.records(destination, tp));
-        assertEquals(40L, Mirrors.records(destination, tp).stream().map(r -> Long.parseLong(r.split(" ")[0]))
+        assertEquals(Mirrors.records(clusters.source(), tp), Mirrors.records(clusters.destination(), tp));
+        assertEquals(40L, Mirrors.records(clusters.destination(), tp).stream().map(r -> Long.parseLong(r.split(" ")[0]))
             .findFirst().orElseThrow());
     }
 
@@ -86,19 +67,17 @@ class MirrorRetentionTest
         createAndProduce(topic, 0, 100, true);
         deleteRecordsBefore(tp, 60);
         // The destination's log is empty: its first fetch, at offset 0, is below the source log start.
-        Mirrors.addOk(destination, "m1", topic);
-        Clients.awaitCondition(() -> Mirrors.allIn(destination, "m1", topic, 1,
-            MirrorPartitionState.MIRRORING.id()), 30_000, "partition MIRRORING");
-        Mirrors.awaitCaughtUp(source, destination, tp, 30_000);
+        clusters.addAndAwaitMirroring("m1", topic, 1);
+        clusters.awaitCaughtUp(tp, 30_000);
         assertEquals(60L, destinationLog(tp).logStartOffset());
         assertEquals(100L, destinationLog(tp).logEndOffset());
 
         produce(topic, 100, 20, false);
-        Mirrors.awaitCaughtUp(source, destination, tp, 30_000);
-        final List<String> sourceRecords = Mirrors.records(source, tp);
+        clusters.awaitCaughtUp(tp, 30_000);
+        final List<String> sourceRecords = Mirrors.records(clusters.source(), tp);
         assertEquals(60, sourceRecords.size());
         assertTrue(sourceRecords.get(0).startsWith("60 "), sourceRecords.get(0));
-        assertEquals(sourceRecords, Mirrors.records(destination, tp));
+        assertEquals(sourceRecords, Mirrors.records(clusters.destination(), tp));
     }
 
     @Test
@@ -109,21 +88,19 @@ class MirrorRetentionTest
         final String topic = "mid-batch";
         final TopicPartition tp = new TopicPartition(topic, 0);
         createAndProduce(topic, 0, 100, false);
-        assertTrue(Mirrors.records(source, tp).size() == 100, "produced");
+        assertTrue(Mirrors.records(clusters.source(), tp).size() == 100, "produced");
         deleteRecordsBefore(tp, 55);
-        Mirrors.addOk(destination, "m1", topic);
-        Clients.awaitCondition(() -> Mirrors.allIn(destination, "m1", topic, 1,
-            MirrorPartitionState.MIRRORING.id()), 30_000, "partition MIRRORING");
-        Mirrors.awaitCaughtUp(source, destination, tp, 30_000);
+        clusters.addAndAwaitMirroring("m1", topic, 1);
+        clusters.awaitCaughtUp(tp, 30_000);
         produce(topic, 100, 20, false);
-        Mirrors.awaitCaughtUp(source, destination, tp, 30_000);
-        assertEquals(Mirrors.records(source, tp), Mirrors.records(destination, tp));
+        clusters.awaitCaughtUp(tp, 30_000);
+        assertEquals(Mirrors.records(clusters.source(), tp), Mirrors.records(clusters.destination(), tp));
     }
 
     /** What a DeleteRecords request does at the source leader. */
     private static void deleteRecordsBefore(final TopicPartition tp, final long offset)
     {
-        final PartitionLog log = AsyncMirroringTest.leader(source, tp).log();
+        final PartitionLog log = AsyncMirroringTest.leader(clusters.source(), tp).log();
         assertTrue(log.maybeIncrementLogStartOffset(offset), "source log start moved to " + offset);
         log.deleteOldSegments();
         assertEquals(offset, log.logStartOffset());
@@ -131,16 +108,13 @@ class MirrorRetentionTest
 
     private static PartitionLog destinationLog(final TopicPartition tp)
     {
-        return AsyncMirroringTest.leader(destination, tp).log();
+        return AsyncMirroringTest.leader(clusters.destination(), tp).log();
     }
 
     private static void createAndProduce(final String topic, final int from, final int count,
         final boolean batchPerRecord) throws Exception
     {
-        try (Admin admin = Clients.admin(source.bootstrapServers()))
-        {
-            Clients.createTopic(admin, topic, 1, (short)1, Map.of());
-        }
+        clusters.createSourceTopic(topic, 1);
         produce(topic, from, count, batchPerRecord);
     }
 
@@ -148,7 +122,7 @@ class MirrorRetentionTest
     private static void produce(final String topic, final int from, final int count, final boolean batchPerRecord)
         throws Exception
     {
-        try (KafkaProducer<byte[], byte[]> producer = Clients.producer(source.bootstrapServers(),
+        try (KafkaProducer<byte[], byte[]> producer = Clients.producer(clusters.source().bootstrapServers(),
             Map.<String, Object>of("linger.ms", batchPerRecord ? "0" : "20")))
         {
             for (int i = from; i < from + count; i++)

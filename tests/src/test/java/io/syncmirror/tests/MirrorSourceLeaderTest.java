@@ -11,13 +11,12 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import io.syncmirror.broker.cluster.EmbeddedCluster;
 import io.syncmirror.broker.mirror.MirrorPartitionState;
 import io.syncmirror.broker.replica.Partition;
 
@@ -33,28 +32,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(120)
 class MirrorSourceLeaderTest
 {
-    private static EmbeddedCluster source;
-    private static EmbeddedCluster destination;
+    @AutoClose
+    private static MirrorClusters clusters;
 
     @BeforeAll
     static void startClusters() throws Exception
     {
-        source = EmbeddedCluster.start(3, Mirrors.FAST);
-        destination = EmbeddedCluster.start(1, Mirrors.FAST);
-        Mirrors.create(destination, "m1", source);
-    }
-
-    @AfterAll
-    static void stopClusters()
-    {
-        if (destination != null)
-        {
-            destination.close();
-        }
-        if (source != null)
-        {
-            source.close();
-        }
+        clusters = MirrorClusters.start(3, 1, Map.of());
+        clusters.createMirror("m1");
     }
 
     @Test
@@ -63,31 +48,29 @@ class MirrorSourceLeaderTest
     {
         final String topic = "moved-before";
         final TopicPartition tp = new TopicPartition(topic, 0);
-        try (Admin admin = Clients.admin(source.bootstrapServers()))
+        try (Admin admin = Clients.admin(clusters.source().bootstrapServers()))
         {
             Clients.createTopic(admin, topic, Map.of(0, List.of(2, 3, 1)), Map.of());
             produce(topic, 0, 50);
-            source.stopBroker(2);
+            clusters.source().stopBroker(2);
             Clients.awaitCondition(() -> Clients.leaderOf(admin, topic) == 3, 30_000, "leader moved to 3");
             produce(topic, 50, 50);
-            source.startBroker(2);
+            clusters.source().startBroker(2);
             Clients.awaitCondition(() -> Clients.sortedIsr(admin, topic).equals(List.of(1, 2, 3)), 30_000,
                 "broker 2 back in the ISR");
         }
-        final int sourceEpoch = AsyncMirroringTest.leader(source, tp).role().leaderEpoch();
+        final int sourceEpoch = AsyncMirroringTest.leader(clusters.source(), tp).role().leaderEpoch();
         assertTrue(sourceEpoch > 0, "source leader epoch " + sourceEpoch);
 
-        Mirrors.addOk(destination, "m1", topic);
-        Clients.awaitCondition(() -> Mirrors.allIn(destination, "m1", topic, 1,
-            MirrorPartitionState.MIRRORING.id()), 30_000, "partition MIRRORING");
-        Mirrors.awaitCaughtUp(source, destination, tp, 30_000);
+        clusters.addAndAwaitMirroring("m1", topic, 1);
+        clusters.awaitCaughtUp(tp, 30_000);
         produce(topic, 100, 20);
-        Mirrors.awaitCaughtUp(source, destination, tp, 30_000);
-        final List<String> sourceRecords = Mirrors.records(source, tp);
+        clusters.awaitCaughtUp(tp, 30_000);
+        final List<String> sourceRecords = Mirrors.records(clusters.source(), tp);
         assertEquals(120, sourceRecords.size());
-        assertEquals(sourceRecords, Mirrors.records(destination, tp));
+        assertEquals(sourceRecords, Mirrors.records(clusters.destination(), tp));
         // The destination's log carries the source's epochs: its latest is the source leader's.
-        assertEquals(sourceEpoch, AsyncMirroringTest.leader(destination, tp).log().latestEpoch().orElse(-1));
+        assertEquals(sourceEpoch, AsyncMirroringTest.leader(clusters.destination(), tp).log().latestEpoch().orElse(-1));
         assertNull(error(topic), "no mirror error left");
     }
 
@@ -98,19 +81,18 @@ class MirrorSourceLeaderTest
     {
         final String topic = "moved-during";
         final TopicPartition tp = new TopicPartition(topic, 0);
-        try (Admin admin = Clients.admin(source.bootstrapServers()))
+        try (Admin admin = Clients.admin(clusters.source().bootstrapServers()))
         {
             Clients.createTopic(admin, topic, Map.of(0, List.of(3, 2, 1)), Map.of());
-            Mirrors.addOk(destination, "m1", topic);
-            Clients.awaitCondition(() -> Mirrors.allIn(destination, "m1", topic, 1,
-                MirrorPartitionState.MIRRORING.id()), 30_000, "partition MIRRORING");
+            clusters.addAndAwaitMirroring("m1", topic, 1);
 
             final AtomicBoolean running = new AtomicBoolean(true);
             final AtomicInteger produced = new AtomicInteger();
             final AtomicReference<Exception> failure = new AtomicReference<>();
             final Thread producing = new Thread(() ->
             {
-                try (KafkaProducer<byte[], byte[]> producer = Clients.producer(source.bootstrapServers(), Map.of()))
+                try (KafkaProducer<byte[], byte[]> producer = Clients.producer(clusters.source().bootstrapServers(),
+                    Map.of()))
                 {
                     while (running.get())
                     {
@@ -127,25 +109,25 @@ class MirrorSourceLeaderTest
             producing.setDaemon(true);
             producing.start();
             Clients.awaitCondition(() -> produced.get() >= 200, 30_000, "produced before the leader stops");
-            source.stopBroker(3);
+            clusters.source().stopBroker(3);
             Clients.awaitCondition(() -> Clients.leaderOf(admin, topic) == 2, 30_000, "leader moved to 2");
             final int before = produced.get();
             Clients.awaitCondition(() -> produced.get() >= before + 200, 30_000, "produced after the move");
             running.set(false);
             producing.join(30_000);
             assertNull(failure.get(), "producer failed: " + failure.get());
-            source.startBroker(3);
+            clusters.source().startBroker(3);
             Clients.awaitCondition(() -> Clients.sortedIsr(admin, topic).equals(List.of(1, 2, 3)), 30_000,
                 "broker 3 back in the ISR");
         }
-        Mirrors.awaitCaughtUp(source, destination, tp, 30_000);
-        final Partition sourceLeader = AsyncMirroringTest.leader(source, tp);
+        clusters.awaitCaughtUp(tp, 30_000);
+        final Partition sourceLeader = AsyncMirroringTest.leader(clusters.source(), tp);
         assertNotEquals(3, sourceLeader.role().leaderId());
-        final List<String> sourceRecords = Mirrors.records(source, tp);
+        final List<String> sourceRecords = Mirrors.records(clusters.source(), tp);
         assertTrue(sourceRecords.size() >= 400, "records " + sourceRecords.size());
-        assertEquals(sourceRecords, Mirrors.records(destination, tp));
+        assertEquals(sourceRecords, Mirrors.records(clusters.destination(), tp));
         Clients.awaitCondition(() -> error(topic) == null, 10_000, "mirror error cleared: " + error(topic));
-        assertTrue(Mirrors.allIn(destination, "m1", topic, 1, MirrorPartitionState.MIRRORING.id()));
+        assertTrue(Mirrors.allIn(clusters.destination(), "m1", topic, 1, MirrorPartitionState.MIRRORING.id()));
     }
 
     /** The partition's last error as describe shows it, null when none. */
@@ -153,7 +135,7 @@ class MirrorSourceLeaderTest
     {
         try
         {
-            final var partition = Mirrors.partitions(destination, "m1", topic).get(0);
+            final var partition = Mirrors.partitions(clusters.destination(), "m1", topic).get(0);
             return partition.lastErrorCode() == 0 ? null : partition.lastErrorCode() + " " +
                 partition.lastErrorMessage();
         }
@@ -165,7 +147,7 @@ class MirrorSourceLeaderTest
 
     private static void produce(final String topic, final int from, final int count) throws Exception
     {
-        try (KafkaProducer<byte[], byte[]> producer = Clients.producer(source.bootstrapServers(), Map.of()))
+        try (KafkaProducer<byte[], byte[]> producer = Clients.producer(clusters.source().bootstrapServers(), Map.of()))
         {
             for (int i = from; i < from + count; i++)
             {

@@ -1,22 +1,19 @@
 package io.syncmirror.tests;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import io.syncmirror.broker.cluster.EmbeddedCluster;
 import io.syncmirror.broker.replica.Partition;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -30,29 +27,14 @@ class MirrorThrottleTest
     private static final int RECORDS = 200;
     private static final int VALUE_BYTES = 10_000;
 
-    private static EmbeddedCluster source;
-    private static EmbeddedCluster destination;
+    @AutoClose
+    private static MirrorClusters clusters;
 
     @BeforeAll
     static void startClusters()
     {
-        source = EmbeddedCluster.start(1, Mirrors.FAST);
-        final Map<String, String> destinationConfig = new HashMap<>(Mirrors.FAST);
-        destinationConfig.put("mirror.replication.throttled.rate", Long.toString(RATE_BYTES_PER_SEC));
-        destination = EmbeddedCluster.start(1, destinationConfig);
-    }
-
-    @AfterAll
-    static void stopClusters()
-    {
-        if (destination != null)
-        {
-            destination.close();
-        }
-        if (source != null)
-        {
-            source.close();
-        }
+        clusters = MirrorClusters.start(1, 1,
+            Map.of("mirror.replication.throttled.rate", Long.toString(RATE_BYTES_PER_SEC)));
     }
 
     @Test
@@ -62,12 +44,9 @@ class MirrorThrottleTest
     {
         final String topic = "throttled";
         final TopicPartition tp = new TopicPartition(topic, 0);
-        try (Admin admin = Clients.admin(source.bootstrapServers()))
-        {
-            Clients.createTopic(admin, topic, 1, (short)1, Map.of());
-        }
+        clusters.createSourceTopic(topic, 1);
         final Random random = new Random(42);
-        try (KafkaProducer<byte[], byte[]> producer = Clients.producer(source.bootstrapServers(),
+        try (KafkaProducer<byte[], byte[]> producer = Clients.producer(clusters.source().bootstrapServers(),
             Map.<String, Object>of("compression.type", "none")))
         {
             for (int i = 0; i < RECORDS; i++)
@@ -77,12 +56,12 @@ class MirrorThrottleTest
                 producer.send(new ProducerRecord<>(topic, 0, null, value)).get(); // a batch per record
             }
         }
-        final byte[] sourceBytes = AsyncMirroringTest.batchBytes(source, tp);
+        final byte[] sourceBytes = AsyncMirroringTest.batchBytes(clusters.source(), tp);
         final double bytesPerRecord = sourceBytes.length / (double)RECORDS;
         assertTrue(sourceBytes.length >= 2_000_000, "about 2 MB at the source: " + sourceBytes.length);
 
-        Mirrors.create(destination, "m1", source);
-        Mirrors.addOk(destination, "m1", topic);
+        clusters.createMirror("m1");
+        Mirrors.addOk(clusters.destination(), "m1", topic);
         // Samples of (time, destination LEO) until every record arrived.
         final List<long[]> samples = new ArrayList<>();
         final long deadlineMs = System.currentTimeMillis() + 60_000;
@@ -90,7 +69,7 @@ class MirrorThrottleTest
         while (leo < RECORDS)
         {
             assertTrue(System.currentTimeMillis() < deadlineMs, "everything mirrored in time; at " + leo);
-            final Partition leader = AsyncMirroringTest.leader(destination, tp);
+            final Partition leader = AsyncMirroringTest.leader(clusters.destination(), tp);
             leo = leader == null ? 0 : leader.log().logEndOffset();
             if (leo > 0)
             {
@@ -119,7 +98,7 @@ class MirrorThrottleTest
         assertTrue(totalSeconds >= (sourceBytes.length - 2 * RATE_BYTES_PER_SEC) / (1.5 * RATE_BYTES_PER_SEC),
             "2 MB took " + totalSeconds + " s");
 
-        Mirrors.awaitCaughtUp(source, destination, tp, 30_000);
-        assertArrayEquals(sourceBytes, AsyncMirroringTest.batchBytes(destination, tp));
+        clusters.awaitCaughtUp(tp, 30_000);
+        assertArrayEquals(sourceBytes, AsyncMirroringTest.batchBytes(clusters.destination(), tp));
     }
 }

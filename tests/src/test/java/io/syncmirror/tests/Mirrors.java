@@ -16,6 +16,7 @@ import org.apache.kafka.common.record.internal.RecordBatch;
 
 import io.syncmirror.broker.cluster.EmbeddedCluster;
 import io.syncmirror.broker.controller.MirrorMetadataManager;
+import io.syncmirror.broker.mirror.MirrorPartitionState;
 import io.syncmirror.protocol.AddTopicsToMirrorRequestData;
 import io.syncmirror.protocol.AddTopicsToMirrorResponseData;
 import io.syncmirror.protocol.CreateClusterMirrorRequestData;
@@ -151,6 +152,13 @@ final class Mirrors
         {
             return false;
         }
+    }
+
+    /** Waits until every partition of the mirror topic is in {@code state}; {@code what} names it on timeout. */
+    static void awaitState(final EmbeddedCluster destination, final String mirror, final String topic,
+        final int partitions, final MirrorPartitionState state, final String what) throws InterruptedException
+    {
+        Clients.awaitCondition(() -> allIn(destination, mirror, topic, partitions, state.id()), 30_000, what);
     }
 
     /**

@@ -38,6 +38,7 @@ import io.syncmirror.protocol.DeleteClusterMirrorRequestData;
 import io.syncmirror.protocol.DeleteClusterMirrorResponseData;
 import io.syncmirror.protocol.DescribeClusterMirrorsRequestData;
 import io.syncmirror.protocol.DescribeClusterMirrorsResponseData;
+import io.syncmirror.protocol.FakeMirrorBroker;
 import io.syncmirror.protocol.MirrorApiKeys;
 import io.syncmirror.protocol.RemoveTopicsFromMirrorRequestData;
 import io.syncmirror.protocol.RemoveTopicsFromMirrorResponseData;
