@@ -58,8 +58,9 @@ import io.syncmirror.fetch.FetcherConfig;
  * cluster's producer id floor above every producer id in the log (hazard 8); an ABORT marker is appended for each
  * open mirrored transaction; the MIRROR_PID_RESET point (the offset after those markers) is persisted — as state
  * in {@code __mirror_state}, not as a control record, since Kafka's log engine cannot load a control record type
- * it does not know (hazard 8); the HW is handed to the local ISR; the topic becomes writable. Each step is
- * idempotent, so a crash in the middle resumes the failover from {@code __mirror_state}.
+ * it does not know (hazard 8); the partition starts fencing producer ids of the mirrored era; the HW is handed to
+ * the local ISR; the topic becomes writable. Each step is idempotent, so a crash in the middle resumes the
+ * failover from {@code __mirror_state}.
  */
 public final class MirrorCoordinator implements AutoCloseable
 {
