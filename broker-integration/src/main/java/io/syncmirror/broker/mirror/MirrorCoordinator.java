@@ -598,12 +598,19 @@ public final class MirrorCoordinator implements AutoCloseable
             attempt, backoffMs, message);
     }
 
+    /** The mirror's source client, opened on first use: a broker leading none of a mirror's partitions opens none. */
     private SourceCluster source(final String mirrorName)
     {
-        final SourceCluster source = sources.get(mirrorName);
+        SourceCluster source = sources.get(mirrorName);
         if (source == null)
         {
-            throw new KafkaException("cluster mirror '" + mirrorName + "' is not defined on this cluster");
+            final MirrorDefinition definition = sourceDefinitions.get(mirrorName);
+            if (definition == null)
+            {
+                throw new KafkaException("cluster mirror '" + mirrorName + "' is not defined on this cluster");
+            }
+            source = sourceFactory.apply(definition);
+            sources.put(mirrorName, source);
         }
         return source;
     }
@@ -614,7 +621,7 @@ public final class MirrorCoordinator implements AutoCloseable
         return definition == null ? Map.of() : definition.sourceConfigs();
     }
 
-    /** Opens a source client per mirror defined, and closes those of mirrors deleted or redefined. */
+    /** Follows the mirrors defined, closing the source clients of mirrors deleted or redefined. */
     private void refreshSources(final MetadataImage current)
     {
         final Map<String, MirrorDefinition> defined = current.mirrors();
@@ -634,11 +641,7 @@ public final class MirrorCoordinator implements AutoCloseable
         }
         for (final MirrorDefinition definition : defined.values())
         {
-            if (!sources.containsKey(definition.name()))
-            {
-                sources.put(definition.name(), sourceFactory.apply(definition));
-                sourceDefinitions.put(definition.name(), definition);
-            }
+            sourceDefinitions.putIfAbsent(definition.name(), definition);
         }
     }
 
