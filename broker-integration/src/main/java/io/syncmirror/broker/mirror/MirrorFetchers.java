@@ -321,9 +321,10 @@ final class MirrorFetchers implements AutoCloseable
         {
             partitions.remove(tp, mirror);
             owners.remove(tp, key);
+            // The error first: whoever sees the lookup flag (volatile) also sees why.
+            mirror.error(error, "source leader moved (" + error.name() + ")");
             mirror.fetching = false;
             mirror.leaderLookupNeeded = true;
-            mirror.error(error, "source leader moved (" + error.name() + ")");
         }
 
         @Override
