@@ -103,6 +103,7 @@ public final class MirrorAdmin implements AutoCloseable
     private final ExecutorService executor;
     /** The calls not yet answered, failed by {@link #close()}. */
     private final Set<TopicsResult> pending = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
 
     /** The connection, made on the executor thread on first use and after a failure; only that thread uses it. */
     private MirrorWireClient client;
@@ -213,25 +214,24 @@ public final class MirrorAdmin implements AutoCloseable
             AddTopicsToMirrorResponseData.class);
     }
 
-    /** Stops the thread and closes the connection; calls not yet answered and later calls fail. Idempotent. */
+    /**
+     * Fails the calls not yet answered and later calls, stops the thread and closes the connection. Idempotent.
+     * It does not wait for a request in flight: a blocking read cannot be interrupted, so the thread closes the
+     * connection itself when that request ends.
+     */
     @Override
     public void close()
     {
+        closed = true;
         executor.shutdownNow();
         for (final TopicsResult result : pending)
         {
             fail(result, new IllegalStateException("MirrorAdmin for " + bootstrapServers + " was closed before "
                 + "the call was answered"));
         }
-        // The executor thread may be inside a send; closing the client under its lock waits for that send to end.
-        final MirrorWireClient current;
-        synchronized (this)
+        if (executor.isTerminated())
         {
-            current = client;
-        }
-        if (current != null)
-        {
-            current.close();
+            dropConnection();
         }
     }
 
@@ -389,6 +389,13 @@ public final class MirrorAdmin implements AutoCloseable
                     fail(result, new KafkaException("Cannot send " + request.getClass().getSimpleName()
                         .replace("RequestData", "") + " to " + bootstrapServers + ": " + e.getMessage(), e));
                     return;
+                }
+                finally
+                {
+                    if (closed)
+                    {
+                        dropConnection();
+                    }
                 }
                 handler.handle(response);
             });
