@@ -79,7 +79,7 @@ class ClusterMirrorsSyncCommandTest
         return source((short)20, (short)1);
     }
 
-    /** An ApiVersions answer with Fetch up to {@code fetchMax} and mirror.sync.version at {@code level} (-1: absent). */
+    /** An ApiVersions answer: Fetch up to {@code fetchMax}, mirror.sync.version at {@code level} (-1: absent). */
     static ApiVersionsResponseData source(final short fetchMax, final short level)
     {
         final ApiVersionsResponseData data = new ApiVersionsResponseData();

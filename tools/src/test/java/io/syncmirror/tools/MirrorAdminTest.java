@@ -133,7 +133,8 @@ class MirrorAdminTest
             final RegisterMirrorSyncTopicRequestData first = (RegisterMirrorSyncTopicRequestData)broker.requests()
                 .get(0);
             assertEquals("east", first.mirrorName());
-            assertTrue(first.topics().stream().allMatch(RegisterMirrorSyncTopicRequestData.TopicState::recoveryPromotion));
+            assertTrue(first.topics().stream()
+                .allMatch(RegisterMirrorSyncTopicRequestData.TopicState::recoveryPromotion));
             final RegisterMirrorSyncTopicRequestData second = (RegisterMirrorSyncTopicRequestData)broker.requests()
                 .get(1);
             assertFalse(second.topics().get(0).recoveryPromotion());
