@@ -7,17 +7,28 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Readable;
 import org.apache.kafka.common.protocol.Writable;
+import org.apache.kafka.common.protocol.types.RawTaggedField;
 
 /**
  * The UnregisterMirrorSyncTopic request (version 0, flexible), sent by the destination cluster (or an operator
  * releasing sync on the source) to unregister topics from sync mirroring. Not thread-safe.
  *
- * <p>The schema is the one the sync cluster mirroring text gives, field for field.
+ * <p>The schema is the one the sync cluster mirroring text gives, field for field, plus one top-level tagged
+ * field, {@code {"name": "Release", "type": "bool", "versions": "0+", "taggedVersions": "0+", "tag": 0,
+ * "default": "false"}}: true when an operator on the source releases the sync registration ({@code --release-sync},
+ * which leaves the sticky Released marker and needs ALTER on CLUSTER_MIRRORS), false for the destination's clean
+ * unregister (CLUSTER_ACTION, no marker). The text's schema has no field that tells the two apart. It is written
+ * only when true, so a clean unregister encodes byte for byte as the spec's version 0, and a peer that does not know
+ * the tag skips it. With Release set, an empty Topics array means every topic registered under the mirror name.
  */
 public final class UnregisterMirrorSyncTopicRequestData extends MirrorStruct implements ApiMessage
 {
+    /** The tag of the Release tagged field. */
+    public static final int RELEASE_TAG = 0;
+
     private String mirrorName = "";
     private List<TopicState> topics = new ArrayList<>(0);
+    private boolean release = false;
 
     @Override
     public short apiKey()
@@ -47,6 +58,41 @@ public final class UnregisterMirrorSyncTopicRequestData extends MirrorStruct imp
     {
         this.topics = value;
         return this;
+    }
+
+    /** The Release tagged field (tag 0): true for an operator's source-side release. Default false. */
+    public boolean release()
+    {
+        return release;
+    }
+
+    public UnregisterMirrorSyncTopicRequestData setRelease(final boolean value)
+    {
+        this.release = value;
+        return this;
+    }
+
+    @Override
+    protected boolean readKnownTaggedField(final int tag, final Readable data)
+    {
+        if (tag != RELEASE_TAG)
+        {
+            return false;
+        }
+        release = WireCodec.readBool(data, "UnregisterMirrorSyncTopicRequest.Release");
+        return true;
+    }
+
+    @Override
+    protected List<RawTaggedField> knownTaggedFields()
+    {
+        return release ? List.of(new RawTaggedField(RELEASE_TAG, new byte[] {1})) : List.of();
+    }
+
+    @Override
+    protected void resetKnownTaggedFields()
+    {
+        release = false;
     }
 
     @Override
@@ -79,7 +125,7 @@ public final class UnregisterMirrorSyncTopicRequestData extends MirrorStruct imp
     @Override
     protected String fieldsToString()
     {
-        return "mirrorName=" + mirrorName + ", topics=" + topics;
+        return "mirrorName=" + mirrorName + ", topics=" + topics + ", release=" + release;
     }
 
     /** One topic to unregister. */

@@ -30,6 +30,8 @@ import org.apache.kafka.common.protocol.Errors;
 import io.syncmirror.hwgate.MirrorError;
 import io.syncmirror.protocol.AddTopicsToMirrorRequestData;
 import io.syncmirror.protocol.AddTopicsToMirrorResponseData;
+import io.syncmirror.protocol.AlterMirrorTopicTypeRequestData;
+import io.syncmirror.protocol.AlterMirrorTopicTypeResponseData;
 import io.syncmirror.protocol.CreateClusterMirrorRequestData;
 import io.syncmirror.protocol.CreateClusterMirrorResponseData;
 import io.syncmirror.protocol.DeleteClusterMirrorRequestData;
@@ -42,10 +44,13 @@ import io.syncmirror.protocol.MirrorWireClient;
 import io.syncmirror.protocol.RemoveTopicsFromMirrorRequestData;
 import io.syncmirror.protocol.RemoveTopicsFromMirrorResponseData;
 import io.syncmirror.protocol.TopicResultsResponseData;
+import io.syncmirror.protocol.UnregisterMirrorSyncTopicRequestData;
+import io.syncmirror.protocol.UnregisterMirrorSyncTopicResponseData;
 
 /**
  * The {@code kafka-cluster-mirrors} command: creates, lists, describes and deletes cluster mirrors on a
- * destination cluster and adds topics to them or removes topics from them (failover). Stateless between runs;
+ * destination cluster, adds topics to them (asynchronous or synchronous), alters their mirror type, removes topics
+ * from them (failover), and, against a source cluster, releases sync registrations. Stateless between runs;
  * {@link #run} is safe to call from several threads at once, each call on its own streams.
  *
  * <p>It follows the Kafka command-line tools' conventions: {@code --bootstrap-server} names the cluster,
@@ -86,11 +91,14 @@ public final class ClusterMirrorsCommand
     enum Option
     {
         BOOTSTRAP_SERVER("bootstrap-server", "HOST:PORT", false,
-            "The destination cluster's broker(s) to connect to, comma-separated (required except with --help)."),
+            "The destination cluster's broker(s) to connect to, comma-separated (required except with --help); "
+                + "with --release-sync, the source cluster's."),
         CREATE("create", null, false,
             "Action: define a cluster mirror (needs --mirror and --source-bootstrap-server)."),
         ADD("add", null, false,
-            "Action: add topics to a mirror (needs --mirror and one of --topics or --topic-regex)."),
+            "Action: add topics to a mirror (needs --mirror and one of --topics or --topic-regex; --sync optional)."),
+        ALTER("alter", null, false,
+            "Action: set the mirror type of mirrored topics (needs --mirror, --topics and one of --sync, --async)."),
         REMOVE("remove", null, false,
             "Action: remove topics from a mirror, which fails them over to writable (needs --mirror, --topics)."),
         STOP("stop", null, false,
@@ -101,6 +109,9 @@ public final class ClusterMirrorsCommand
             "Action: list the mirrors, one line each: name and source bootstrap servers."),
         DELETE("delete", null, false,
             "Action: delete a mirror definition (needs --mirror)."),
+        RELEASE_SYNC("release-sync", null, false,
+            "Action, run against the SOURCE cluster: release the sync registration of a mirror's topics (--topics, "
+                + "or all); breaks zero-RPO for data not yet on the destination (needs --mirror)."),
         HELP("help", null, false,
             "Print this list of options and exit."),
         MIRROR("mirror", "NAME", false,
@@ -116,9 +127,14 @@ public final class ClusterMirrorsCommand
         EXCLUDE("exclude", "REGEX", true,
             "With --create: never mirror the source topics whose whole name matches; repeatable."),
         TOPICS("topics", "T1,T2", false,
-            "With --add or --remove: the topics, comma-separated."),
+            "With --add, --remove, --alter or --release-sync: the topics, comma-separated."),
         TOPIC_REGEX("topic-regex", "REGEX", false,
             "With --add: add every source topic whose whole name matches, now and as they appear."),
+        SYNC("sync", null, false,
+            "With --add or --alter: mirror synchronously (zero RPO); promotion waits until the lag is zero. The "
+                + "source is probed first and an incompatible source fails the command."),
+        ASYNC("async", null, false,
+            "With --alter: mirror asynchronously; demotes a SYNC topic at once."),
         COMMAND_TIMEOUT_MS("command-timeout-ms", "N", false,
             "How long to wait to connect and for each response, in milliseconds (default "
                 + DEFAULT_COMMAND_TIMEOUT_MS + ").");
@@ -159,7 +175,9 @@ public final class ClusterMirrorsCommand
     {
         CREATE(Option.CREATE, EnumSet.of(Option.MIRROR, Option.SOURCE_BOOTSTRAP_SERVER, Option.SOURCE_CONFIG,
             Option.SOURCE_CONFIG_FILE, Option.INCLUDE, Option.EXCLUDE)),
-        ADD(Option.ADD, EnumSet.of(Option.MIRROR, Option.TOPICS, Option.TOPIC_REGEX)),
+        ADD(Option.ADD, EnumSet.of(Option.MIRROR, Option.TOPICS, Option.TOPIC_REGEX, Option.SYNC)),
+        ALTER(Option.ALTER, EnumSet.of(Option.MIRROR, Option.TOPICS, Option.SYNC, Option.ASYNC)),
+        RELEASE_SYNC(Option.RELEASE_SYNC, EnumSet.of(Option.MIRROR, Option.TOPICS)),
         REMOVE(Option.REMOVE, EnumSet.of(Option.MIRROR, Option.TOPICS)),
         DESCRIBE(Option.DESCRIBE, EnumSet.of(Option.MIRROR)),
         LIST(Option.LIST, EnumSet.noneOf(Option.class)),
@@ -234,6 +252,14 @@ public final class ClusterMirrorsCommand
         }
         try (MirrorWireClient client = connect(bootstrap, timeoutMs))
         {
+            if (options.containsKey(Option.SYNC))
+            {
+                final int probeExit = probeSource(client, mirrorName(options), timeoutMs, err);
+                if (probeExit != EXIT_OK)
+                {
+                    return probeExit;
+                }
+            }
             final ApiMessage response = client.send(request);
             return report(action, options, request, response, out, err);
         }
@@ -305,8 +331,8 @@ public final class ClusterMirrorsCommand
     private static Action action(final Map<Option, List<String>> options) throws UsageException
     {
         final List<Option> given = new ArrayList<>();
-        for (final Option option : new Option[] {Option.CREATE, Option.ADD, Option.REMOVE, Option.STOP,
-            Option.DESCRIBE, Option.LIST, Option.DELETE})
+        for (final Option option : new Option[] {Option.CREATE, Option.ADD, Option.ALTER, Option.REMOVE, Option.STOP,
+            Option.DESCRIBE, Option.LIST, Option.DELETE, Option.RELEASE_SYNC})
         {
             if (options.containsKey(option))
             {
@@ -315,8 +341,8 @@ public final class ClusterMirrorsCommand
         }
         if (given.isEmpty())
         {
-            throw new UsageException("exactly one action is needed: --create, --add, --remove (--stop), "
-                + "--describe, --list or --delete");
+            throw new UsageException("exactly one action is needed: --create, --add, --alter, --remove (--stop), "
+                + "--describe, --list, --delete or --release-sync");
         }
         if (given.size() > 1)
         {
@@ -329,6 +355,10 @@ public final class ClusterMirrorsCommand
                 return Action.CREATE;
             case ADD:
                 return Action.ADD;
+            case ALTER:
+                return Action.ALTER;
+            case RELEASE_SYNC:
+                return Action.RELEASE_SYNC;
             case REMOVE:
             case STOP:
                 return Action.REMOVE;
@@ -427,6 +457,10 @@ public final class ClusterMirrorsCommand
                 return createRequest(options);
             case ADD:
                 return addRequest(options);
+            case ALTER:
+                return alterRequest(options);
+            case RELEASE_SYNC:
+                return releaseRequest(options);
             case REMOVE:
                 return removeRequest(options);
             case DESCRIBE:
@@ -549,6 +583,7 @@ public final class ClusterMirrorsCommand
             throw new UsageException(Option.ADD.flag + " needs exactly one of " + Option.TOPICS.flag + " and "
                 + Option.TOPIC_REGEX.flag);
         }
+        final MirrorType type = options.containsKey(Option.SYNC) ? MirrorType.SYNC : MirrorType.ASYNC;
         final AddTopicsToMirrorRequestData request = new AddTopicsToMirrorRequestData();
         if (byName)
         {
@@ -556,13 +591,48 @@ public final class ClusterMirrorsCommand
             for (final String topic : topics(options))
             {
                 states.add(new AddTopicsToMirrorRequestData.TopicState().setTopicName(topic).setMirrorName(mirror)
-                    .setMirrorType(MirrorType.ASYNC.id()));
+                    .setMirrorType(type.id()));
             }
             return request.setTopics(states);
         }
         final String regex = regex(Option.TOPIC_REGEX, options.get(Option.TOPIC_REGEX).get(0));
         return request.setTopicPatterns(List.of(new AddTopicsToMirrorRequestData.TopicPattern().setPattern(regex)
-            .setMirrorName(mirror).setMirrorType(MirrorType.ASYNC.id())));
+            .setMirrorName(mirror).setMirrorType(type.id())));
+    }
+
+    private static AlterMirrorTopicTypeRequestData alterRequest(final Map<Option, List<String>> options)
+        throws UsageException
+    {
+        final String mirror = required(options, Option.MIRROR);
+        if (options.containsKey(Option.SYNC) == options.containsKey(Option.ASYNC))
+        {
+            throw new UsageException(Option.ALTER.flag + " needs exactly one of " + Option.SYNC.flag + " and "
+                + Option.ASYNC.flag);
+        }
+        final MirrorType type = options.containsKey(Option.SYNC) ? MirrorType.SYNC : MirrorType.ASYNC;
+        final List<AlterMirrorTopicTypeRequestData.AlterMirrorTopic> topics = new ArrayList<>();
+        for (final String topic : topics(options))
+        {
+            topics.add(new AlterMirrorTopicTypeRequestData.AlterMirrorTopic().setTopicName(topic)
+                .setMirrorType(type.id()));
+        }
+        return new AlterMirrorTopicTypeRequestData().setMirrorName(mirror).setTopics(topics);
+    }
+
+    /** UnregisterMirrorSyncTopic with Release set; no --topics means every topic registered under the mirror. */
+    private static UnregisterMirrorSyncTopicRequestData releaseRequest(final Map<Option, List<String>> options)
+        throws UsageException
+    {
+        final String mirror = required(options, Option.MIRROR);
+        final List<UnregisterMirrorSyncTopicRequestData.TopicState> topics = new ArrayList<>();
+        if (options.containsKey(Option.TOPICS))
+        {
+            for (final String topic : topics(options))
+            {
+                topics.add(new UnregisterMirrorSyncTopicRequestData.TopicState().setTopicName(topic));
+            }
+        }
+        return new UnregisterMirrorSyncTopicRequestData().setMirrorName(mirror).setTopics(topics).setRelease(true);
     }
 
     private static RemoveTopicsFromMirrorRequestData removeRequest(final Map<Option, List<String>> options)
@@ -619,11 +689,19 @@ public final class ClusterMirrorsCommand
                         + "'", out, err);
             case ADD:
                 return reportAdd((AddTopicsToMirrorRequestData)request, (AddTopicsToMirrorResponseData)response,
+                    options.containsKey(Option.SYNC), out, err);
+            case ALTER:
+                final MirrorType type = options.containsKey(Option.SYNC) ? MirrorType.SYNC : MirrorType.ASYNC;
+                return reportTopics((AlterMirrorTopicTypeResponseData)response, "Set the mirror type of topic '%s' "
+                    + "in mirror '" + mirrorName(options) + "' to " + type + ".", Set.of(), type == MirrorType.SYNC,
                     out, err);
+            case RELEASE_SYNC:
+                return reportRelease((UnregisterMirrorSyncTopicRequestData)request,
+                    (UnregisterMirrorSyncTopicResponseData)response, out, err);
             case REMOVE:
                 return reportTopics((RemoveTopicsFromMirrorResponseData)response, "Removed topic '%s' from mirror '"
                     + mirrorName(options) + "'; it fails over to writable once its partitions are STOPPED.", Set.of(),
-                    out, err);
+                    false, out, err);
             case DESCRIBE:
                 return reportDescribe((DescribeClusterMirrorsRequestData)request,
                     (DescribeClusterMirrorsResponseData)response, out, err);
@@ -651,28 +729,31 @@ public final class ClusterMirrorsCommand
     }
 
     private static int reportAdd(final AddTopicsToMirrorRequestData request,
-        final AddTopicsToMirrorResponseData response, final PrintStream out, final PrintStream err)
+        final AddTopicsToMirrorResponseData response, final boolean sync, final PrintStream out,
+        final PrintStream err)
     {
         if (response.topics().isEmpty() && !request.topicPatterns().isEmpty())
         {
             final AddTopicsToMirrorRequestData.TopicPattern pattern = request.topicPatterns().get(0);
             out.println("Added topic pattern '" + pattern.pattern() + "' to mirror '" + pattern.mirrorName()
-                + "'; no matching topic was reported yet.");
+                + "'" + (sync ? " as SYNC" : "") + "; no matching topic was reported yet.");
             return EXIT_OK;
         }
         final String mirror = request.topics().isEmpty() ? request.topicPatterns().get(0).mirrorName()
             : request.topics().get(0).mirrorName();
         final Set<String> patterns = new LinkedHashSet<>();
         request.topicPatterns().forEach(p -> patterns.add(p.pattern()));
-        return reportTopics(response, "Added topic '%s' to mirror '" + mirror + "'.", patterns, out, err);
+        return reportTopics(response, "Added topic '%s' to mirror '" + mirror + "'" + (sync ? " as SYNC" : "") + ".",
+            patterns, sync, out, err);
     }
 
     /**
      * Prints each topic's result; a result named like one of {@code patterns} answers that pattern (a broker
-     * reports an error for a regex it could not act on under the regex itself).
+     * reports an error for a regex it could not act on under the regex itself). A success that carries a message
+     * is a warning: for a move to SYNC it is the broker saying the promotion is pending until the lag drains.
      */
     private static int reportTopics(final TopicResultsResponseData<?> response, final String successFormat,
-        final Set<String> patterns, final PrintStream out, final PrintStream err)
+        final Set<String> patterns, final boolean sync, final PrintStream out, final PrintStream err)
     {
         int exit = EXIT_OK;
         for (final TopicResultsResponseData.TopicResult topic : response.topics())
@@ -680,6 +761,13 @@ public final class ClusterMirrorsCommand
             if (topic.errorCode() == Errors.NONE.code())
             {
                 out.println(String.format(Locale.ROOT, successFormat, topic.topicName()));
+                final String note = topic.errorMessage();
+                if (note != null && !note.isBlank())
+                {
+                    err.println("WARNING: topic '" + topic.topicName() + "': " + (sync && !note.toLowerCase(
+                        Locale.ROOT).contains("pending") ? "promotion to SYNC is pending until the lag is zero: "
+                        : "") + note);
+                }
             }
             else
             {
@@ -689,6 +777,69 @@ public final class ClusterMirrorsCommand
             }
         }
         return exit;
+    }
+
+    private static int reportRelease(final UnregisterMirrorSyncTopicRequestData request,
+        final UnregisterMirrorSyncTopicResponseData response, final PrintStream out, final PrintStream err)
+    {
+        final String which = request.topics().isEmpty() ? "every topic"
+            : "topic(s) " + String.join(", ", request.topics().stream().map(t -> t.topicName()).toList());
+        if (response.errorCode() != Errors.NONE.code())
+        {
+            err.println("Error: failed to release the sync registration of " + which + " of mirror '"
+                + request.mirrorName() + "': " + describeError(response.errorCode(), response.errorMessage()));
+            return EXIT_FAILED;
+        }
+        out.println("Released the sync registration of " + which + " of mirror '" + request.mirrorName()
+            + "' on this source cluster; sync resumes once the destination re-promotes them.");
+        return EXIT_OK;
+    }
+
+    /**
+     * The source-compatibility probe before --add --sync or --alter --sync: finds the mirror's source on the
+     * destination and asks it for its versions and features.
+     *
+     * @return {@link #EXIT_OK} to go on (compatible, or unreachable after a warning), else the exit code, with
+     *         the reason printed; nothing that changes state has been sent then
+     */
+    private static int probeSource(final MirrorWireClient destination, final String mirror, final int timeoutMs,
+        final PrintStream err) throws IOException
+    {
+        final DescribeClusterMirrorsResponseData described = destination.send(
+            new DescribeClusterMirrorsRequestData().setMirrorNames(List.of(mirror)),
+            DescribeClusterMirrorsResponseData.class);
+        if (described.errorCode() != Errors.NONE.code())
+        {
+            err.println("Error: cannot look up cluster mirror '" + mirror + "' to probe its source: "
+                + describeError(described.errorCode(), described.errorMessage()) + "; nothing was changed.");
+            return EXIT_FAILED;
+        }
+        final DescribeClusterMirrorsResponseData.MirrorDescription description = described.mirrors().stream()
+            .filter(d -> mirror.equals(d.mirrorName())).findFirst().orElse(null);
+        if (description == null || description.errorCode() != Errors.NONE.code())
+        {
+            err.println("Error: cluster mirror '" + mirror + "' " + (description == null ? "was not found"
+                : describeError(description.errorCode(), description.errorMessage()))
+                + "; cannot probe its source, nothing was changed.");
+            return EXIT_FAILED;
+        }
+        final SourceCompatibilityProbe.Result result = SourceCompatibilityProbe.probe(
+            description.sourceBootstrapServers(), timeoutMs);
+        switch (result.outcome())
+        {
+            case COMPATIBLE:
+                return EXIT_OK;
+            case UNREACHABLE:
+                err.println("WARNING: could not probe the source cluster of mirror '" + mirror + "' ("
+                    + description.sourceBootstrapServers() + "): " + result.detail() + "; proceeding, the "
+                    + "destination rejects an incompatible source when it registers the topics.");
+                return EXIT_OK;
+            default:
+                err.println("Error: the source cluster of mirror '" + mirror + "' (" + description
+                    .sourceBootstrapServers() + ") cannot mirror synchronously: " + result.detail()
+                    + "; no mirror type was changed.");
+                return EXIT_FAILED;
+        }
     }
 
     private static int reportDescribe(final DescribeClusterMirrorsRequestData request,
@@ -872,7 +1023,8 @@ public final class ClusterMirrorsCommand
     {
         out.println("Manages the cluster mirrors of a destination cluster.");
         out.println("Usage: kafka-cluster-mirrors.sh --bootstrap-server HOST:PORT ACTION [OPTIONS]");
-        out.println("  where ACTION is one of --create, --add, --remove (--stop), --describe, --list, --delete.");
+        out.println("  where ACTION is one of --create, --add, --alter, --remove (--stop), --describe, --list,");
+        out.println("  --delete, --release-sync.");
         out.println("Exit status: 0 on success, 1 if the cluster refused a request or could not be reached,");
         out.println("2 for bad arguments.");
         out.println();
