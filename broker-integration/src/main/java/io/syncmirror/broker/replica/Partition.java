@@ -70,6 +70,8 @@ public final class Partition
     private final ConcurrentLinkedQueue<Runnable> hwWaiters = new ConcurrentLinkedQueue<>();
     private volatile Role role = NONE;
     private volatile Map<String, String> topicConfig;
+    /** Whether the topic is or was a mirror topic: the produce path reads this flag, not the config map. */
+    private volatile boolean mirrorTopic;
 
     // Follower progress as the leader sees it, by replica index; each index is written by the connection of
     // that follower (one event loop), read by the ISR check.
@@ -105,6 +107,7 @@ public final class Partition
         this.hotPath = hotPath;
         this.localBrokerId = localBrokerId;
         this.topicConfig = topicConfig;
+        this.mirrorTopic = MirrorTopicConfig.isMirrorTopic(topicConfig);
         final int replicas = hotPath.maxReplicas();
         this.followerLeo = new AtomicLongArray(replicas);
         this.lastCaughtUpTimeMs = new AtomicLongArray(replicas);
@@ -144,6 +147,7 @@ public final class Partition
 
     void topicConfig(final Map<String, String> config)
     {
+        this.mirrorTopic = MirrorTopicConfig.isMirrorTopic(config);
         this.topicConfig = config;
     }
 
@@ -364,6 +368,10 @@ public final class Partition
      */
     private void checkWritable()
     {
+        if (!mirrorTopic)
+        {
+            return; // every ordinary topic: no config lookup on the produce path
+        }
         final Map<String, String> config = topicConfig;
         final String active = MirrorTopicConfig.activeMirror(config);
         if (active != null)
