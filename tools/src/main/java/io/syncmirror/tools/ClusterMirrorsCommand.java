@@ -513,7 +513,7 @@ public final class ClusterMirrorsCommand
         }
         catch (final IOException | IllegalArgumentException e)
         {
-            // IllegalArgumentException: a malformed \\uXXXX escape in the file.
+            // IllegalArgumentException: a malformed unicode escape (backslash, u, four hex digits) in the file.
             throw new UsageException("cannot read " + Option.SOURCE_CONFIG_FILE.flag + " '" + file + "': "
                 + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
         }
