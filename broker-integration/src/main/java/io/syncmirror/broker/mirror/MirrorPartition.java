@@ -1,5 +1,7 @@
 package io.syncmirror.broker.mirror;
 
+import java.util.concurrent.atomic.LongAdder;
+
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.Errors;
@@ -39,6 +41,25 @@ final class MirrorPartition
     /** The source's {earliest, latest} offsets asked for after OffsetOutOfRange, once known. */
     volatile long[] outOfRangeOffsets;
     volatile boolean outOfRangeLookupRunning;
+
+    // Synchronous mirroring. The coordinator sets syncReporting; the fetcher's reporter writes the failure fields.
+    /**
+     * The fetcher reports this partition's replica state to the source (MirrorReplicaInfo) and keeps reporting
+     * until this turns false: set before the SYNC registration is committed, cleared once the source acknowledged
+     * the Unregister (or the partition stops), so the source HW never waits for reports that stopped (hazard 6).
+     */
+    volatile boolean syncReporting;
+    /**
+     * Since when (ms, fetcher clock) every report of this partition failed with INVALID_SYNC_REGISTRATION or
+     * MIRROR_REGISTRATION_PROPAGATING; -1 while its reports succeed.
+     */
+    volatile long syncFailingSinceMs = -1L;
+    /** The wire code of the last registration error a report got, 0 when the last report succeeded. */
+    volatile short syncFailureCode;
+    /** Reports answered INVALID_SYNC_REGISTRATION (the SyncPartitionFetchFailures{reason=INVALID} counter). */
+    final LongAdder syncFailuresInvalid = new LongAdder();
+    /** Reports answered MIRROR_REGISTRATION_PROPAGATING (SyncPartitionFetchFailures{reason=PROPAGATING}). */
+    final LongAdder syncFailuresPropagating = new LongAdder();
 
     MirrorPartition(final String mirrorName, final Partition partition, final MirrorStateRecord record)
     {

@@ -81,6 +81,11 @@ public final class BrokerConfig extends AbstractConfig
     public static final int MIRROR_STATE_TOPIC_PARTITIONS_DEFAULT = 16;
     public static final String MIRROR_STATE_TOPIC_REPLICATION_FACTOR_CONFIG = "mirror.state.topic.replication.factor";
     public static final short MIRROR_STATE_TOPIC_REPLICATION_FACTOR_DEFAULT = 3;
+    public static final String MIRROR_SYNC_VERSION_CONFIG = "mirror.sync.version";
+    public static final short MIRROR_SYNC_VERSION_DEFAULT = 1;
+    public static final String MIRROR_SYNC_TOPIC_DEMOTE_TIMEOUT_MS_CONFIG = "mirror.sync.topic.demote.timeout.ms";
+    public static final long MIRROR_SYNC_TOPIC_DEMOTE_TIMEOUT_MS_DEFAULT = 30_000L;
+    public static final String MIRROR_LINK_INJECTED_DELAY_MS_CONFIG = "mirror.link.injected.delay.ms";
     public static final String LOG_STORAGE_CONFIG = "syncmirror.log.storage";
     public static final String LOG_STORAGE_DURABLE = "durable";
     public static final String LOG_STORAGE_MEMORY = "memory";
@@ -185,6 +190,18 @@ public final class BrokerConfig extends AbstractConfig
         .define(MIRROR_STATE_TOPIC_REPLICATION_FACTOR_CONFIG, Type.SHORT, MIRROR_STATE_TOPIC_REPLICATION_FACTOR_DEFAULT,
             Importance.LOW, "Replication factor of the __mirror_state topic (capped by the brokers alive when "
                 + "it is created).")
+        .define(MIRROR_SYNC_VERSION_CONFIG, Type.SHORT, MIRROR_SYNC_VERSION_DEFAULT, Range.between(0, 1),
+            Importance.MEDIUM, "The finalized level of the mirror.sync.version feature this broker advertises and "
+                + "serves: 1 gates produces on registered sync mirrors and serves Fetch v20 and Produce v14; 0 "
+                + "disables synchronous mirroring (a destination's Register is answered MIRROR_SYNC_VERSION_MISMATCH).")
+        .define(MIRROR_SYNC_TOPIC_DEMOTE_TIMEOUT_MS_CONFIG, Type.LONG, MIRROR_SYNC_TOPIC_DEMOTE_TIMEOUT_MS_DEFAULT,
+            Range.atLeast(1), Importance.MEDIUM, "How long every partition of a sync-mirrored topic must keep "
+                + "failing with INVALID_SYNC_REGISTRATION or MIRROR_REGISTRATION_PROPAGATING before the destination "
+                + "demotes the topic to ASYNC.")
+        .define(MIRROR_LINK_INJECTED_DELAY_MS_CONFIG, Type.DOUBLE, 0.0, Range.atLeast(0), Importance.LOW,
+            "Emulated one-way delay, in milliseconds, added by this broker to each request it sends to a source "
+                + "cluster's brokers for mirroring and to each response it receives from them (benchmarks and "
+                + "tests of a distant source; 0 in production).")
         .define(LOG_STORAGE_CONFIG, Type.STRING, LOG_STORAGE_DURABLE,
             ConfigDef.ValidString.in(LOG_STORAGE_DURABLE, LOG_STORAGE_MEMORY), Importance.MEDIUM,
             "durable: Kafka's log engine under log.dirs; memory: heap logs, lost on stop (benchmarks).")
