@@ -6,6 +6,7 @@ import java.util.List;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.Readable;
 import org.apache.kafka.common.protocol.Writable;
+import org.apache.kafka.common.protocol.types.RawTaggedField;
 
 /**
  * The {@code MirrorReplicaInfo} field of a Fetch request at version 20 and above: the destination cluster's mirror
@@ -24,8 +25,16 @@ import org.apache.kafka.common.protocol.Writable;
  */
 public final class MirrorReplicaInfo extends MirrorStruct
 {
+    /** The tag of the FullReport tagged field. */
+    public static final int FULL_REPORT_TAG = 0;
+    /** Within a partition: the tag of the DestinationLeaderEpoch tagged field. */
+    public static final int DESTINATION_LEADER_EPOCH_TAG = 0;
+    /** Within a partition: the tag of the ValidatedSourceEpoch tagged field. */
+    public static final int VALIDATED_SOURCE_EPOCH_TAG = 1;
+
     private String mirrorName = "";
     private List<MirroredTopic> topics = new ArrayList<>(0);
+    private boolean fullReport;
 
     /** The destination cluster's mirror name, identifying which registered destination reports. */
     public String mirrorName()
@@ -51,10 +60,49 @@ public final class MirrorReplicaInfo extends MirrorStruct
         return this;
     }
 
+    /**
+     * The FullReport tagged field (tag 0, default false): true when the topics list every partition the destination
+     * reports to this source broker (its first report on a new connection), so that the source forgets what the
+     * mirror reported for any other partition (hazard 4).
+     */
+    public boolean fullReport()
+    {
+        return fullReport;
+    }
+
+    public MirrorReplicaInfo setFullReport(final boolean value)
+    {
+        this.fullReport = value;
+        return this;
+    }
+
     /** Whether every field is at its default: the encoding of "nothing to report". */
     public boolean isEmpty()
     {
-        return mirrorName.isEmpty() && topics.isEmpty() && unknownTaggedFields().isEmpty();
+        return mirrorName.isEmpty() && topics.isEmpty() && !fullReport && unknownTaggedFields().isEmpty();
+    }
+
+    @Override
+    protected boolean readKnownTaggedField(final int tag, final Readable data)
+    {
+        if (tag != FULL_REPORT_TAG)
+        {
+            return false;
+        }
+        fullReport = WireCodec.readBool(data, "MirrorReplicaInfo.FullReport");
+        return true;
+    }
+
+    @Override
+    protected List<RawTaggedField> knownTaggedFields()
+    {
+        return fullReport ? List.of(new RawTaggedField(FULL_REPORT_TAG, new byte[] {1})) : List.of();
+    }
+
+    @Override
+    protected void resetKnownTaggedFields()
+    {
+        fullReport = false;
     }
 
     @Override
@@ -87,7 +135,7 @@ public final class MirrorReplicaInfo extends MirrorStruct
     @Override
     protected String fieldsToString()
     {
-        return "mirrorName=" + mirrorName + ", topics=" + topics;
+        return "mirrorName=" + mirrorName + ", topics=" + topics + ", fullReport=" + fullReport;
     }
 
     /** One mirrored topic and its partitions' replica info. */
@@ -177,6 +225,8 @@ public final class MirrorReplicaInfo extends MirrorStruct
         private List<ReplicaLastOffset> replicaLastOffsets = new ArrayList<>(0);
         private List<Integer> isr = new ArrayList<>(0);
         private int minIsr;
+        private int destinationLeaderEpoch = -1;
+        private int validatedSourceEpoch = -1;
 
         /** The partition index. */
         public int partition()
@@ -226,6 +276,82 @@ public final class MirrorReplicaInfo extends MirrorStruct
             return this;
         }
 
+        /**
+         * The DestinationLeaderEpoch tagged field (tag 0, default -1): the reporting destination leader's epoch, so
+         * that the source ignores reports of a deposed leader (hazard 1).
+         */
+        public int destinationLeaderEpoch()
+        {
+            return destinationLeaderEpoch;
+        }
+
+        public MirroredTopicPartition setDestinationLeaderEpoch(final int value)
+        {
+            this.destinationLeaderEpoch = value;
+            return this;
+        }
+
+        /**
+         * The ValidatedSourceEpoch tagged field (tag 1, default -1): the source leader epoch against which the
+         * destination last validated its log (a fetch in that epoch answered without DivergingEpoch). A source
+         * leader credits the reported LEOs only when it is its own epoch (hazard 1).
+         */
+        public int validatedSourceEpoch()
+        {
+            return validatedSourceEpoch;
+        }
+
+        public MirroredTopicPartition setValidatedSourceEpoch(final int value)
+        {
+            this.validatedSourceEpoch = value;
+            return this;
+        }
+
+        @Override
+        protected boolean readKnownTaggedField(final int tag, final Readable data)
+        {
+            if (tag == DESTINATION_LEADER_EPOCH_TAG)
+            {
+                destinationLeaderEpoch = WireCodec.readInt32(data,
+                    "MirrorReplicaInfo.Topics.Partitions.DestinationLeaderEpoch");
+                return true;
+            }
+            if (tag == VALIDATED_SOURCE_EPOCH_TAG)
+            {
+                validatedSourceEpoch = WireCodec.readInt32(data,
+                    "MirrorReplicaInfo.Topics.Partitions.ValidatedSourceEpoch");
+                return true;
+            }
+            return false;
+        }
+
+        @Override
+        protected List<RawTaggedField> knownTaggedFields()
+        {
+            final List<RawTaggedField> fields = new ArrayList<>(2);
+            if (destinationLeaderEpoch != -1)
+            {
+                fields.add(new RawTaggedField(DESTINATION_LEADER_EPOCH_TAG, int32(destinationLeaderEpoch)));
+            }
+            if (validatedSourceEpoch != -1)
+            {
+                fields.add(new RawTaggedField(VALIDATED_SOURCE_EPOCH_TAG, int32(validatedSourceEpoch)));
+            }
+            return fields;
+        }
+
+        @Override
+        protected void resetKnownTaggedFields()
+        {
+            destinationLeaderEpoch = -1;
+            validatedSourceEpoch = -1;
+        }
+
+        private static byte[] int32(final int value)
+        {
+            return new byte[] {(byte)(value >>> 24), (byte)(value >>> 16), (byte)(value >>> 8), (byte)value};
+        }
+
         @Override
         protected void readFields(final Readable readable)
         {
@@ -264,7 +390,8 @@ public final class MirrorReplicaInfo extends MirrorStruct
         protected String fieldsToString()
         {
             return "partition=" + partition + ", replicaLastOffsets=" + replicaLastOffsets + ", isr=" + isr
-                + ", minIsr=" + minIsr;
+                + ", minIsr=" + minIsr + ", destinationLeaderEpoch=" + destinationLeaderEpoch
+                + ", validatedSourceEpoch=" + validatedSourceEpoch;
         }
     }
 

@@ -50,7 +50,8 @@ public final class HotPathAdapter
         this.maxReplicas = maxReplicas;
         this.slots = new PartitionSlotIndex(slotCapacity);
         this.table = new PartitionTable(slotCapacity,
-            new PartitionRowDescriptor(maxReplicas, 0, 0, WaiterRings.bytesFor(waitersPerPartition)));
+            new PartitionRowDescriptor(maxReplicas, MirrorLinks.MAX_LINKS, maxReplicas,
+                WaiterRings.bytesFor(waitersPerPartition)));
         this.gate = new HighWatermarkGate(table);
         this.purgatory = new DelayedProducePurgatory(gate, waitersPerPartition, maxShards);
     }
@@ -157,6 +158,85 @@ public final class HotPathAdapter
         final OwnerWakeup wakeup, final long nowMs)
     {
         return purgatory.newShard(maxRequests, maxWaits, handler, wakeup, nowMs);
+    }
+
+    // ------------------------------------------------------------------------------------------------------
+    // Sync mirror links (source side).
+    // ------------------------------------------------------------------------------------------------------
+
+    /**
+     * Publishes which mirror links gate {@code slot} (bit m: link m). A link that joins starts with no report (its
+     * cells cleared): the HW waits for its first report, as the sync text's initial-fetch window describes. A link
+     * that leaves stops gating at once, and the waits its absence completes are completed (hazard 6).
+     */
+    public void registeredMirrors(final int slot, final int linkMask)
+    {
+        final int before = table.registeredMirrors(slot);
+        if (before == linkMask)
+        {
+            return;
+        }
+        for (int joining = linkMask & ~before; joining != 0; joining &= joining - 1)
+        {
+            table.clearMirror(slot, Integer.numberOfTrailingZeros(joining));
+        }
+        table.registeredMirrors(slot, linkMask);
+        purgatory.onMembershipChanged(slot);
+    }
+
+    /** The mirror links that gate {@code slot} now. */
+    public int registeredMirrors(final int slot)
+    {
+        return table.registeredMirrors(slot);
+    }
+
+    /**
+     * Applies one destination report for {@code slot} over link {@code link}: the LEO of each reported replica
+     * (cell index → LEO, {@code count} cells), then the reported ISR and MinISR. A reported ISR that adds a
+     * replica below the HW (a destination breaking hazard 2's rule) is published without that replica, so the
+     * gate never counts a member that lacks acknowledged records.
+     *
+     * @return the HW this call published, or {@link #NO_ADVANCE}; as for {@link #onLeo}, the caller then moves
+     * the log's HW and calls {@link #completeWaiters}.
+     */
+    public long onMirrorReport(final int slot, final int link, final long[] leos, final int count,
+        final int isrMask, final int minIsr)
+    {
+        for (int cell = 0; cell < count; cell++)
+        {
+            table.mirrorLeo(slot, link, cell, leos[cell]);
+        }
+        if (table.mirrorIsrWord(slot, link) != PartitionRowDescriptor.isrWord(isrMask, minIsr))
+        {
+            if (!table.mirrorIsrIfCaughtUp(slot, link, isrMask, minIsr))
+            {
+                final long hw = table.highWatermark(slot);
+                int caughtUp = 0;
+                for (int members = isrMask; members != 0; members &= members - 1)
+                {
+                    final int cell = Integer.numberOfTrailingZeros(members);
+                    if (cell < count && leos[cell] >= hw)
+                    {
+                        caughtUp |= 1 << cell;
+                    }
+                }
+                table.mirrorIsr(slot, link, caughtUp, minIsr);
+            }
+            purgatory.onMembershipChanged(slot);
+        }
+        return gate.maybeAdvance(slot);
+    }
+
+    /** Forgets link {@code link}'s reports for {@code slot}: until its next full report the HW waits for it. */
+    public void clearMirror(final int slot, final int link)
+    {
+        table.clearMirror(slot, link);
+    }
+
+    /** The lowest LEO over link {@code link}'s reported ISR for {@code slot} (0 before any report). */
+    public long mirrorIsrMinLeo(final int slot, final int link)
+    {
+        return gate.mirrorIsrMinLeo(slot, link);
     }
 
     /** Off-heap bytes held by the partition table. */

@@ -182,6 +182,11 @@ public final class BrokerMetadataApplier implements MetadataView
 
     private void notifyListener(final Delta delta, final MetadataImage after)
     {
+        // Registrations first: a partition that becomes leader in the same batch then starts gating with them.
+        for (final Uuid topicId : delta.syncRegistrationChanged)
+        {
+            listener.onSyncRegistrationChanged(topicId);
+        }
         for (final TopicPartition removed : delta.removedHosted)
         {
             listener.onPartitionRemoved(removed);
@@ -244,6 +249,7 @@ public final class BrokerMetadataApplier implements MetadataView
         final List<TopicPartition> removedHosted = new ArrayList<>();
         final Set<String> configChanged = new LinkedHashSet<>();
         final Set<Uuid> createdTopics = new java.util.HashSet<>();
+        final Set<Uuid> syncRegistrationChanged = new LinkedHashSet<>();
 
         Delta(final MetadataImage base)
         {
@@ -430,6 +436,7 @@ public final class BrokerMetadataApplier implements MetadataView
                 {
                     syncStatesForWrite().put(r.topicId(), new MetadataImage.TopicSyncState(
                         Collections.unmodifiableSet(mirrorsNow), old.mirrorType()));
+                    syncRegistrationChanged.add(r.topicId());
                 }
             }
             else if (record instanceof MetadataRecord.MirrorTopicTypeChange r)

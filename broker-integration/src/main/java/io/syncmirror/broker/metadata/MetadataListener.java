@@ -3,6 +3,7 @@ package io.syncmirror.broker.metadata;
 import java.util.Map;
 
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
 
 /**
  * Receives the changes a newly applied metadata batch makes to partitions this broker hosts, in metadata log
@@ -21,4 +22,12 @@ public interface MetadataListener
 
     /** A topic's config overrides changed. */
     void onTopicConfigChanged(String topic, Map<String, String> topicConfig);
+
+    /**
+     * A topic's set of registered sync mirrors changed (a MirrorSyncRegistrationChange record); the image already
+     * holds the new set. Called for every such topic, hosted here or not.
+     */
+    default void onSyncRegistrationChanged(final Uuid topicId)
+    {
+    }
 }

@@ -17,6 +17,7 @@ import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 
 import io.syncmirror.broker.adapter.HotPathAdapter;
+import io.syncmirror.broker.adapter.MirrorLinks;
 import io.syncmirror.broker.metadata.MirrorTopicConfig;
 import io.syncmirror.broker.metadata.PartitionState;
 import io.syncmirror.broker.storage.PartitionLog;
@@ -92,6 +93,26 @@ public final class Partition
     /** Where a failover ended the mirrored producers' era (MIRROR_PID_RESET), -1 for a topic never failed over. */
     private volatile long mirrorPidResetOffset = -1L;
 
+    // Sync mirroring, source side. The link mask comes from metadata; the report state is guarded by appendLock,
+    // which orders each report with the leadership changes that re-initialize the partition's row.
+    /** The mirror links registered for this topic (bit m: link m), from the metadata image. */
+    private volatile int syncLinkMask;
+    /** Per link, the destination replica id of each reported LEO cell, in order of first report. */
+    private final int[][] mirrorReplicaIds = new int[MirrorLinks.MAX_LINKS][];
+    /** Per link, the highest destination leader epoch that reported: reports from a deposed leader are ignored. */
+    private final int[] mirrorDestinationEpoch = new int[MirrorLinks.MAX_LINKS];
+    /** Scratch LEOs of one report, by cell (under appendLock). */
+    private final long[] reportLeos;
+
+    // Sync mirroring, destination side.
+    /**
+     * The lowest LEO over the ISR this leader last reported to the source (-1 when it reports nothing): a follower
+     * joins the ISR only once it reached it (hazard 2), so a new leader never lacks an acknowledged record.
+     */
+    private volatile long syncIsrJoinFloor = -1L;
+    /** Run when a replica's LEO or the ISR changes while this partition reports to a source (the reporter). */
+    private volatile Runnable syncReportSignal;
+
     /**
      * @param afterCompletions run after this partition completed waits on the calling thread: it delivers the
      *                         produces that thread owns itself (see ReplicaManager#drainCurrentOwner).
@@ -113,6 +134,8 @@ public final class Partition
         this.lastCaughtUpTimeMs = new AtomicLongArray(replicas);
         this.lastFetchLeaderLeo = new AtomicLongArray(replicas);
         this.lastFetchTimeMs = new AtomicLongArray(replicas);
+        this.reportLeos = new long[replicas];
+        java.util.Arrays.fill(mirrorDestinationEpoch, -1);
     }
 
     public TopicPartition topicPartition()
@@ -182,6 +205,11 @@ public final class Partition
                     hotPath.changeIsr(previous.slot, mask & hotPath.isrMask(previous.slot), minIsr);
                 }
                 maybeAdvanceHighWatermark(previous.slot, hotPath.highWatermark(previous.slot));
+                final Runnable reportSignal = syncReportSignal;
+                if (reportSignal != null)
+                {
+                    reportSignal.run();
+                }
                 return true;
             }
             final long leo = log.logEndOffset();
@@ -211,6 +239,10 @@ public final class Partition
                 lastFetchLeaderLeo.set(i, -1L);
                 lastFetchTimeMs.set(i, nowMs);
             }
+            // Registered mirrors gate from the row's first HW on: a new source leader must not acknowledge what
+            // the destinations have not reported to it.
+            resetMirrorReports();
+            hotPath.registeredMirrors(slot, syncLinkMask);
             role = new Role(true, localBrokerId, state.leaderEpoch(), state.partitionEpoch(), state.replicas(),
                 state.isr(), slot, minIsr);
             isrChangeInFlight = false;
@@ -497,6 +529,11 @@ public final class Partition
                 log.appendAsFollower(records, maxEpoch);
             }
             leo = log.logEndOffset();
+            final Runnable reportSignal = syncReportSignal;
+            if (reportSignal != null && records.sizeInBytes() > 0)
+            {
+                reportSignal.run();
+            }
             if (sourceHighWatermark > highWatermarkCap)
             {
                 highWatermarkCap = sourceHighWatermark;
@@ -567,6 +604,8 @@ public final class Partition
                 lastFetchTimeMs.set(i, nowMs);
             }
             highWatermarkCap = Math.min(highWatermarkCap, log.highWatermark());
+            resetMirrorReports();
+            hotPath.registeredMirrors(slot, syncLinkMask);
             role = new Role(true, localBrokerId, current.leaderEpoch(), current.partitionEpoch(), current.replicas(),
                 current.isr(), slot, current.minIsr());
             maybeAdvanceHighWatermark(slot, hotPath.onLeo(slot, current.replicaIndex(localBrokerId),
@@ -626,6 +665,207 @@ public final class Partition
     }
 
     // ------------------------------------------------------------------------------------------------------
+    // Sync mirroring, source side: registrations from metadata, reports from each destination.
+    // ------------------------------------------------------------------------------------------------------
+
+    /**
+     * The mirror links registered for this topic changed (metadata thread). A leader publishes them at once: a
+     * joining link gates from its first report on, a leaving one stops gating and the waits it held complete.
+     */
+    void syncLinks(final int linkMask)
+    {
+        appendLock.lock();
+        try
+        {
+            syncLinkMask = linkMask;
+            final Role current = role;
+            if (current.leader)
+            {
+                hotPath.registeredMirrors(current.slot, linkMask);
+                maybeAdvanceHighWatermark(current.slot, hotPath.highWatermark(current.slot));
+            }
+        }
+        finally
+        {
+            appendLock.unlock();
+        }
+        wake(hwWaiters);
+    }
+
+    /** Whether mirror link {@code link} is registered for this topic: its fetches read to the LEO (hazard 4). */
+    public boolean syncLinkRegistered(final int link)
+    {
+        return link >= 0 && (syncLinkMask & (1 << link)) != 0;
+    }
+
+    /** The outcome of {@link #onMirrorReport}. */
+    public enum ReportResult
+    {
+        /** Applied, or ignored as stale (a deposed destination leader, or a log not yet validated here). */
+        APPLIED,
+        /** This broker does not lead the partition. */
+        NOT_LEADER,
+        /** The mirror is not registered for this topic on this broker. */
+        NOT_REGISTERED
+    }
+
+    /**
+     * One destination's report for this partition over link {@code link}: its replicas' LEOs, its ISR and MinISR.
+     * Credited only when the destination validated its log against this leader's epoch
+     * ({@code validatedSourceEpoch}, hazard 1: a tail read from a previous leader counts for nothing here), and
+     * only from the newest destination leader ({@code destinationLeaderEpoch}; a new one clears what the previous
+     * reported).
+     */
+    public ReportResult onMirrorReport(final int link, final int destinationLeaderEpoch,
+        final int validatedSourceEpoch, final int[] replicaIds, final long[] leos, final int replicaCount,
+        final int[] isrIds, final int isrCount, final int minIsr)
+    {
+        long hw = HotPathAdapter.NO_ADVANCE;
+        Role current;
+        appendLock.lock();
+        try
+        {
+            current = role;
+            if (!current.leader)
+            {
+                return ReportResult.NOT_LEADER;
+            }
+            if ((syncLinkMask & (1 << link)) == 0)
+            {
+                return ReportResult.NOT_REGISTERED;
+            }
+            if (validatedSourceEpoch != current.leaderEpoch() ||
+                destinationLeaderEpoch < mirrorDestinationEpoch[link])
+            {
+                return ReportResult.APPLIED;
+            }
+            int[] ids = mirrorReplicaIds[link];
+            if (destinationLeaderEpoch > mirrorDestinationEpoch[link] || ids == null)
+            {
+                mirrorDestinationEpoch[link] = destinationLeaderEpoch;
+                ids = new int[reportLeos.length];
+                java.util.Arrays.fill(ids, -1);
+                mirrorReplicaIds[link] = ids;
+                hotPath.clearMirror(current.slot, link);
+            }
+            int cells = 0;
+            while (cells < ids.length && ids[cells] >= 0)
+            {
+                reportLeos[cells] = 0L;
+                cells++;
+            }
+            for (int r = 0; r < replicaCount; r++)
+            {
+                int cell = indexOf(ids, cells, replicaIds[r]);
+                if (cell < 0 && cells < ids.length)
+                {
+                    cell = cells++;
+                    ids[cell] = replicaIds[r];
+                }
+                if (cell >= 0)
+                {
+                    reportLeos[cell] = Math.max(0L, leos[r]);
+                }
+            }
+            int isrMask = 0;
+            for (int i = 0; i < isrCount; i++)
+            {
+                final int cell = indexOf(ids, cells, isrIds[i]);
+                if (cell >= 0)
+                {
+                    isrMask |= 1 << cell;
+                }
+            }
+            hw = hotPath.onMirrorReport(current.slot, link, reportLeos, cells, isrMask, Math.max(1, minIsr));
+            maybeAdvanceHighWatermark(current.slot, hw == HotPathAdapter.NO_ADVANCE ?
+                hotPath.highWatermark(current.slot) : hw);
+        }
+        finally
+        {
+            appendLock.unlock();
+        }
+        if (hw != HotPathAdapter.NO_ADVANCE)
+        {
+            wake(hwWaiters);
+        }
+        return ReportResult.APPLIED;
+    }
+
+    /** Forgets what link {@code link} reported (its destination reconnected and did not report this partition). */
+    public void clearMirrorReports(final int link)
+    {
+        appendLock.lock();
+        try
+        {
+            final Role current = role;
+            if (current.leader && (syncLinkMask & (1 << link)) != 0)
+            {
+                hotPath.clearMirror(current.slot, link);
+                mirrorReplicaIds[link] = null;
+            }
+        }
+        finally
+        {
+            appendLock.unlock();
+        }
+    }
+
+    /** The lowest LEO over link {@code link}'s reported ISR (0 before any report, -1 when not leading). */
+    public long mirrorIsrMinLeo(final int link)
+    {
+        final Role current = role;
+        return current.leader ? hotPath.mirrorIsrMinLeo(current.slot, link) : -1L;
+    }
+
+    private void resetMirrorReports()
+    {
+        java.util.Arrays.fill(mirrorReplicaIds, null);
+        java.util.Arrays.fill(mirrorDestinationEpoch, -1);
+    }
+
+    private static int indexOf(final int[] ids, final int count, final int id)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            if (ids[i] == id)
+            {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    // ------------------------------------------------------------------------------------------------------
+    // Sync mirroring, destination side: what this leader reports to its source.
+    // ------------------------------------------------------------------------------------------------------
+
+    /** Installs (or, with null, removes) what runs when a replica's LEO or the ISR changes; see the reporter. */
+    public void syncReportSignal(final Runnable signal)
+    {
+        this.syncReportSignal = signal;
+    }
+
+    /**
+     * The lowest LEO over the ISR last reported to the source, or -1 to drop the rule: followers join the ISR
+     * only once at or above it (hazard 2).
+     */
+    public void syncIsrJoinFloor(final long offset)
+    {
+        this.syncIsrJoinFloor = offset;
+    }
+
+    /** The LEO the gate holds for replica position {@code index} (the leader's own included), -1 if not leading. */
+    public long replicaLeo(final int index)
+    {
+        final Role current = role;
+        if (!current.leader)
+        {
+            return -1L;
+        }
+        return index == current.replicaIndex(localBrokerId) ? log.logEndOffset() : followerLeo.get(index);
+    }
+
+    // ------------------------------------------------------------------------------------------------------
     // Follower progress (leader side), from the follower's fetch.
     // ------------------------------------------------------------------------------------------------------
 
@@ -662,6 +902,11 @@ public final class Partition
         }
         final long hw = hotPath.onLeo(current.slot, index, leo);
         maybeAdvanceHighWatermark(current.slot, hw);
+        final Runnable reportSignal = syncReportSignal;
+        if (reportSignal != null)
+        {
+            reportSignal.run();
+        }
         final int gateMask = hotPath.isrMask(current.slot);
         if ((gateMask & (1 << index)) == 0 && current.isr.contains(followerId))
         {
@@ -721,7 +966,7 @@ public final class Partition
             {
                 changed = true;
             }
-            else if (followerLeo.get(index) >= hw && followerLeo.get(index) >= 0 &&
+            else if (followerLeo.get(index) >= Math.max(hw, syncIsrJoinFloor) && followerLeo.get(index) >= 0 &&
                 nowMs - lastCaughtUpTimeMs.get(index) <= lagTimeMaxMs && eligible.test(id))
             {
                 next.add(id);

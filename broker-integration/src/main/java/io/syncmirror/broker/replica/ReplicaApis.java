@@ -1,13 +1,16 @@
 package io.syncmirror.broker.replica;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
@@ -33,6 +36,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.syncmirror.broker.network.RequestContext;
+import io.syncmirror.protocol.MirrorReplicaInfo;
 import io.syncmirror.broker.storage.PartitionLog;
 import io.syncmirror.fetch.FetchContext;
 import io.syncmirror.fetch.FetchResponseAssembler;
@@ -40,6 +44,7 @@ import io.syncmirror.fetch.FetchSession;
 import io.syncmirror.fetch.FetchSessionCache;
 import io.syncmirror.fetch.TopicNameResolver;
 import io.syncmirror.hwgate.AckOutcome;
+import io.syncmirror.hwgate.MirrorError;
 import io.syncmirror.hwgate.RequestShard;
 
 /**
@@ -54,6 +59,7 @@ public final class ReplicaApis
     private final ReplicaManager replicas;
     private final FetchSessionCache sessions;
     private final TopicNameResolver topicNames;
+    private final java.util.function.BooleanSupplier metadataBehind;
 
     /**
      * @param sessions   the broker's KIP-227 fetch sessions.
@@ -62,9 +68,20 @@ public final class ReplicaApis
     public ReplicaApis(final ReplicaManager replicas, final FetchSessionCache sessions,
         final TopicNameResolver topicNames)
     {
+        this(replicas, sessions, topicNames, () -> false);
+    }
+
+    /**
+     * @param metadataBehind whether this broker's applied metadata offset is below the latest offset it knows the
+     *                       controller committed (a sync registration may not have reached it yet).
+     */
+    public ReplicaApis(final ReplicaManager replicas, final FetchSessionCache sessions,
+        final TopicNameResolver topicNames, final java.util.function.BooleanSupplier metadataBehind)
+    {
         this.replicas = replicas;
         this.sessions = sessions;
         this.topicNames = topicNames;
+        this.metadataBehind = metadataBehind;
     }
 
     public static short minVersion(final ApiKeys key)
@@ -171,7 +188,7 @@ public final class ReplicaApis
             return future;
         }
         final ProduceOwner owner = replicas.ownerForCurrentThread();
-        final Runnable produce = () -> produceAcksAll(owner, parts, data, request.timeout(), future);
+        final Runnable produce = () -> produceAcksAll(owner, parts, data, request.timeout(), version, future);
         if (owner.executor().inEventLoop())
         {
             produce.run();
@@ -188,7 +205,8 @@ public final class ReplicaApis
     }
 
     private void produceAcksAll(final ProduceOwner owner, final List<ProducePartition> parts,
-        final ProduceResponseData data, final int timeoutMs, final CompletableFuture<AbstractResponse> future)
+        final ProduceResponseData data, final int timeoutMs, final short version,
+        final CompletableFuture<AbstractResponse> future)
     {
         final int request = owner.begin(parts.size(), timeoutMs, (shard, req) ->
         {
@@ -199,8 +217,7 @@ public final class ReplicaApis
                 final short code = AckOutcome.errorCode(outcome);
                 if (code != Errors.NONE.code() && part.response.errorCode() == Errors.NONE.code())
                 {
-                    final Errors error = Errors.forCode(code);
-                    part.response.setErrorCode(code).setErrorMessage(error.message());
+                    answerAckError(part.response, outcome, version);
                 }
                 cell = shard.nextCell(cell);
             }
@@ -261,6 +278,21 @@ public final class ReplicaApis
         }
     }
 
+    /**
+     * Fills a partition's answer from its ack outcome. The sync errors name their mirror (the slowest one for a
+     * timeout) and, for a producer that negotiated Produce below v14, become NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+     * which it retries (the sync text's maybeDownConvertSyncMirrorError); the message still names the mirror.
+     */
+    private void answerAckError(final ProduceResponseData.PartitionProduceResponse response, final int outcome,
+        final short version)
+    {
+        final short code = AckOutcome.errorCode(outcome);
+        final MirrorError mirrorError = MirrorError.forCode(code);
+        final String mirrorName = replicas.mirrorLinks().nameOf(AckOutcome.mirror(outcome));
+        final String message = mirrorError == null ? Errors.forCode(code).message() : mirrorError.message(mirrorName);
+        response.setErrorCode(MirrorError.maybeDownConvertSyncMirrorError(code, version)).setErrorMessage(message);
+    }
+
     // ------------------------------------------------------------------------------------------------------
     // Fetch.
     // ------------------------------------------------------------------------------------------------------
@@ -279,8 +311,132 @@ public final class ReplicaApis
         }
         final long deadlineMs = nowMs + Math.max(0, request.maxWait());
         final io.netty.util.concurrent.EventExecutor executor = replicas.ownerForCurrentThread().executor();
-        attemptFetch(request, fetch, version, deadlineMs, executor, future);
+        final MirrorFetch mirror = context.mirrorReplicaInfo().filter(info -> !info.mirrorName().isEmpty())
+            .map(this::applyMirrorReport).orElse(null);
+        attemptFetch(request, fetch, version, deadlineMs, executor, future, mirror);
         return future;
+    }
+
+    /**
+     * What a Fetch v20's MirrorReplicaInfo changes in how it is answered: its mirror link (whose registered
+     * partitions are read up to the LEO, hazard 4) and the per-partition registration errors of its report.
+     */
+    private record MirrorFetch(int link, Map<PartitionKey, ReportError> errors)
+    {
+    }
+
+    private record PartitionKey(Uuid topicId, int partition)
+    {
+    }
+
+    private record ReportError(String topic, short code)
+    {
+    }
+
+    /**
+     * Applies a destination's MirrorReplicaInfo: each reported partition this broker leads, with the mirror
+     * registered for its topic, gets the reported LEOs and ISR in its hot-path row. A partition whose topic does
+     * not have the mirror registered is answered MIRROR_REGISTRATION_PROPAGATING while this broker's metadata is
+     * behind the controller's (the registration may be on its way), INVALID_SYNC_REGISTRATION otherwise. A full
+     * report also forgets the mirror's reports for every registered partition it leaves out.
+     */
+    private MirrorFetch applyMirrorReport(final MirrorReplicaInfo info)
+    {
+        final int link = replicas.mirrorLinks().indexOf(info.mirrorName());
+        final Map<PartitionKey, ReportError> errors = new HashMap<>();
+        final java.util.Set<Partition> reported = info.fullReport() ? new java.util.HashSet<>() : null;
+        int[] replicaIds = new int[8];
+        long[] leos = new long[8];
+        int[] isr = new int[8];
+        for (final MirrorReplicaInfo.MirroredTopic topic : info.topics())
+        {
+            for (final MirrorReplicaInfo.MirroredTopicPartition p : topic.partitions())
+            {
+                final Partition partition = replicas.partitionOrNull(topic.topicId(), p.partition());
+                final PartitionKey key = new PartitionKey(topic.topicId(), p.partition());
+                if (partition == null)
+                {
+                    errors.put(key, new ReportError(topic.topic(), Errors.UNKNOWN_TOPIC_ID.code()));
+                    continue;
+                }
+                if (reported != null)
+                {
+                    reported.add(partition);
+                }
+                final int replicaCount = p.replicaLastOffsets().size();
+                if (replicaIds.length < replicaCount || isr.length < p.isr().size())
+                {
+                    final int size = Math.max(replicaCount, p.isr().size());
+                    replicaIds = new int[size];
+                    leos = new long[size];
+                    isr = new int[size];
+                }
+                for (int r = 0; r < replicaCount; r++)
+                {
+                    replicaIds[r] = p.replicaLastOffsets().get(r).replicaId();
+                    leos[r] = p.replicaLastOffsets().get(r).lastFetchOffset();
+                }
+                for (int i = 0; i < p.isr().size(); i++)
+                {
+                    isr[i] = p.isr().get(i);
+                }
+                final Partition.ReportResult result = link < 0 ? Partition.ReportResult.NOT_REGISTERED :
+                    partition.onMirrorReport(link, p.destinationLeaderEpoch(), p.validatedSourceEpoch(), replicaIds,
+                        leos, replicaCount, isr, p.isr().size(), p.minIsr());
+                if (result == Partition.ReportResult.NOT_LEADER)
+                {
+                    errors.put(key, new ReportError(topic.topic(), Errors.NOT_LEADER_OR_FOLLOWER.code()));
+                }
+                else if (result == Partition.ReportResult.NOT_REGISTERED)
+                {
+                    errors.put(key, new ReportError(topic.topic(), metadataBehind.getAsBoolean() ?
+                        MirrorError.MIRROR_REGISTRATION_PROPAGATING.code() :
+                        MirrorError.INVALID_SYNC_REGISTRATION.code()));
+                }
+            }
+        }
+        if (reported != null && link >= 0)
+        {
+            for (final Partition partition : replicas.partitions())
+            {
+                if (partition.syncLinkRegistered(link) && !reported.contains(partition))
+                {
+                    partition.clearMirrorReports(link);
+                }
+            }
+        }
+        return new MirrorFetch(link, errors);
+    }
+
+    /**
+     * Adds a report's registration errors to the answer of a fetch that asked for no partitions (the
+     * destination's report-only fetch): as partitions of the response, each with its error code.
+     */
+    private static FetchResponse withReportErrors(final FetchResponse response, final MirrorFetch mirror,
+        final FetchSession session)
+    {
+        if (mirror == null || mirror.errors().isEmpty() || session.size() > 0)
+        {
+            return response;
+        }
+        final Map<Uuid, FetchResponseData.FetchableTopicResponse> topics = new HashMap<>();
+        for (final Map.Entry<PartitionKey, ReportError> error : mirror.errors().entrySet())
+        {
+            topics.computeIfAbsent(error.getKey().topicId(), id ->
+            {
+                final FetchResponseData.FetchableTopicResponse topic = new FetchResponseData.FetchableTopicResponse()
+                    .setTopicId(id).setTopic(error.getValue().topic() == null ? "" : error.getValue().topic());
+                response.data().responses().add(topic);
+                return topic;
+            }).partitions().add(new FetchResponseData.PartitionData()
+                .setPartitionIndex(error.getKey().partition())
+                .setErrorCode(error.getValue().code())
+                .setHighWatermark(FetchResponse.INVALID_HIGH_WATERMARK)
+                .setLastStableOffset(FetchResponse.INVALID_LAST_STABLE_OFFSET)
+                .setLogStartOffset(FetchResponse.INVALID_LOG_START_OFFSET)
+                .setRecords(MemoryRecords.EMPTY));
+        }
+        return response;
     }
 
     /**
@@ -290,7 +446,7 @@ public final class ReplicaApis
      */
     private void attemptFetch(final FetchRequest request, final FetchContext fetch, final short version,
         final long deadlineMs, final io.netty.util.concurrent.EventExecutor executor,
-        final CompletableFuture<AbstractResponse> future)
+        final CompletableFuture<AbstractResponse> future, final MirrorFetch mirror)
     {
         if (future.isDone())
         {
@@ -309,13 +465,21 @@ public final class ReplicaApis
         int remainingBytes = Math.max(0, request.maxBytes());
         int bytes = 0;
         boolean mustAnswer = false;
+        boolean readsToLeo = false;
         int index = 0;
         for (int slot = session.firstSlot(); slot != FetchSession.NO_SLOT; slot = session.nextSlot(slot), index++)
         {
             final Partition partition = lookup(session, slot, version);
             partitions[index] = partition;
-            final FetchResponseData.PartitionData answer = readPartition(session, slot, partition, follower,
-                replicaId, isolation, remainingBytes, bytes == 0, version, nowMs);
+            // A sync mirror's fetch reads its registered partitions up to the LEO, as a follower's does.
+            final boolean toLeo = mirror != null && partition != null && partition.syncLinkRegistered(mirror.link());
+            readsToLeo |= toLeo;
+            final ReportError reportError = mirror == null || mirror.errors().isEmpty() ? null :
+                mirror.errors().get(new PartitionKey(session.topicId(slot), session.partition(slot)));
+            final FetchResponseData.PartitionData answer = reportError != null ?
+                errorAnswer(session, slot, reportError.code()) :
+                readPartition(session, slot, partition, follower, replicaId, toLeo ? FetchIsolation.LOG_END :
+                    isolation, remainingBytes, bytes == 0, version, nowMs);
             answers[index] = answer;
             final int size = answer.records() == null ? 0 : answer.records().sizeInBytes();
             bytes += size;
@@ -331,7 +495,7 @@ public final class ReplicaApis
             {
                 assembler.maybeAdd(slot, answers[index++]);
             }
-            future.complete(assembler.build(replicas.nowMs(), 0));
+            future.complete(withReportErrors(assembler.build(replicas.nowMs(), 0), mirror, session));
             return;
         }
         final AtomicBoolean fired = new AtomicBoolean();
@@ -339,7 +503,7 @@ public final class ReplicaApis
         {
             if (fired.compareAndSet(false, true))
             {
-                executor.execute(() -> attemptFetch(request, fetch, version, deadlineMs, executor, future));
+                executor.execute(() -> attemptFetch(request, fetch, version, deadlineMs, executor, future, mirror));
             }
         };
         for (final Partition partition : partitions)
@@ -347,13 +511,25 @@ public final class ReplicaApis
             if (partition != null)
             {
                 partition.parkUntilHighWatermark(retry);
-                if (follower)
+                if (follower || readsToLeo)
                 {
                     partition.parkUntilAppend(retry);
                 }
             }
         }
         executor.schedule(retry, Math.max(1, deadlineMs - nowMs), TimeUnit.MILLISECONDS);
+    }
+
+    private static FetchResponseData.PartitionData errorAnswer(final FetchSession session, final int slot,
+        final short errorCode)
+    {
+        return new FetchResponseData.PartitionData()
+            .setPartitionIndex(session.partition(slot))
+            .setErrorCode(errorCode)
+            .setHighWatermark(FetchResponse.INVALID_HIGH_WATERMARK)
+            .setLastStableOffset(FetchResponse.INVALID_LAST_STABLE_OFFSET)
+            .setLogStartOffset(FetchResponse.INVALID_LOG_START_OFFSET)
+            .setRecords(MemoryRecords.EMPTY);
     }
 
     private Partition lookup(final FetchSession session, final int slot, final short version)

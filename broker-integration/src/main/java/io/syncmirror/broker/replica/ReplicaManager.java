@@ -27,6 +27,7 @@ import io.netty.util.concurrent.DefaultEventExecutor;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.internal.ThreadExecutorMap;
 import io.syncmirror.broker.adapter.HotPathAdapter;
+import io.syncmirror.broker.adapter.MirrorLinks;
 import io.syncmirror.broker.coordinator.ReplicaAccess;
 import io.syncmirror.broker.metadata.IsrChangeChannel;
 import io.syncmirror.broker.metadata.MetadataListener;
@@ -56,6 +57,8 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
     private final ReplicaConfig config;
     private final LogStore logs;
     private final HotPathAdapter hotPath;
+    private final MirrorLinks mirrorLinks = new MirrorLinks();
+    private volatile java.util.function.Function<Uuid, java.util.Set<String>> syncRegistrations;
     private final IsrChangeChannel isrChannel;
     private final LongSupplier clockMs;
     private final TopicCreator topicCreator;
@@ -236,6 +239,7 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
             setById(state.topicId(), tp.partition(), partition);
         }
         partition.topicConfig(topicConfig);
+        partition.syncLinks(syncLinkMask(state.topicId()));
         final boolean wasLeader = partition.isLeader();
         final FollowerFetching fetchers = fetching;
         if (state.leader() == config.brokerId())
@@ -274,6 +278,60 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
                 }
             }
         }
+    }
+
+    /**
+     * Where the metadata image says which sync mirrors are registered for a topic (its registeredMirrors set);
+     * installed once by the broker before metadata is applied.
+     */
+    public void syncRegistrations(final java.util.function.Function<Uuid, java.util.Set<String>> lookup)
+    {
+        this.syncRegistrations = lookup;
+    }
+
+    /** The sync mirror links of this broker: the mirror name behind each link index of the hot path. */
+    public MirrorLinks mirrorLinks()
+    {
+        return mirrorLinks;
+    }
+
+    /**
+     * A topic's registered sync mirrors changed (metadata thread): each partition of it this broker hosts takes
+     * the new set, and a leader re-gates its HW at once (hazard 6: a removal may complete waits).
+     */
+    public synchronized void onSyncRegistrationChanged(final Uuid topicId)
+    {
+        final int mask = syncLinkMask(topicId);
+        for (final Partition partition : byName.values())
+        {
+            if (partition.topicId().equals(topicId))
+            {
+                partition.syncLinks(mask);
+            }
+        }
+    }
+
+    private int syncLinkMask(final Uuid topicId)
+    {
+        final java.util.function.Function<Uuid, java.util.Set<String>> lookup = syncRegistrations;
+        if (lookup == null)
+        {
+            return 0;
+        }
+        int mask = 0;
+        for (final String mirror : lookup.apply(topicId))
+        {
+            final int link = mirrorLinks.indexOrAssign(mirror);
+            if (link == MirrorLinks.NO_LINK)
+            {
+                LOG.error("sync mirror '{}' registered for topic id {} cannot gate on this broker: it already "
+                    + "serves {} sync mirrors; the mirror's reports are answered INVALID_SYNC_REGISTRATION", mirror,
+                    topicId, MirrorLinks.MAX_LINKS);
+                continue;
+            }
+            mask |= 1 << link;
+        }
+        return mask;
     }
 
     @Override

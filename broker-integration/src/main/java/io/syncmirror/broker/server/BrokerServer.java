@@ -42,6 +42,7 @@ import io.syncmirror.broker.mirror.MirrorMetrics;
 import io.syncmirror.broker.mirror.SourceCluster;
 import io.syncmirror.broker.mirror.TopicMirrorStateStore;
 import io.syncmirror.broker.network.KafkaSocketServer;
+import io.syncmirror.broker.network.MirrorSyncVersionFeature;
 import io.syncmirror.broker.network.Listener;
 import io.syncmirror.broker.network.NodeClient;
 import io.syncmirror.broker.network.NodeClientConfig;
@@ -191,6 +192,7 @@ public final class BrokerServer implements AutoCloseable
                 isrChannel.alterIsr(tp, topicId, leaderEpoch, partitionEpoch, isr),
             this::ensureTopic, time::milliseconds);
         metadata = new BrokerMetadataApplier(id, config.runsController() ? id : -1, new MirrorAwareListener());
+        replicas.syncRegistrations(topicId -> metadata.image().syncState(topicId).registeredMirrors());
         isrChannel = new ControllerIsrChannel(id, this::brokerEpoch, controllerClient, metadata);
         fetchers = new ReplicaFetchers(replicas, clients, metadata::broker, fetcherConfig());
         replicas.followerFetching(fetchers);
@@ -207,7 +209,8 @@ public final class BrokerServer implements AutoCloseable
         final ReplicaApis replicaApis = new ReplicaApis(replicas,
             new FetchSessionCache(FetchSessionCache.MAX_INCREMENTAL_FETCH_SESSION_CACHE_SLOTS_DEFAULT,
                 FetchSessionCache.MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS_DEFAULT, id),
-            topicId -> metadata.topic(topicId).map(TopicMetadata::name).orElse(null));
+            topicId -> metadata.topic(topicId).map(TopicMetadata::name).orElse(null),
+            () -> metadata.appliedOffset() < metadata.latestKnownOffset());
         final DataPathApis dataPath = new DataPathApis(replicaApis);
         final List<ApiGroup> groups = new ArrayList<>();
         if (controllerApis != null)
@@ -226,9 +229,12 @@ public final class BrokerServer implements AutoCloseable
         {
             listeners.add(new Listener(listener.name(), listener.host(), listener.port()));
         }
-        socketServer = new KafkaSocketServer(listeners, new KafkaApis(groups, mirrorApis), SocketServerConfig.defaults()
-            .withMaxRequestBytes(config.getInt(BrokerConfig.SOCKET_REQUEST_MAX_BYTES_CONFIG))
-            .withNetworkThreads(config.getInt(BrokerConfig.NUM_NETWORK_THREADS_CONFIG)));
+        final short syncVersion = config.getShort(BrokerConfig.MIRROR_SYNC_VERSION_CONFIG);
+        socketServer = new KafkaSocketServer(listeners, new KafkaApis(groups, mirrorApis, syncVersion > 0),
+            SocketServerConfig.defaults()
+                .withMaxRequestBytes(config.getInt(BrokerConfig.SOCKET_REQUEST_MAX_BYTES_CONFIG))
+                .withNetworkThreads(config.getInt(BrokerConfig.NUM_NETWORK_THREADS_CONFIG)),
+            new MirrorSyncVersionFeature(syncVersion, syncVersion > 0 ? 0L : -1L));
         socketServer.start();
 
         final BrokerConfig.Listener advertised = config.advertisedListeners().get(0);
@@ -311,6 +317,12 @@ public final class BrokerServer implements AutoCloseable
         {
             replicas.onTopicConfigChanged(topic, topicConfig);
             wakeMirrorCoordinator(topicConfig);
+        }
+
+        @Override
+        public void onSyncRegistrationChanged(final Uuid topicId)
+        {
+            replicas.onSyncRegistrationChanged(topicId);
         }
 
         private void wakeMirrorCoordinator(final Map<String, String> topicConfig)

@@ -9,6 +9,8 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 
+import io.syncmirror.protocol.FetchRequestCodec;
+import io.syncmirror.protocol.KafkaApiExtensions;
 import io.syncmirror.broker.network.MirrorRequestHandler;
 import io.syncmirror.broker.network.RequestContext;
 import io.syncmirror.broker.network.RequestHandler;
@@ -22,16 +24,23 @@ public final class KafkaApis implements RequestHandler
     private final EnumMap<ApiKeys, ApiGroup> routes = new EnumMap<>(ApiKeys.class);
 
     private final MirrorRequestHandler mirrorHandler;
+    private final boolean syncMirroring;
 
     public KafkaApis(final List<ApiGroup> groups)
     {
-        this(groups, null);
+        this(groups, null, false);
     }
 
-    /** @param mirrorHandler the cluster-mirroring RPCs' handler, or null when none is served */
-    public KafkaApis(final List<ApiGroup> groups, final MirrorRequestHandler mirrorHandler)
+    /**
+     * @param mirrorHandler the cluster-mirroring RPCs' handler, or null when none is served
+     * @param syncMirroring whether this broker gates produces on sync mirrors (mirror.sync.version 1): it then
+     *                      serves Fetch v19/v20 (MirrorReplicaInfo) and Produce v14 (the sync error codes)
+     */
+    public KafkaApis(final List<ApiGroup> groups, final MirrorRequestHandler mirrorHandler,
+        final boolean syncMirroring)
     {
         this.mirrorHandler = mirrorHandler;
+        this.syncMirroring = syncMirroring;
         for (final ApiKeys key : ApiKeys.values())
         {
             for (final ApiGroup group : groups)
@@ -50,6 +59,21 @@ public final class KafkaApis implements RequestHandler
     {
         final ApiGroup group = routes.get(key);
         return group == null ? -1 : group.maxVersion(key);
+    }
+
+    @Override
+    public short maxVersionBeyondKafka(final ApiKeys key)
+    {
+        if (!syncMirroring)
+        {
+            return -1;
+        }
+        return switch (key)
+        {
+            case FETCH -> FetchRequestCodec.LATEST_VERSION;
+            case PRODUCE -> KafkaApiExtensions.PRODUCE_LATEST_VERSION;
+            default -> -1;
+        };
     }
 
     @Override
