@@ -717,4 +717,19 @@ public final class MirrorCoordinator implements AutoCloseable
         sources.clear();
         store.close();
     }
+
+    /**
+     * Emulates a distant source: {@code oneWayMs} is added before each request this broker's mirror connections send
+     * and after each response ({@code mirror.link.injected.delay.ms}). Set before the first mirror partition starts.
+     */
+    public void injectLinkDelay(final double oneWayMs)
+    {
+        fetchers.injectedDelayNanos((long)(oneWayMs * 1_000_000L));
+    }
+
+    /** Adds a receiver of each round trip (ns) measured on this broker's mirror report connections. */
+    public void linkRoundTrips(final java.util.function.LongConsumer nanosSink)
+    {
+        fetchers.linkRoundTrips(nanosSink);
+    }
 }

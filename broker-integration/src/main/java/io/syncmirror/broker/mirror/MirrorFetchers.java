@@ -1,5 +1,14 @@
 package io.syncmirror.broker.mirror;
 
+import io.syncmirror.protocol.MirrorWireClient;
+import io.syncmirror.protocol.MirrorReplicaInfo;
+import io.syncmirror.protocol.FetchRequestCodec;
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.errors.NetworkException;
+import java.util.function.LongConsumer;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.List;
+import java.io.IOException;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -67,6 +76,11 @@ final class MirrorFetchers implements AutoCloseable
     private final Map<FetcherKey, Fetcher> fetchers = new ConcurrentHashMap<>();
     /** Which fetcher runs each partition. */
     private final Map<TopicPartition, FetcherKey> owners = new ConcurrentHashMap<>();
+    /** Emulated one-way delay on the mirror connections ({@code mirror.link.injected.delay.ms}). */
+    private volatile long injectedDelayNanos;
+    private final List<LongConsumer> linkRoundTripSinks = new CopyOnWriteArrayList<>();
+    /** How often a sync partition whose reports the source refuses is reported again. */
+    private static final long SYNC_RETRY_MS = 250L;
 
     private record FetcherKey(String mirror, int sourceNodeId)
     {
@@ -78,15 +92,23 @@ final class MirrorFetchers implements AutoCloseable
         /** Null when the transport came from {@link #transports}. */
         final BlockingNodeClient client;
         final FetcherThread thread;
+        final SyncReporter reporter;
+        final Node node;
+        /** The data connection while a partition is sync (fetcher thread only). */
+        MirrorWireClient syncClient;
         final SourceCluster source;
         final Map<TopicPartition, MirrorPartition> partitions = new ConcurrentHashMap<>();
 
         Fetcher(final FetcherKey key, final Node node, final SourceCluster source, final Map<String, String> security)
         {
             this.key = key;
+            this.node = node;
             this.source = source;
             final FetchTransport supplied = transports == null ? null : transports.apply(node);
             this.client = supplied == null ? new BlockingNodeClient(node, clientConfig, Time.SYSTEM, security) : null;
+            this.reporter = new SyncReporter(key.mirror(), node, "mirror-reporter-" + brokerId + "-" + key.mirror() +
+                "-to-" + key.sourceNodeId(), requestTimeoutMs(), injectedDelayNanos, SYNC_RETRY_MS, clockMs,
+                MirrorFetchers.this::onLinkRoundTrip);
             final FetchTransport transport = new FetchTransport()
             {
                 @Override
@@ -95,6 +117,14 @@ final class MirrorFetchers implements AutoCloseable
                     try
                     {
                         limiter.awaitBudget();
+                        if (reporter.isActive() && supplied == null)
+                        {
+                            final FetchResponse response = sendSync(request);
+                            limiter.consumed(bytesOf(response));
+                            return CompletableFuture.completedFuture(response);
+                        }
+                        closeSyncClient();
+                        SyncReporter.sleepNanos(injectedDelayNanos);
                         if (supplied != null)
                         {
                             return supplied.send(request).handle((response, error) ->
@@ -111,6 +141,7 @@ final class MirrorFetchers implements AutoCloseable
                             });
                         }
                         final FetchResponse response = client.sendAndReceive(request);
+                        SyncReporter.sleepNanos(injectedDelayNanos);
                         limiter.consumed(bytesOf(response));
                         return CompletableFuture.completedFuture(response);
                     }
@@ -129,6 +160,45 @@ final class MirrorFetchers implements AutoCloseable
             };
             this.thread = new FetcherThread("mirror-fetcher-" + brokerId + "-" + key.mirror() + "-from-" +
                 key.sourceNodeId(), new FetcherEngine(fetcherConfig, key.sourceNodeId(), transport, this), clockMs);
+            this.reporter.start();
+        }
+
+        /**
+         * A fetch while any partition of this fetcher is sync: Fetch v20 carrying MirrorReplicaInfo with the mirror
+         * name (its registered partitions are read up to the source LEO, hazard 4), over the wire client, since
+         * kafka-clients' network client stops at v18. The replica state itself goes on the reporter's connection.
+         */
+        private FetchResponse sendSync(final FetchRequest.Builder request)
+        {
+            try
+            {
+                if (syncClient == null)
+                {
+                    syncClient = MirrorWireClient.connect(node.host(), node.port(), "mirror-fetcher-" + brokerId,
+                        requestTimeoutMs(), requestTimeoutMs() + fetcherConfig.maxWaitMs());
+                }
+                final FetchRequestData data = request.build(request.latestAllowedVersion()).data();
+                SyncReporter.sleepNanos(injectedDelayNanos);
+                final FetchResponseData response = syncClient.fetch(data,
+                    new MirrorReplicaInfo().setMirrorName(key.mirror()), FetchRequestCodec.MIRROR_REPLICA_INFO_VERSION);
+                SyncReporter.sleepNanos(injectedDelayNanos);
+                return FetchResponse.of(response);
+            }
+            catch (final IOException e)
+            {
+                closeSyncClient();
+                throw new NetworkException("sync fetch to source broker " + node.id() + " failed: " + e.getMessage(),
+                    e);
+            }
+        }
+
+        private void closeSyncClient()
+        {
+            if (syncClient != null)
+            {
+                syncClient.close();
+                syncClient = null;
+            }
         }
 
         @Override
@@ -170,6 +240,13 @@ final class MirrorFetchers implements AutoCloseable
             }
             mirror.sourceHighWatermark = highWatermark;
             mirror.clearError();
+            final int validated = mirror.sourceLeaderEpoch;
+            if (mirror.validatedSourceEpoch != validated)
+            {
+                // The log now matches this source leader's: a report may be credited there (hazard 1).
+                mirror.validatedSourceEpoch = validated;
+                reporter.signal(mirror);
+            }
             return leo;
         }
 
@@ -386,6 +463,10 @@ final class MirrorFetchers implements AutoCloseable
         owners.put(mirror.topicPartition, key);
         mirror.sourceLeaderId = sourceLeader.id();
         mirror.fetching = true;
+        if (mirror.syncReporting)
+        {
+            fetcher.reporter.track(mirror);
+        }
         fetcher.thread.engine().addPartition(new TopicIdPartition(mirror.topicId, mirror.topicPartition),
             mirror.partition.log().logEndOffset(), mirror.sourceLeaderEpoch);
     }
@@ -405,9 +486,61 @@ final class MirrorFetchers implements AutoCloseable
             if (mirror != null)
             {
                 mirror.fetching = false;
+                fetcher.reporter.untrack(mirror);
             }
             fetcher.thread.engine().removePartition(partition);
         }
+    }
+
+    /**
+     * {@code mirror.syncReporting} changed: its fetcher starts (or stops) reporting it to the source, and its next
+     * fetch goes out at once in the new mode.
+     */
+    void syncReportingChanged(final MirrorPartition mirror)
+    {
+        final FetcherKey key = owners.get(mirror.topicPartition);
+        final Fetcher fetcher = key == null ? null : fetchers.get(key);
+        if (fetcher == null || fetcher.partitions.get(mirror.topicPartition) != mirror)
+        {
+            return;
+        }
+        if (mirror.syncReporting)
+        {
+            fetcher.reporter.track(mirror);
+        }
+        else
+        {
+            fetcher.reporter.untrack(mirror);
+        }
+        fetcher.thread.engine().wakeup();
+    }
+
+    /**
+     * Sets the emulated one-way delay ({@code mirror.link.injected.delay.ms}) added before each request to a source
+     * broker and after each response; fetchers started from now on use it.
+     */
+    void injectedDelayNanos(final long nanos)
+    {
+        this.injectedDelayNanos = Math.max(0L, nanos);
+    }
+
+    /** Adds a receiver of each mirror link round trip (ns) measured on the report connections. */
+    void linkRoundTrips(final LongConsumer sink)
+    {
+        linkRoundTripSinks.add(sink);
+    }
+
+    private void onLinkRoundTrip(final long nanos)
+    {
+        for (final LongConsumer sink : linkRoundTripSinks)
+        {
+            sink.accept(nanos);
+        }
+    }
+
+    private int requestTimeoutMs()
+    {
+        return clientConfig == null ? 30_000 : clientConfig.requestTimeoutMs();
     }
 
     /** Stops the fetchers with no partition left (a mirror deleted, a source leader that lost every partition). */
@@ -444,11 +577,13 @@ final class MirrorFetchers implements AutoCloseable
 
     private static void stop(final Fetcher fetcher)
     {
+        fetcher.reporter.close();
         if (fetcher.client != null)
         {
             fetcher.client.close();
         }
         fetcher.thread.close();
+        fetcher.closeSyncClient();
         if (fetcher.client != null)
         {
             fetcher.client.release();

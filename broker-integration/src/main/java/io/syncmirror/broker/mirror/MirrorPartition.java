@@ -56,6 +56,11 @@ final class MirrorPartition
     volatile long syncFailingSinceMs = -1L;
     /** The wire code of the last registration error a report got, 0 when the last report succeeded. */
     volatile short syncFailureCode;
+    /**
+     * The source leader epoch of the last fetch answered without DivergingEpoch: the destination log is known to
+     * match that leader's, so a report carrying it may be credited there (hazard 1). Written by the fetcher.
+     */
+    volatile int validatedSourceEpoch = -1;
     /** Reports answered INVALID_SYNC_REGISTRATION (the SyncPartitionFetchFailures{reason=INVALID} counter). */
     final LongAdder syncFailuresInvalid = new LongAdder();
     /** Reports answered MIRROR_REGISTRATION_PROPAGATING (SyncPartitionFetchFailures{reason=PROPAGATING}). */

@@ -285,6 +285,7 @@ public final class BrokerServer implements AutoCloseable
                 apis[0].lastMirroredLookup().lastMirrored(source, leader, topic, topicId, partition),
             definition -> new SourceCluster(definition, "broker-" + id + "-mirror-" + definition.name(), timeoutMs),
             coordinatorConfig, time::milliseconds);
+        mirrorCoordinator.injectLinkDelay(config.getDouble(BrokerConfig.MIRROR_LINK_INJECTED_DELAY_MS_CONFIG));
         mirrorMetrics = MirrorMetrics.forCoordinator(id, mirrorCoordinator, ManagementFactory.getPlatformMBeanServer(),
             time::milliseconds);
         mirrorApis = new MirrorApis(id, metadata::image, mirrorCoordinator, mirrorController, mirrorMetadataManager,
@@ -573,5 +574,14 @@ public final class BrokerServer implements AutoCloseable
         {
             LOG.warn("broker {}: closing {} failed", nodeId(), closeable.getClass().getSimpleName(), ex);
         }
+    }
+
+    /**
+     * Adds a receiver of each round trip, in nanoseconds, of this broker's mirror report requests to source
+     * brokers: the mirror link's RTT as the sync path sees it (benchmarks print it beside the ack latency).
+     */
+    public void mirrorLinkRoundTrips(final java.util.function.LongConsumer nanosSink)
+    {
+        mirrorCoordinator.linkRoundTrips(nanosSink);
     }
 }
