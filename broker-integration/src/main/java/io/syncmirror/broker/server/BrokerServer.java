@@ -135,6 +135,12 @@ public final class BrokerServer implements AutoCloseable
     }
 
     /** The mirroring metrics (JMX; closed once stopped): its broker tag names this broker's MBeans. */
+    /** The controller's mirror operations on the controller node, null on other brokers. */
+    public MirrorController mirrorController()
+    {
+        return mirrorController;
+    }
+
     public MirrorMetrics mirrorMetrics()
     {
         return mirrorMetrics;

@@ -1,0 +1,256 @@
+package io.syncmirror.tests;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.ProduceResponseData;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.SimpleRecord;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import io.syncmirror.broker.cluster.EmbeddedCluster;
+import io.syncmirror.broker.replica.Partition;
+import io.syncmirror.broker.server.BrokerServer;
+import io.syncmirror.hwgate.MirrorError;
+import io.syncmirror.protocol.MirrorReplicaInfo;
+import io.syncmirror.protocol.MirrorWireClient;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A source cluster gating acks=all produces on a registered sync mirror, driven from the wire: the destination's
+ * reports are Fetch v20 requests written by a raw client (as a destination leader sends them), the producers are
+ * real Kafka 4.4 clients (Produce v13 at most) and a raw-wire client for the Produce v14 control cases.
+ */
+@Timeout(120)
+class SyncSourceGatingTest
+{
+    private static final String MIRROR = "east";
+    private static EmbeddedCluster source;
+    private static Admin admin;
+
+    @BeforeAll
+    static void start()
+    {
+        source = EmbeddedCluster.start(1, Mirrors.FAST);
+        admin = Clients.admin(source.bootstrapServers());
+    }
+
+    @AfterAll
+    static void stop()
+    {
+        admin.close();
+        source.close();
+    }
+
+    private static BrokerServer broker()
+    {
+        return source.broker(1);
+    }
+
+    /** Creates {@code topic} and registers the mirror for it; returns its id once the broker applied it. */
+    private static Uuid createRegistered(final String topic, final boolean register) throws Exception
+    {
+        Clients.createTopic(admin, topic, 1, (short)1, Map.of());
+        final Uuid topicId = Clients.describe(admin, topic).topicId();
+        if (register)
+        {
+            broker().mirrorController().changeSyncRegistration(topicId, MIRROR, true).get(10, TimeUnit.SECONDS);
+            broker().metadata().await(image -> image.syncState(topicId).registeredMirrors().contains(MIRROR))
+                .get(10, TimeUnit.SECONDS);
+        }
+        return topicId;
+    }
+
+    private static int leaderEpoch(final String topic)
+    {
+        final Partition partition = broker().replicaManager().partitionOrNull(new TopicPartition(topic, 0));
+        return partition.role().leaderEpoch();
+    }
+
+    private static MirrorWireClient wire() throws Exception
+    {
+        return MirrorWireClient.connect("127.0.0.1", source.port(1), "sync-test", 5_000, 15_000);
+    }
+
+    /** A report-only Fetch v20: destination replicas 11 and 12 at {@code leos}, ISR {@code isr}, MinISR 2. */
+    private static FetchResponseData report(final MirrorWireClient client, final String topic, final Uuid topicId,
+        final long leo11, final long leo12, final List<Integer> isr) throws Exception
+    {
+        final MirrorReplicaInfo info = new MirrorReplicaInfo().setMirrorName(MIRROR).setTopics(List.of(
+            new MirrorReplicaInfo.MirroredTopic().setTopic(topic).setTopicId(topicId).setPartitions(List.of(
+                new MirrorReplicaInfo.MirroredTopicPartition().setPartition(0).setMinIsr(2).setIsr(isr)
+                    .setDestinationLeaderEpoch(0).setValidatedSourceEpoch(leaderEpoch(topic))
+                    .setReplicaLastOffsets(List.of(
+                        new MirrorReplicaInfo.ReplicaLastOffset().setReplicaId(11).setLastFetchOffset(leo11),
+                        new MirrorReplicaInfo.ReplicaLastOffset().setReplicaId(12).setLastFetchOffset(leo12)))))));
+        final FetchRequestData request = new FetchRequestData().setReplicaId(-1).setMaxWaitMs(0).setMinBytes(0)
+            .setMaxBytes(1).setSessionId(0).setSessionEpoch(-1).setRackId("");
+        return client.fetch(request, info, (short)20);
+    }
+
+    private static ProduceResponseData.PartitionProduceResponse rawProduce(final MirrorWireClient client,
+        final Uuid topicId, final short version, final int timeoutMs) throws Exception
+    {
+        final ProduceRequestData request = new ProduceRequestData().setAcks((short)-1).setTimeoutMs(timeoutMs);
+        final ProduceRequestData.TopicProduceData topic = new ProduceRequestData.TopicProduceData()
+            .setTopicId(topicId);
+        topic.partitionData().add(new ProduceRequestData.PartitionProduceData().setIndex(0).setRecords(
+            MemoryRecords.withRecords(Compression.NONE, new SimpleRecord("raw".getBytes(StandardCharsets.UTF_8)))));
+        request.topicData().add(topic);
+        final ProduceResponseData response = client.produce(request, version);
+        return response.responses().iterator().next().partitionResponses().get(0);
+    }
+
+    private static Future<RecordMetadata> send(final KafkaProducer<byte[], byte[]> producer, final String topic)
+    {
+        return producer.send(new ProducerRecord<>(topic, 0, null, "v".getBytes(StandardCharsets.UTF_8)));
+    }
+
+    @Test
+    @DisplayName("SU-07 gating part: a registered topic's acks=all produce waits for the destination's first "
+        + "report and completes with it")
+    void shouldHoldAcksUntilTheMirrorReports() throws Exception
+    {
+        final String topic = "gated";
+        final Uuid topicId = createRegistered(topic, true);
+        try (KafkaProducer<byte[], byte[]> producer = Clients.producer(source.bootstrapServers(), Map.of());
+             MirrorWireClient client = wire())
+        {
+            final Future<RecordMetadata> first = send(producer, topic);
+            Thread.sleep(500);
+            assertFalse(first.isDone(), "no report yet: the HW waits for the mirror");
+            report(client, topic, topicId, 1, 1, List.of(11, 12));
+            assertEquals(0, first.get(10, TimeUnit.SECONDS).offset());
+            final Future<RecordMetadata> second = send(producer, topic);
+            Thread.sleep(300);
+            assertFalse(second.isDone(), "the mirror's ISR lacks offset 1");
+            report(client, topic, topicId, 2, 1, List.of(11, 12));
+            Thread.sleep(200);
+            assertFalse(second.isDone(), "replica 12 of the mirror's ISR still lacks it");
+            report(client, topic, topicId, 2, 2, List.of(11, 12));
+            assertEquals(1, second.get(10, TimeUnit.SECONDS).offset());
+        }
+    }
+
+    @Test
+    @DisplayName("SI-07 SI-08 a mirror under its MinISR: v14 gets NOT_ENOUGH_REMOTE_REPLICAS_AFTER_APPEND naming "
+        + "it, v13 the down-mapped NOT_ENOUGH_REPLICAS_AFTER_APPEND, the HW freezes and resumes with the ISR")
+    void shouldAnswerRemoteUnderMinIsrAndResume() throws Exception
+    {
+        final String topic = "under-min";
+        final Uuid topicId = createRegistered(topic, true);
+        try (MirrorWireClient client = wire();
+             KafkaProducer<byte[], byte[]> producer = Clients.producer(source.bootstrapServers(), Map.of()))
+        {
+            report(client, topic, topicId, 0, 0, List.of(11));
+            final ProduceResponseData.PartitionProduceResponse v14 = rawProduce(client, topicId, (short)14, 5_000);
+            assertEquals(MirrorError.NOT_ENOUGH_REMOTE_REPLICAS_AFTER_APPEND.code(), v14.errorCode());
+            assertTrue(v14.errorMessage().contains(MIRROR), v14.errorMessage());
+            final ProduceResponseData.PartitionProduceResponse v13 = rawProduce(client, topicId, (short)13, 5_000);
+            assertEquals(Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND.code(), v13.errorCode());
+            assertTrue(v13.errorMessage().contains(MIRROR), v13.errorMessage());
+            assertEquals(0, broker().replicaManager().partitionOrNull(new TopicPartition(topic, 0)).log()
+                .highWatermark(), "under-min-ISR freeze");
+            // A real producer keeps retrying its retriable error and succeeds once the mirror's ISR recovers.
+            final Future<RecordMetadata> sent = send(producer, topic);
+            Thread.sleep(700);
+            assertFalse(sent.isDone());
+            report(client, topic, topicId, 3, 3, List.of(11, 12));
+            assertEquals(2, sent.get(20, TimeUnit.SECONDS).offset());
+            assertEquals(3, broker().replicaManager().partitionOrNull(new TopicPartition(topic, 0)).log()
+                .highWatermark());
+        }
+    }
+
+    @Test
+    @DisplayName("SI-06 SI-08 a mirror that does not catch up in time: v14 gets MIRROR_SYNC_REPLICATION_TIMEOUT "
+        + "naming it, v13 NOT_ENOUGH_REPLICAS_AFTER_APPEND, and a real producer retries until the mirror catches up")
+    void shouldAnswerSyncTimeoutAndLetOldProducersRetry() throws Exception
+    {
+        final String topic = "slow";
+        final Uuid topicId = createRegistered(topic, true);
+        try (MirrorWireClient client = wire();
+             KafkaProducer<byte[], byte[]> producer = Clients.producer(source.bootstrapServers(), Map.of(
+                 ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 800, ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000)))
+        {
+            report(client, topic, topicId, 0, 0, List.of(11, 12));
+            final ProduceResponseData.PartitionProduceResponse v14 = rawProduce(client, topicId, (short)14, 300);
+            assertEquals(MirrorError.MIRROR_SYNC_REPLICATION_TIMEOUT.code(), v14.errorCode());
+            assertTrue(v14.errorMessage().contains(MIRROR), v14.errorMessage());
+            final ProduceResponseData.PartitionProduceResponse v13 = rawProduce(client, topicId, (short)13, 300);
+            assertEquals(Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND.code(), v13.errorCode());
+            final Future<RecordMetadata> sent = send(producer, topic);
+            Thread.sleep(2_500);
+            assertFalse(sent.isDone(), "retrying while the mirror lags");
+            report(client, topic, topicId, 3, 3, List.of(11, 12));
+            assertEquals(2, sent.get(20, TimeUnit.SECONDS).offset(), "the retry was deduplicated, not appended again");
+        }
+    }
+
+    @Test
+    @DisplayName("SU-11 a report for a topic the mirror has not registered is answered INVALID_SYNC_REGISTRATION")
+    void shouldAnswerInvalidRegistrationForUnregisteredTopics() throws Exception
+    {
+        final String topic = "unregistered";
+        final Uuid topicId = createRegistered(topic, false);
+        try (MirrorWireClient client = wire())
+        {
+            final FetchResponseData response = report(client, topic, topicId, 0, 0, List.of(11, 12));
+            assertEquals(1, response.responses().size());
+            final FetchResponseData.PartitionData partition = response.responses().get(0).partitions().get(0);
+            assertEquals(topicId, response.responses().get(0).topicId());
+            assertEquals(MirrorError.INVALID_SYNC_REGISTRATION.code(), partition.errorCode());
+        }
+    }
+
+    @Test
+    @DisplayName("hazard 4: a Fetch v20 naming a registered mirror reads above the HW, up to the LEO")
+    void shouldReadRegisteredPartitionsToTheLeo() throws Exception
+    {
+        final String topic = "to-leo";
+        final Uuid topicId = createRegistered(topic, true);
+        try (MirrorWireClient client = wire();
+             KafkaProducer<byte[], byte[]> producer = Clients.producer(source.bootstrapServers(), Map.of()))
+        {
+            final Future<RecordMetadata> sent = send(producer, topic);
+            final Partition partition = broker().replicaManager().partitionOrNull(new TopicPartition(topic, 0));
+            Clients.awaitCondition(() -> partition.log().logEndOffset() == 1, 10_000, "appended");
+            final FetchRequestData fetch = new FetchRequestData().setReplicaId(-1).setMaxWaitMs(0).setMinBytes(0)
+                .setMaxBytes(1 << 20).setSessionId(0).setSessionEpoch(-1).setRackId("");
+            fetch.topics().add(new FetchRequestData.FetchTopic().setTopicId(topicId).setPartitions(List.of(
+                new FetchRequestData.FetchPartition().setPartition(0).setFetchOffset(0).setPartitionMaxBytes(1 << 20)
+                    .setCurrentLeaderEpoch(leaderEpoch(topic)))));
+            final FetchResponseData plain = client.fetch(fetch, null, (short)18);
+            assertEquals(0, plain.responses().get(0).partitions().get(0).records().sizeInBytes(),
+                "a consumer reads up to the HW, 0");
+            final FetchResponseData mirror = client.fetch(fetch, new MirrorReplicaInfo().setMirrorName(MIRROR),
+                (short)20);
+            assertTrue(mirror.responses().get(0).partitions().get(0).records().sizeInBytes() > 0,
+                "the mirror reads the unacknowledged record");
+            report(client, topic, topicId, 1, 1, List.of(11, 12));
+            assertEquals(0, sent.get(10, TimeUnit.SECONDS).offset());
+        }
+    }
+}
