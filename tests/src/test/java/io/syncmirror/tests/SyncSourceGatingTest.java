@@ -28,6 +28,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import io.syncmirror.broker.cluster.EmbeddedCluster;
+import io.syncmirror.broker.metadata.BrokerLifecycleManager;
 import io.syncmirror.broker.replica.Partition;
 import io.syncmirror.broker.server.BrokerServer;
 import io.syncmirror.hwgate.MirrorError;
@@ -251,6 +252,63 @@ class SyncSourceGatingTest
                 "the mirror reads the unacknowledged record");
             report(client, topic, topicId, 1, 1, List.of(11, 12));
             assertEquals(0, sent.get(10, TimeUnit.SECONDS).offset());
+        }
+    }
+
+    /** A report's error code for the topic's partition 0, or 0 when the report was accepted. */
+    private static short reportError(final MirrorWireClient client, final String topic, final Uuid topicId)
+        throws Exception
+    {
+        final FetchResponseData response = report(client, topic, topicId, 0, 0, List.of(11, 12));
+        return response.responses().isEmpty() ? 0 : response.responses().get(0).partitions().get(0).errorCode();
+    }
+
+    @Test
+    @DisplayName("SI-19 source part: a leader that knows it is behind on metadata answers "
+        + "MIRROR_REGISTRATION_PROPAGATING until it applies the registration, then gates")
+    void shouldAnswerPropagatingWhileTheRegistrationIsOnItsWay() throws Exception
+    {
+        final String topic = "propagating";
+        final Uuid topicId = createRegistered(topic, false);
+        try (MirrorWireClient client = wire())
+        {
+            broker().holdMetadata(BrokerLifecycleManager.MetadataHold.APPLY);
+            broker().mirrorController().changeSyncRegistration(topicId, MIRROR, true).get(10, TimeUnit.SECONDS);
+            Clients.awaitCondition(() -> broker().metadata().latestKnownOffset() >
+                broker().metadata().appliedOffset(), 10_000, "the broker learns the controller is ahead");
+            assertEquals(MirrorError.MIRROR_REGISTRATION_PROPAGATING.code(), reportError(client, topic, topicId));
+            broker().holdMetadata(BrokerLifecycleManager.MetadataHold.NONE);
+            broker().metadata().await(image -> image.syncState(topicId).registeredMirrors().contains(MIRROR))
+                .get(10, TimeUnit.SECONDS);
+            assertEquals(0, reportError(client, topic, topicId), "the next report is accepted");
+        }
+        finally
+        {
+            broker().holdMetadata(BrokerLifecycleManager.MetadataHold.NONE);
+        }
+    }
+
+    @Test
+    @DisplayName("SI-20 source part: a leader that does not even fetch metadata believes itself current and "
+        + "answers INVALID_SYNC_REGISTRATION, then accepts reports once it catches up")
+    void shouldAnswerInvalidWhenTheLeaderDoesNotKnowItIsBehind() throws Exception
+    {
+        final String topic = "stale-leader";
+        final Uuid topicId = createRegistered(topic, false);
+        try (MirrorWireClient client = wire())
+        {
+            broker().holdMetadata(BrokerLifecycleManager.MetadataHold.FETCH);
+            Thread.sleep(500); // a fetch already in flight completes first
+            broker().mirrorController().changeSyncRegistration(topicId, MIRROR, true).get(10, TimeUnit.SECONDS);
+            assertEquals(MirrorError.INVALID_SYNC_REGISTRATION.code(), reportError(client, topic, topicId));
+            broker().holdMetadata(BrokerLifecycleManager.MetadataHold.NONE);
+            broker().metadata().await(image -> image.syncState(topicId).registeredMirrors().contains(MIRROR))
+                .get(10, TimeUnit.SECONDS);
+            assertEquals(0, reportError(client, topic, topicId));
+        }
+        finally
+        {
+            broker().holdMetadata(BrokerLifecycleManager.MetadataHold.NONE);
         }
     }
 }

@@ -285,10 +285,35 @@ public final class BrokerLifecycleManager implements AutoCloseable
             }, thread);
     }
 
+    /**
+     * How far this broker follows the metadata log: everything, fetched but not applied (it then knows the
+     * controller's latest offset and sees itself behind), or not even fetched (it believes itself current). For
+     * tests of metadata propagation lag; a production broker always follows everything.
+     */
+    public enum MetadataHold
+    {
+        NONE,
+        APPLY,
+        FETCH
+    }
+
+    private volatile MetadataHold hold = MetadataHold.NONE;
+
+    /** Sets how far this broker follows the metadata log from its next fetch on; see {@link MetadataHold}. */
+    public void hold(final MetadataHold newHold)
+    {
+        hold = newHold;
+    }
+
     private void fetch()
     {
         if (closed)
         {
+            return;
+        }
+        if (hold == MetadataHold.FETCH)
+        {
+            runLater(this::fetch, RETRY_BACKOFF_MS);
             return;
         }
         final long fetchOffset = applier.image().appliedOffset() + 1;
@@ -301,7 +326,7 @@ public final class BrokerLifecycleManager implements AutoCloseable
                 {
                     return;
                 }
-                if (error != null || !onFetchResponse(response))
+                if (error != null || !onFetchResponse(response) || hold != MetadataHold.NONE)
                 {
                     runLater(this::fetch, RETRY_BACKOFF_MS);
                     return;
@@ -325,7 +350,8 @@ public final class BrokerLifecycleManager implements AutoCloseable
             LOG.warn("Broker {} metadata fetch failed: {}", brokerId, Errors.forCode(partition.errorCode()));
             return false;
         }
-        final Records records = partition.records() instanceof Records r ? r : MemoryRecords.EMPTY;
+        final Records records = partition.records() instanceof Records r && hold == MetadataHold.NONE ? r :
+            MemoryRecords.EMPTY;
         try
         {
             applier.apply(records, partition.highWatermark());

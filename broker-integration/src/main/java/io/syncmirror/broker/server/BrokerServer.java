@@ -497,6 +497,12 @@ public final class BrokerServer implements AutoCloseable
     }
 
     /** Stops following leaders (a stalled follower), for ISR tests. */
+    /** Holds back how far this broker follows the metadata log (tests of metadata propagation lag). */
+    public void holdMetadata(final BrokerLifecycleManager.MetadataHold hold)
+    {
+        lifecycle.hold(hold);
+    }
+
     public void pauseReplication()
     {
         fetchers.paused(true);
