@@ -1,10 +1,14 @@
 package io.syncmirror.tests;
 
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -142,8 +146,15 @@ class SyncSourceGatingTest
             final Future<RecordMetadata> first = send(producer, topic);
             Thread.sleep(500);
             assertFalse(first.isDone(), "no report yet: the HW waits for the mirror");
+            final MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
+            assertEquals(1L, jmx.getAttribute(new ObjectName(
+                "kafka.server:type=MirrorMetrics,name=ProducesWaitingOnSync,broker=1"), "Value"));
             report(client, topic, topicId, 1, 1, List.of(11, 12));
             assertEquals(0, first.get(10, TimeUnit.SECONDS).offset());
+            final ObjectName latency = new ObjectName(
+                "kafka.server:type=MirrorMetrics,name=MirrorSyncReplicationLatencyMs,broker=1");
+            assertTrue((Long)jmx.getAttribute(latency, "Count") >= 1L);
+            assertTrue((Double)jmx.getAttribute(latency, "Max") >= 400.0, "the ack waited about 500 ms");
             final Future<RecordMetadata> second = send(producer, topic);
             Thread.sleep(300);
             assertFalse(second.isDone(), "the mirror's ISR lacks offset 1");

@@ -692,6 +692,12 @@ public final class Partition
         wake(hwWaiters);
     }
 
+    /** Whether any sync mirror gates this partition's HW (its topic has registered mirrors). */
+    public boolean isSyncGated()
+    {
+        return syncLinkMask != 0;
+    }
+
     /** Whether mirror link {@code link} is registered for this topic: its fetches read to the LEO (hazard 4). */
     public boolean syncLinkRegistered(final int link)
     {

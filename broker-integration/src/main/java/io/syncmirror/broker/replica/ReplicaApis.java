@@ -208,8 +208,23 @@ public final class ReplicaApis
         final ProduceResponseData data, final int timeoutMs, final short version,
         final CompletableFuture<AbstractResponse> future)
     {
+        final long startNanos = System.nanoTime();
+        boolean gated = false;
+        for (final ProducePartition part : parts)
+        {
+            gated |= part.partition != null && part.partition.isSyncGated();
+        }
+        final SyncSourceMetrics metrics = gated ? replicas.syncMetrics() : null;
+        if (metrics != null)
+        {
+            metrics.produceStarted();
+        }
         final int request = owner.begin(parts.size(), timeoutMs, (shard, req) ->
         {
+            if (metrics != null)
+            {
+                metrics.produceAnswered(System.nanoTime() - startNanos);
+            }
             int cell = shard.firstCell(req);
             for (final ProducePartition part : parts)
             {
@@ -225,6 +240,10 @@ public final class ReplicaApis
         });
         if (request == RequestShard.NO_REQUEST)
         {
+            if (metrics != null)
+            {
+                metrics.produceAnswered(System.nanoTime() - startNanos);
+            }
             for (final ProducePartition part : parts)
             {
                 part.response.setErrorCode(Errors.REQUEST_TIMED_OUT.code())

@@ -58,6 +58,7 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
     private final LogStore logs;
     private final HotPathAdapter hotPath;
     private final MirrorLinks mirrorLinks = new MirrorLinks();
+    private volatile SyncSourceMetrics syncMetrics = new SyncSourceMetrics();
     private volatile java.util.function.Function<Uuid, java.util.Set<String>> syncRegistrations;
     private final IsrChangeChannel isrChannel;
     private final LongSupplier clockMs;
@@ -287,6 +288,17 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
     public void syncRegistrations(final java.util.function.Function<Uuid, java.util.Set<String>> lookup)
     {
         this.syncRegistrations = lookup;
+    }
+
+    /** Installs the broker's registered source-side sync metrics (the default records but is not exported). */
+    public void syncMetrics(final SyncSourceMetrics metrics)
+    {
+        this.syncMetrics = metrics;
+    }
+
+    public SyncSourceMetrics syncMetrics()
+    {
+        return syncMetrics;
     }
 
     /** The sync mirror links of this broker: the mirror name behind each link index of the hot path. */
@@ -644,6 +656,7 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
     {
         isrTask.cancel(false);
         isrScheduler.shutdownNow();
+        syncMetrics.close();
         final FollowerFetching fetchers = fetching;
         if (fetchers != null)
         {

@@ -53,6 +53,7 @@ import io.syncmirror.broker.replica.DataPathApis;
 import io.syncmirror.broker.replica.ReplicaApis;
 import io.syncmirror.broker.replica.ReplicaFetchers;
 import io.syncmirror.broker.replica.ReplicaManager;
+import io.syncmirror.broker.replica.SyncSourceMetrics;
 import io.syncmirror.broker.storage.DurableLogStore;
 import io.syncmirror.broker.storage.LogStore;
 import io.syncmirror.broker.storage.MemoryLogStore;
@@ -199,6 +200,7 @@ public final class BrokerServer implements AutoCloseable
             this::ensureTopic, time::milliseconds);
         metadata = new BrokerMetadataApplier(id, config.runsController() ? id : -1, new MirrorAwareListener());
         replicas.syncRegistrations(topicId -> metadata.image().syncState(topicId).registeredMirrors());
+        replicas.syncMetrics(new SyncSourceMetrics(id, () -> metadata.image().syncRegisteredTopicCount()));
         isrChannel = new ControllerIsrChannel(id, this::brokerEpoch, controllerClient, metadata);
         fetchers = new ReplicaFetchers(replicas, clients, metadata::broker, fetcherConfig());
         replicas.followerFetching(fetchers);
