@@ -22,6 +22,8 @@ public final class IntervalHistogramLog
 {
     /** How often an interval histogram is written. */
     public static final long INTERVAL_NS = TimeUnit.SECONDS.toNanos(1);
+    /** The log's Interval_Max column is in milliseconds: values are microseconds. */
+    private static final double MAX_VALUE_UNIT_RATIO = 1000.0;
 
     private final Recorder recorder = new Recorder(3);
     private final Histogram total = new Histogram(3);
@@ -30,6 +32,7 @@ public final class IntervalHistogramLog
     private final Thread thread;
     private volatile boolean running;
     private Histogram recycled;
+    private long baseTimeMs;
 
     /**
      * Opens {@code path} and writes the log header with {@code comment}.
@@ -56,9 +59,9 @@ public final class IntervalHistogramLog
     public synchronized void start()
     {
         recorder.reset();
-        final long nowMs = System.currentTimeMillis();
-        writer.outputStartTime(nowMs);
-        writer.setBaseTime(nowMs);
+        baseTimeMs = System.currentTimeMillis();
+        writer.outputStartTime(baseTimeMs);
+        writer.setBaseTime(baseTimeMs);
         writer.outputLegend();
         running = true;
         thread.start();
@@ -119,7 +122,8 @@ public final class IntervalHistogramLog
     {
         final Histogram interval = recorder.getIntervalHistogram(recycled);
         total.add(interval);
-        writer.outputIntervalHistogram(interval);
+        writer.outputIntervalHistogram((interval.getStartTimeStamp() - baseTimeMs) / 1000.0,
+            (interval.getEndTimeStamp() - baseTimeMs) / 1000.0, interval, MAX_VALUE_UNIT_RATIO);
         recycled = interval;
     }
 }

@@ -46,6 +46,8 @@ public final class MirroredClusters implements AutoCloseable
     public static final String TOPIC_PREFIX = "sync-bench-";
     /** About how many partitions one CreateTopics or DescribeTopics call names. */
     static final int PARTITIONS_PER_CREATE_BATCH = 10_000;
+    /** Partitions of each destination's {@code __mirror_state}, as many as Kafka gives {@code __consumer_offsets}. */
+    static final int MIRROR_STATE_PARTITIONS = 50;
 
     private static final long POLL_INTERVAL_MS = 500;
     private static final long PROGRESS_INTERVAL_NS = TimeUnit.SECONDS.toNanos(10);
@@ -161,7 +163,6 @@ public final class MirroredClusters implements AutoCloseable
         final Map<String, String> overrides = new HashMap<>();
         overrides.put(BrokerConfig.LOG_STORAGE_CONFIG, options.storage().equals(SyncBenchOptions.STORAGE_MEMORY) ?
             BrokerConfig.LOG_STORAGE_MEMORY : BrokerConfig.LOG_STORAGE_DURABLE);
-        overrides.put(BrokerConfig.MIN_INSYNC_REPLICAS_CONFIG, Integer.toString(options.minInsyncReplicas()));
         overrides.put(BrokerConfig.DEFAULT_REPLICATION_FACTOR_CONFIG, Integer.toString(options.replicationFactor()));
         overrides.put(BrokerConfig.AUTO_CREATE_TOPICS_CONFIG, "false");
         return overrides;
@@ -179,6 +180,13 @@ public final class MirroredClusters implements AutoCloseable
         // The mirror's create syncs its topics at once and nothing changes at the source afterwards: a periodic
         // re-sync (a describe of every topic and its configs) would only add work inside the measured windows.
         overrides.put(BrokerConfig.MIRROR_METADATA_REFRESH_INTERVAL_MS_CONFIG, "3600000");
+        // The mirror coordinator writes each partition's state to __mirror_state with acks=all and reads it back by
+        // scanning one of its partitions, one mirror partition at a time: the replication factor (the benchmark
+        // never fails over, and the topic is off the measured path) and the partition count (shorter scans) set
+        // how long setup takes at many partitions.
+        overrides.put(BrokerConfig.MIRROR_STATE_TOPIC_REPLICATION_FACTOR_CONFIG,
+            Integer.toString(options.mirrorStateReplicationFactor()));
+        overrides.put(BrokerConfig.MIRROR_STATE_TOPIC_PARTITIONS_CONFIG, Integer.toString(MIRROR_STATE_PARTITIONS));
         return overrides;
     }
 

@@ -5,6 +5,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
@@ -31,6 +35,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 public final class SpreadLoad implements AutoCloseable
 {
     private static final long NANOS_PER_SECOND = TimeUnit.SECONDS.toNanos(1);
+    private static final int METADATA_THREADS = 64;
 
     private final List<String> topics;
     private final int partitionsPerTopic;
@@ -62,16 +67,54 @@ public final class SpreadLoad implements AutoCloseable
                 final KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config(bootstrapServers,
                     "sync-bench-" + (i + 1)));
                 producers.add(producer);
-                for (final String topic : topics)
-                {
-                    producer.partitionsFor(topic);
-                }
+                fetchMetadata(producer, topics);
             }
         }
         catch (final RuntimeException ex)
         {
             close();
             throw ex;
+        }
+    }
+
+    /**
+     * Asks for every topic's metadata from many threads at once: the producer waits {@code retry.backoff.ms}
+     * between metadata requests, so one topic at a time would take 100 ms per topic, while concurrent asks are
+     * answered by a few requests that each name every topic waiting.
+     */
+    private static void fetchMetadata(final KafkaProducer<byte[], byte[]> producer, final List<String> topics)
+    {
+        final ExecutorService pool = Executors.newFixedThreadPool(Math.min(METADATA_THREADS, topics.size()), r ->
+        {
+            final Thread thread = new Thread(r, "sync-bench-metadata");
+            thread.setDaemon(true);
+            return thread;
+        });
+        try
+        {
+            final List<Future<?>> asks = new ArrayList<>();
+            for (final String topic : topics)
+            {
+                asks.add(pool.submit(() -> producer.partitionsFor(topic)));
+            }
+            for (final Future<?> ask : asks)
+            {
+                ask.get();
+            }
+        }
+        catch (final ExecutionException ex)
+        {
+            throw new IllegalStateException("the producer could not get a topic's metadata: " + ex.getCause(),
+                ex.getCause());
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted fetching metadata", ex);
+        }
+        finally
+        {
+            pool.shutdownNow();
         }
     }
 

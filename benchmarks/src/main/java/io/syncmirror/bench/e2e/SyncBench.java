@@ -51,6 +51,7 @@ public final class SyncBench
     public static final int EXIT_FAILED_RECORDS = 3;
     /** The file in the results directory that repeats the summary and the RESULT lines. */
     public static final String SUMMARY_FILE = "summary.txt";
+    private static final long CLOSE_TIMEOUT_MS = 15_000;
 
     /** One mode's figures; {@code error} is null when it was measured. */
     record ModeResult(MirrorType mode, Histogram ack, Histogram linkRtt, long sent, long errors, double cpuPercent,
@@ -124,15 +125,17 @@ public final class SyncBench
         Files.createDirectories(results);
         out.println(String.format(Locale.ROOT, "sync-bench: %d partitions (%d topic(s) of up to %d), %d+%s brokers, "
                 + "RF %d, min ISR %d, %d destination(s), %d records/s of %d B over %d producer(s), %d s warm-up + %d s "
-                + "measured per mode, injected one-way link delay %.3f ms, %s storage, max heap %d MiB; results in %s",
+                + "measured per mode, injected one-way link delay %.3f ms, %s storage, __mirror_state RF %d, max heap %d "
+                + "MiB; results in %s",
             options.partitions(), options.topics(), options.partitionsPerTopic(), options.brokers(),
             destinationBrokers(), options.replicationFactor(), options.minInsyncReplicas(), options.destinations(),
             options.ratePerSecond(), options.messageBytes(), options.producers(), options.warmupSeconds(),
             options.durationSeconds(), options.injectedDelayMs(), options.storage(),
-            Runtime.getRuntime().maxMemory() >> 20, results.toAbsolutePath().normalize()));
+            options.mirrorStateReplicationFactor(), Runtime.getRuntime().maxMemory() >> 20, results.toAbsolutePath().normalize()));
         final long setupStartNs = System.nanoTime();
         final Map<MirrorType, ModeResult> byMode = new LinkedHashMap<>();
-        try (MirroredClusters clusters = MirroredClusters.start(options, out))
+        final MirroredClusters clusters = MirroredClusters.start(options, out);
+        try
         {
             final long loadStartNs = System.nanoTime();
             try (SpreadLoad load = new SpreadLoad(clusters.source().bootstrapServers(), clusters.topics(),
@@ -161,8 +164,27 @@ public final class SyncBench
                 }
                 out.println("link round trips: " + link.describe());
             }
+            // Printed before the clusters close: stopping some hundred thousand partitions takes a while.
+            return report(byMode, results);
         }
-        return report(byMode, results);
+        finally
+        {
+            closeBounded(clusters);
+        }
+    }
+
+    /** Closes the clusters, giving up (the JVM exits next) if that takes longer than {@link #CLOSE_TIMEOUT_MS}. */
+    private static void closeBounded(final MirroredClusters clusters) throws InterruptedException
+    {
+        final Thread closer = new Thread(clusters::close, "sync-bench-close");
+        closer.setDaemon(true);
+        closer.start();
+        closer.join(CLOSE_TIMEOUT_MS);
+        if (closer.isAlive())
+        {
+            System.err.println("note: the clusters were still closing after " + CLOSE_TIMEOUT_MS / 1000
+                + " s; exiting without waiting");
+        }
     }
 
     private String destinationBrokers()

@@ -24,6 +24,7 @@ import io.syncmirror.protocol.MirrorType;
  * @param ratePerSecond      records per second of all producers together
  * @param injectedDelayMs    one-way delay emulated on each destination's mirror connections
  * @param syncTimeoutSeconds how long the promotion to SYNC may take before the SYNC run is given up
+ * @param mirrorStateReplicationFactor the replication factor of each destination's {@code __mirror_state}
  * @param heap               the launcher's {@code -Xmx} (checked here so that both agree on what is valid)
  */
 public record SyncBenchOptions(
@@ -42,6 +43,7 @@ public record SyncBenchOptions(
     List<MirrorType> modes,
     int syncTimeoutSeconds,
     int setupTimeoutSeconds,
+    int mirrorStateReplicationFactor,
     String storage,
     Path resultsDir,
     String heap)
@@ -78,6 +80,8 @@ public record SyncBenchOptions(
         "  --modes LIST              ASYNC, SYNC or ASYNC,SYNC, run in that order (default ASYNC,SYNC)",
         "  --sync-timeout-s N        limit on the promotion to SYNC (default 30 + 1 per 1000 partitions)",
         "  --setup-timeout-s N       limit on topic creation and on mirroring reaching every partition (default 600)",
+        "  --mirror-state-rf N       replication factor of the destinations' __mirror_state (default 1: setup",
+        "                            writes it once per partition with acks=all; the runs never fail over)",
         "  --storage memory|durable  broker log storage (default memory; durable is Kafka's log engine)",
         "  --results-dir DIR         where the HdrHistogram logs go (default results/sync-bench-<time>)",
         "  --heap SIZE               the JVM's -Xmx, e.g. 4g or 12g (default 4g)",
@@ -103,6 +107,7 @@ public record SyncBenchOptions(
         List<MirrorType> modes = List.of(MirrorType.ASYNC, MirrorType.SYNC);
         int syncTimeoutS = -1;
         int setupTimeoutS = 600;
+        int mirrorStateRf = 1;
         String storage = STORAGE_MEMORY;
         Path resultsDir = null;
         String heap = "4g";
@@ -126,6 +131,7 @@ public record SyncBenchOptions(
                 case "--modes" -> modes = modes(value(args, ++i, flag));
                 case "--sync-timeout-s" -> syncTimeoutS = intValue(args, ++i, flag, 1, 86_400);
                 case "--setup-timeout-s" -> setupTimeoutS = intValue(args, ++i, flag, 1, 86_400);
+                case "--mirror-state-rf" -> mirrorStateRf = intValue(args, ++i, flag, 1, 16);
                 case "--storage" -> storage = storage(value(args, ++i, flag));
                 case "--results-dir" -> resultsDir = path(value(args, ++i, flag), flag);
                 case "--heap" -> heap = heap(value(args, ++i, flag));
@@ -139,6 +145,11 @@ public record SyncBenchOptions(
         if (replicationFactor > brokers)
         {
             throw new IllegalArgumentException("--replication-factor " + replicationFactor + " is more than --brokers "
+                + brokers);
+        }
+        if (mirrorStateRf > brokers)
+        {
+            throw new IllegalArgumentException("--mirror-state-rf " + mirrorStateRf + " is more than --brokers "
                 + brokers);
         }
         if (minIsr == -1)
@@ -161,7 +172,7 @@ public record SyncBenchOptions(
                 "yyyyMMdd-HHmmss", Locale.ROOT)));
         }
         return new SyncBenchOptions(partitions, partitionsPerTopic, brokers, replicationFactor, minIsr, destinations,
-            rate, producers, size, warmupS, durationS, delayMs, modes, syncTimeoutS, setupTimeoutS, storage,
+            rate, producers, size, warmupS, durationS, delayMs, modes, syncTimeoutS, setupTimeoutS, mirrorStateRf, storage,
             resultsDir, heap);
     }
 
