@@ -7,7 +7,8 @@
 #                           [--duration-s N] [--delay-ms X] [--heap SIZE] ... [--help]
 #
 # It builds nothing: build the jar first with  mvn -B -pl benchmarks -am package -DskipTests
-# Exit status: 0 every mode measured, 1 a mode not measured or the run broke, 2 bad flag, 3 some records failed.
+# Exit status: 0 every mode measured, 1 a mode not measured or the run broke, 2 bad flag, 3 out of memory (the JVM's
+# -XX:+ExitOnOutOfMemoryError), 4 some records failed.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

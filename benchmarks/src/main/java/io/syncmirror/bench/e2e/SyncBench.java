@@ -39,7 +39,8 @@ import io.syncmirror.protocol.MirrorWireClient;
  *
  * <p>Exit status: 0 when every mode asked for was measured and every record acknowledged; 1 when a mode could not
  * be measured (its ERROR line says why: e.g. the promotion to SYNC did not finish) or setup failed; 2 for a bad
- * flag; 3 when every mode was measured but some records failed (a WARN line says how many).
+ * flag; 4 when every mode was measured but some records failed (a WARN line says how many). (The launcher's
+ * {@code -XX:+ExitOnOutOfMemoryError} makes an out-of-memory error exit 3.)
  */
 public final class SyncBench
 {
@@ -48,7 +49,7 @@ public final class SyncBench
     /** The exit status for a bad command line. */
     public static final int EXIT_USAGE = 2;
     /** The exit status when every mode was measured but some records were not acknowledged. */
-    public static final int EXIT_FAILED_RECORDS = 3;
+    public static final int EXIT_FAILED_RECORDS = 4;
     /** The file in the results directory that repeats the summary and the RESULT lines. */
     public static final String SUMMARY_FILE = "summary.txt";
     private static final long CLOSE_TIMEOUT_MS = 15_000;
@@ -131,7 +132,8 @@ public final class SyncBench
             destinationBrokers(), options.replicationFactor(), options.minInsyncReplicas(), options.destinations(),
             options.ratePerSecond(), options.messageBytes(), options.producers(), options.warmupSeconds(),
             options.durationSeconds(), options.injectedDelayMs(), options.storage(),
-            options.mirrorStateReplicationFactor(), Runtime.getRuntime().maxMemory() >> 20, results.toAbsolutePath().normalize()));
+            options.mirrorStateReplicationFactor(), Runtime.getRuntime().maxMemory() >> 20,
+            results.toAbsolutePath().normalize()));
         final long setupStartNs = System.nanoTime();
         final Map<MirrorType, ModeResult> byMode = new LinkedHashMap<>();
         final MirroredClusters clusters = MirroredClusters.start(options, out);

@@ -87,7 +87,8 @@ public record SyncBenchOptions(
         "  --heap SIZE               the JVM's -Xmx, e.g. 4g or 12g (default 4g)",
         "  --help                    print this text",
         "Exit status: 0 when every mode asked for was measured, 1 when one was not (an ERROR line says why)",
-        "or the run broke, 2 for a bad flag, 3 when every mode was measured but some records failed.");
+        "or the run broke, 2 for a bad flag, 3 when the heap ran out (raise --heap), 4 when every mode was",
+        "measured but some records failed.");
 
     /** Parses {@code args}, filling defaults; {@code now} names the default results directory. */
     public static SyncBenchOptions parse(final String[] args, final LocalDateTime now)
