@@ -109,15 +109,14 @@ public final class SyncBench
     }
 
     /**
-     * Where the mirror link's round trips come from. Today: an ApiVersions ping loop over a {@link MirrorWireClient}
-     * from each destination to the source brokers, with the injected delay applied in the pinger. When the broker
-     * reports its own mirror report connection's round trips, return instead a source that passes the sink to
-     * {@code BrokerServer#mirrorLinkRoundTrips(LongConsumer)} of every destination broker.
+     * Where the mirror link's round trips come from: each destination broker's sync report requests on its mirror
+     * connections ({@code BrokerServer#mirrorLinkRoundTrips}), and an ApiVersions ping loop over a
+     * {@link MirrorWireClient} through the same injected delay for the modes that send no reports.
      */
     LinkRoundTripSource linkRoundTripSource(final MirroredClusters clusters)
     {
-        return new ApiVersionsLinkPinger(clusters.sourceBrokers(), clusters.destinations().size(),
-            options.injectedDelayMs());
+        return new MirrorLinkRoundTrips(clusters.destinations(), new ApiVersionsLinkPinger(clusters.sourceBrokers(),
+            clusters.destinations().size(), options.injectedDelayMs()));
     }
 
     private int run() throws Exception
