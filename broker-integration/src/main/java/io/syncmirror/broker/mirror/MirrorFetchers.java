@@ -405,6 +405,13 @@ final class MirrorFetchers implements AutoCloseable
         }
 
         @Override
+        public long logEndOffset(final TopicPartition tp)
+        {
+            final MirrorPartition mirror = partitions.get(tp);
+            return mirror == null ? -1L : mirror.partition.log().logEndOffset();
+        }
+
+        @Override
         public int latestEpoch(final TopicPartition tp)
         {
             final MirrorPartition mirror = partitions.get(tp);
