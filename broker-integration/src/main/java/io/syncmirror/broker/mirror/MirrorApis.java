@@ -310,12 +310,14 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
         final List<TopicResultsResponseData.TopicResult> results = new ArrayList<>();
         final Map<String, List<String>> namesByMirror = new LinkedHashMap<>();
         final Map<String, List<String>> patternsByMirror = new LinkedHashMap<>();
+        final java.util.Set<String> syncNames = new java.util.HashSet<>();
+        final java.util.Set<String> syncPatterns = new java.util.HashSet<>();
         for (final AddTopicsToMirrorRequestData.TopicState topic : add.topics())
         {
-            if (topic.mirrorType() != MirrorType.ASYNC.id())
+            if (topic.mirrorType() != MirrorType.ASYNC.id() && topic.mirrorType() != MirrorType.SYNC.id())
             {
                 results.add(topicResult(topic.topicName(), MirrorOpResult.error(Errors.INVALID_REQUEST,
-                    "only ASYNC mirroring is available on this cluster")));
+                    "unknown mirror type " + topic.mirrorType() + " (0 ASYNC, 1 SYNC)")));
             }
             else if (topic.mirrorName() == null || topic.mirrorName().isEmpty())
             {
@@ -325,18 +327,26 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
             else
             {
                 namesByMirror.computeIfAbsent(topic.mirrorName(), k -> new ArrayList<>()).add(topic.topicName());
+                if (topic.mirrorType() == MirrorType.SYNC.id())
+                {
+                    syncNames.add(topic.mirrorName() + "/" + topic.topicName());
+                }
             }
         }
         for (final AddTopicsToMirrorRequestData.TopicPattern pattern : add.topicPatterns())
         {
-            if (pattern.mirrorType() != MirrorType.ASYNC.id())
+            if (pattern.mirrorType() != MirrorType.ASYNC.id() && pattern.mirrorType() != MirrorType.SYNC.id())
             {
                 results.add(topicResult(pattern.pattern(), MirrorOpResult.error(Errors.INVALID_REQUEST,
-                    "only ASYNC mirroring is available on this cluster")));
+                    "unknown mirror type " + pattern.mirrorType() + " (0 ASYNC, 1 SYNC)")));
             }
             else
             {
                 patternsByMirror.computeIfAbsent(pattern.mirrorName(), k -> new ArrayList<>()).add(pattern.pattern());
+                if (pattern.mirrorType() == MirrorType.SYNC.id())
+                {
+                    syncPatterns.add(pattern.mirrorName() + "/" + pattern.pattern());
+                }
             }
         }
         final java.util.Set<String> mirrors = new java.util.LinkedHashSet<>(namesByMirror.keySet());
@@ -347,10 +357,86 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
                 namesByMirror.getOrDefault(mirror, List.of()), patternsByMirror.getOrDefault(mirror, List.of())));
             for (final Map.Entry<String, MirrorOpResult> entry : answered.entrySet())
             {
-                results.add(topicResult(entry.getKey(), entry.getValue()));
+                final TopicResultsResponseData.TopicResult result = topicResult(entry.getKey(), entry.getValue());
+                if (result.errorCode() == Errors.NONE.code())
+                {
+                    final String key = mirror + "/" + entry.getKey();
+                    if (syncNames.contains(key))
+                    {
+                        maybeNote(result, setDesiredSyncOnAdd(mirror, java.util.regex.Pattern.compile(
+                            java.util.regex.Pattern.quote(entry.getKey()))));
+                    }
+                    else if (syncPatterns.contains(key))
+                    {
+                        maybeNote(result, setDesiredSyncOnAdd(mirror, java.util.regex.Pattern.compile(
+                            entry.getKey())));
+                    }
+                }
+                results.add(result);
             }
         }
         return new AddTopicsToMirrorResponseData().setTopics(results);
+    }
+
+    private static void maybeNote(final TopicResultsResponseData.TopicResult result, final String note)
+    {
+        if (note != null)
+        {
+            result.setErrorMessage(result.errorMessage() == null ? note : result.errorMessage() + "; " + note);
+        }
+    }
+
+    /**
+     * {@code --add --sync}: once the added topics are in this broker's image and their partitions have leaders,
+     * their desired type becomes SYNC on every partition (the same path as {@code --alter --sync}); the
+     * coordinators promote them when their lag is 0. Null when done, else what is left undone.
+     */
+    private String setDesiredSyncOnAdd(final String mirrorName, final java.util.regex.Pattern names)
+    {
+        final long deadlineMs = System.currentTimeMillis() + timeoutMs;
+        String left = "no topic matched yet";
+        while (System.currentTimeMillis() < deadlineMs)
+        {
+            final List<AlterMirrorTopicTypeRequestData.AlterMirrorTopic> topics = new ArrayList<>();
+            final Map<String, Integer> partitionCounts = new HashMap<>();
+            for (final TopicMetadata topic : image.get().topics())
+            {
+                if (mirrorName.equals(MirrorTopicConfig.activeMirror(topic.config())) &&
+                    names.matcher(topic.name()).matches())
+                {
+                    topics.add(new AlterMirrorTopicTypeRequestData.AlterMirrorTopic().setTopicId(topic.id())
+                        .setTopicName(topic.name()).setMirrorType(MirrorType.SYNC.id()));
+                    partitionCounts.put(topic.name(), topic.partitions().size());
+                }
+            }
+            if (!topics.isEmpty())
+            {
+                final Map<String, java.util.Set<Integer>> applied = applyDesiredEverywhere(mirrorName, topics);
+                final List<String> missing = new ArrayList<>();
+                for (final Map.Entry<String, Integer> entry : partitionCounts.entrySet())
+                {
+                    if (applied.getOrDefault(entry.getKey(), java.util.Set.of()).size() < entry.getValue())
+                    {
+                        missing.add(entry.getKey());
+                    }
+                }
+                if (missing.isEmpty())
+                {
+                    return null;
+                }
+                left = "partitions of " + missing + " have no leader coordinating them yet";
+            }
+            try
+            {
+                Thread.sleep(50);
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        return "desired type SYNC not set within " + timeoutMs + " ms (" + left + "); run --alter --sync to set it";
     }
 
     private static TopicResultsResponseData.TopicResult topicResult(final String topic, final MirrorOpResult result)
@@ -882,6 +968,12 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
         {
             statusByTopic.computeIfAbsent(status.partition().topic(), k -> new ArrayList<>()).add(status);
         }
+        final Map<org.apache.kafka.common.TopicPartition, MirrorCoordinator.SyncStatus> syncByPartition =
+            new HashMap<>();
+        for (final MirrorCoordinator.SyncStatus status : coordinator.syncStatuses())
+        {
+            syncByPartition.put(status.partition(), status);
+        }
         final List<DescribeClusterMirrorsResponseData.MirrorDescription> mirrors = new ArrayList<>();
         for (final String name : names)
         {
@@ -915,22 +1007,42 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
                 {
                     if (status.topicId().equals(topic.id()) && status.mirrorName().equals(name))
                     {
-                        partitions.add(partition(status));
+                        final MirrorCoordinator.SyncStatus sync = syncByPartition.get(status.partition());
+                        partitions.add(partition(status).setSyncFailingForMs(sync == null ? -1L :
+                            sync.failingForMs()));
                     }
                 }
                 if (!request.localPartitionsOnly())
                 {
                     addUnreported(partitions, topic);
                 }
+                final byte effective = current.syncState(topic.id()).mirrorType();
+                final byte desired = (byte)Math.max(MirrorType.ASYNC.id(), coordinator.desiredMirrorType(topic.id()));
+                final boolean recovery = coordinator.recoveryPending(topic.id());
                 topics.add(new DescribeClusterMirrorsResponseData.MirrorTopic().setTopicId(topic.id())
-                    .setTopicName(topic.name()).setDesiredMirrorType(MirrorType.ASYNC.id())
-                    .setEffectiveMirrorType(MirrorType.ASYNC.id())
-                    .setStatusMessage(removed != null ? "removed from the mirror (failed over)" : null)
+                    .setTopicName(topic.name()).setDesiredMirrorType(desired).setEffectiveMirrorType(effective)
+                    .setRecoveryPending(recovery)
+                    .setStatusMessage(removed != null ? "removed from the mirror (failed over)" :
+                        syncNote(desired, effective, recovery))
                     .setPartitions(partitions));
             }
             mirrors.add(description.setTopics(topics));
         }
         return new DescribeClusterMirrorsResponseData().setMirrors(mirrors);
+    }
+
+    /** The spec's annotation of a topic whose desired and effective types differ; null when they agree. */
+    private static String syncNote(final byte desired, final byte effective, final boolean recoveryPending)
+    {
+        if (recoveryPending)
+        {
+            return "released by source — recovery in flight";
+        }
+        if (desired == MirrorType.SYNC.id() && effective != MirrorType.SYNC.id())
+        {
+            return "promotion to SYNC pending lag drain";
+        }
+        return null;
     }
 
     private DescribeClusterMirrorsResponseData.MirrorPartition partition(final MirrorCoordinator.Status status)
@@ -985,6 +1097,17 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
                         if (!topic.topicId().equals(otherTopic.topicId()))
                         {
                             continue;
+                        }
+                        // The desired type and the recovery hint live with the partitions' (and the driver's)
+                        // coordinators: the union of what the brokers hold.
+                        if (otherTopic.desiredMirrorType() > topic.desiredMirrorType())
+                        {
+                            topic.setDesiredMirrorType(otherTopic.desiredMirrorType());
+                        }
+                        topic.setRecoveryPending(topic.recoveryPending() || otherTopic.recoveryPending());
+                        if (topic.statusMessage() == null || otherTopic.recoveryPending())
+                        {
+                            topic.setStatusMessage(otherTopic.statusMessage());
                         }
                         for (final DescribeClusterMirrorsResponseData.MirrorPartition partition : otherTopic.partitions())
                         {
