@@ -309,10 +309,7 @@ public final class MirrorCoordinator implements AutoCloseable
     /** One pass over every mirror partition this broker leads. Coordinator thread (tests may call it directly). */
     void tick()
     {
-        for (Runnable command = commands.poll(); command != null; command = commands.poll())
-        {
-            command.run();
-        }
+        runCommands();
         final MetadataImage current = image.get();
         refreshSources(current);
         final Set<TopicPartition> led = new HashSet<>();
@@ -737,7 +734,7 @@ public final class MirrorCoordinator implements AutoCloseable
     }
 
     /** Follows the mirrors defined, closing the source clients of mirrors deleted or redefined. */
-    private void refreshSources(final MetadataImage current)
+    void refreshSources(final MetadataImage current)
     {
         final Map<String, MirrorDefinition> defined = current.mirrors();
         for (final Map.Entry<String, MirrorDefinition> entry : new ArrayList<>(sourceDefinitions.entrySet()))
@@ -797,7 +794,7 @@ public final class MirrorCoordinator implements AutoCloseable
     }
 
     /** Every topic with a partition coordinated here: reporting, Unregisters owed, and the driver's work. */
-    private void syncTick(final MetadataImage current)
+    void syncTick(final MetadataImage current)
     {
         final Map<Uuid, List<MirrorPartition>> byTopic = new HashMap<>();
         for (final MirrorPartition mirror : coordinated.values())
@@ -1070,7 +1067,8 @@ public final class MirrorCoordinator implements AutoCloseable
             return;
         }
         sync.pendingRecoveryPromotion = true;
-        sync.nextRegisterAtMs = 0L;
+        // Recovery waits one backoff, so a source that keeps releasing is not met by a Register at once.
+        sync.nextRegisterAtMs = nowMs + config.retryBackoffMs();
         rejections.get(RejectReason.ALL_PARTITIONS_FAILING).increment();
         LOG.warn("Mirror '{}' topic {}: every partition's sync reports failed for {} ms; demoted to ASYNC, " +
             "recovery promotion pending (reason {})", driver.mirrorName, topic.name(), timeoutMs,
@@ -1410,6 +1408,21 @@ public final class MirrorCoordinator implements AutoCloseable
             }
         }
         return count;
+    }
+
+    /** Coordinates a partition as if a tick had loaded it, for tests of this package. */
+    void coordinate(final MirrorPartition mirror)
+    {
+        coordinated.put(mirror.topicPartition, mirror);
+    }
+
+    /** Runs the queued commands (desired type changes) as a tick does first, for tests of this package. */
+    void runCommands()
+    {
+        for (Runnable command = commands.poll(); command != null; command = commands.poll())
+        {
+            command.run();
+        }
     }
 
     /** The coordinated partition, for tests of this package; null when not coordinated here. */

@@ -202,7 +202,9 @@ public final class MirrorMetrics implements AutoCloseable
             {
                 fixedNames.add(dead);
             }
-            for (final MirrorCoordinator.RejectReason reason : MirrorCoordinator.RejectReason.values())
+            // The sync MBeans exist only with a sync source (the coordinator's), not for a metrics-only caller.
+            for (final MirrorCoordinator.RejectReason reason : sync == NO_SYNC ? new MirrorCoordinator.RejectReason[0]
+                : MirrorCoordinator.RejectReason.values())
             {
                 final ObjectName rejected = syncRegistrationRejectedName(brokerTag, reason);
                 if (register(rejected, new Gauge(LONG_GAUGE_INFO, s -> this.sync.rejected(reason))))
@@ -211,7 +213,8 @@ public final class MirrorMetrics implements AutoCloseable
                 }
             }
             final ObjectName registered = syncRegisteredTopicsName(brokerTag);
-            if (register(registered, new Gauge(INT_GAUGE_INFO, s -> this.sync.registeredSyncTopics())))
+            if (sync != NO_SYNC && register(registered, new Gauge(INT_GAUGE_INFO,
+                s -> this.sync.registeredSyncTopics())))
             {
                 fixedNames.add(registered);
             }
