@@ -137,6 +137,33 @@ class SyncReleaseTest
             clusters.source(), MIRROR, second, SyncMirrors.topicId(clusters.source(), second), false).errorCode());
     }
 
+    @Test
+    @DisplayName("SU-07 the source admits a Register without a Released marker, commits the registration before "
+        + "answering (every source broker's image then shows it), and a clean Unregister removes it without a marker")
+    void shouldAdmitARegisterAndCommitItsRecord() throws Exception
+    {
+        final String topic = "plain-register";
+        clusters.createSourceTopic(topic, 1);
+        final TopicResultsResponseData.TopicResult admitted = SyncMirrors.register(clusters.source(), "other-dest",
+            topic, SyncMirrors.topicId(clusters.source(), topic), false);
+        assertEquals(Errors.NONE.code(), admitted.errorCode(), String.valueOf(admitted.errorMessage()));
+        // Committed to the metadata log before the answer; brokers apply it on their own cadence.
+        SyncMirrors.awaitRegistered(clusters.source(), topic, "other-dest", true, 10_000);
+
+        try (io.syncmirror.protocol.MirrorWireClient client = Mirrors.client(clusters.source(), 2))
+        {
+            final io.syncmirror.protocol.UnregisterMirrorSyncTopicResponseData response = client.send(
+                new io.syncmirror.protocol.UnregisterMirrorSyncTopicRequestData().setMirrorName("other-dest")
+                    .setTopics(java.util.List.of(new io.syncmirror.protocol.UnregisterMirrorSyncTopicRequestData
+                        .TopicState().setTopicId(SyncMirrors.topicId(clusters.source(), topic)).setTopicName(topic))),
+                io.syncmirror.protocol.UnregisterMirrorSyncTopicResponseData.class);
+            assertEquals(Errors.NONE.code(), response.errorCode(), String.valueOf(response.errorMessage()));
+        }
+        SyncMirrors.awaitRegistered(clusters.source(), topic, "other-dest", false, 10_000);
+        assertEquals(Errors.NONE.code(), SyncMirrors.register(clusters.source(), "other-dest", topic,
+            SyncMirrors.topicId(clusters.source(), topic), false).errorCode(), "no marker after a clean Unregister");
+    }
+
     private static void promote(final String topic, final int partitions) throws Exception
     {
         clusters.createSourceTopic(topic, partitions);
