@@ -17,7 +17,7 @@ import org.apache.kafka.common.protocol.types.RawTaggedField;
  * fields that only brokers of the destination cluster set when they pass the request on among themselves, as
  * DescribeClusterMirrors' {@code LocalPartitionsOnly} does: {@code {"name": "LocalPartitionsOnly", "type": "bool",
  * "tag": 0}} (apply the desired type to the partitions the receiving broker leads and answer for those only) and
- * {@code {"name": "Effective", "type": "bool", "tag": 1}} (to the controller node: commit the topics' effective
+ * {@code {"name": "Effective", "type": "bool", "tag": 2}} (to the controller node: commit the topics' effective
  * mirror type, MirrorTopicTypeChangeRecord, rather than the desired one). Both are written only when true, so an
  * operator's request encodes byte for byte as the spec's version 0.
  */
@@ -26,7 +26,7 @@ public final class AlterMirrorTopicTypeRequestData extends MirrorStruct implemen
     /** The tag of the LocalPartitionsOnly tagged field. */
     public static final int LOCAL_PARTITIONS_ONLY_TAG = 0;
     /** The tag of the Effective tagged field. */
-    public static final int EFFECTIVE_TAG = 1;
+    public static final int EFFECTIVE_TAG = 2;
 
     private String mirrorName = "";
     private List<AlterMirrorTopic> topics = new ArrayList<>(0);
