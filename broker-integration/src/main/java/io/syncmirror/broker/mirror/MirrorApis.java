@@ -58,7 +58,8 @@ import io.syncmirror.protocol.UnregisterMirrorSyncTopicResponseData;
 /**
  * The broker's handler of the cluster-mirroring management RPCs. Thread-safety: {@link #handle} runs on a
  * connection's event loop and never blocks there; work that waits (the controller, other brokers) runs on a small
- * pool of daemon threads ({@code mirror-apis-<broker>}).
+ * pool of daemon threads ({@code mirror-apis-<broker>}), and the calls they wait for on other brokers on daemon
+ * fan-out threads ({@code mirror-apis-fan-out-<broker>}).
  *
  * <ul>
  *   <li>CreateClusterMirror, DeleteClusterMirror, AddTopicsToMirror, RemoveTopicsFromMirror, BumpLeaderEpochs
@@ -97,6 +98,8 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
     private final long timeoutMs;
     private final MirrorWireClients clients;
     private final ExecutorService pool;
+    /** Calls to the other brokers that pool threads wait for: a pool of its own, so the waits cannot starve. */
+    private final ExecutorService fanOut;
     /** The source role's registration ledger (controller node only), created on first use; guarded by itself. */
     private final Object ledgerLock = new Object();
     private SyncRegistrationLedger ledger;
@@ -122,6 +125,12 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
         this.pool = Executors.newFixedThreadPool(4, r ->
         {
             final Thread t = new Thread(r, "mirror-apis-" + brokerId);
+            t.setDaemon(true);
+            return t;
+        });
+        this.fanOut = Executors.newCachedThreadPool(r ->
+        {
+            final Thread t = new Thread(r, "mirror-apis-fan-out-" + brokerId);
             t.setDaemon(true);
             return t;
         });
@@ -762,7 +771,7 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
                     {
                         return null; // that broker's partitions show as missing: the caller answers retriable
                     }
-                }, pool));
+                }, fanOut));
         }
         final Map<String, java.util.Set<Integer>> applied = new HashMap<>();
         for (final CompletableFuture<AlterMirrorTopicTypeResponseData> answer : answers)
@@ -793,8 +802,8 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
     private Map<String, Long> lagsByPartition(final String mirrorName)
     {
         final Map<String, Long> lags = new HashMap<>();
-        final DescribeClusterMirrorsResponseData described = (DescribeClusterMirrorsResponseData)describe(
-            new DescribeClusterMirrorsRequestData().setMirrorNames(List.of(mirrorName))).join();
+        final DescribeClusterMirrorsResponseData described = describeEverywhere(
+            new DescribeClusterMirrorsRequestData().setMirrorNames(List.of(mirrorName)));
         for (final DescribeClusterMirrorsResponseData.MirrorDescription mirror : described.mirrors())
         {
             for (final DescribeClusterMirrorsResponseData.MirrorTopic topic : mirror.topics())
@@ -859,8 +868,8 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
                 final Uuid topicId)
             {
                 final Map<Integer, MirrorCoordinator.RemotePartition> remote = new HashMap<>();
-                final DescribeClusterMirrorsResponseData described = (DescribeClusterMirrorsResponseData)describe(
-                    new DescribeClusterMirrorsRequestData().setMirrorNames(List.of(mirrorName))).join();
+                final DescribeClusterMirrorsResponseData described = describeEverywhere(
+                    new DescribeClusterMirrorsRequestData().setMirrorNames(List.of(mirrorName)));
                 for (final DescribeClusterMirrorsResponseData.MirrorDescription mirror : described.mirrors())
                 {
                     for (final DescribeClusterMirrorsResponseData.MirrorTopic topic : mirror.topics())
@@ -915,45 +924,51 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
 
     private CompletableFuture<ApiMessage> describe(final DescribeClusterMirrorsRequestData request)
     {
-        final DescribeClusterMirrorsResponseData local = describeLocally(request);
         if (request.localPartitionsOnly())
         {
-            return CompletableFuture.completedFuture(local);
+            return CompletableFuture.completedFuture(describeLocally(request));
         }
-        return CompletableFuture.supplyAsync(() ->
+        return CompletableFuture.supplyAsync(() -> describeEverywhere(request), pool);
+    }
+
+    /**
+     * The local answer merged with every other live broker's partitions, asked in parallel on the fan-out
+     * threads; blocks the caller (never a pool thread waiting on pool threads, which could starve the pool).
+     */
+    private DescribeClusterMirrorsResponseData describeEverywhere(final DescribeClusterMirrorsRequestData request)
+    {
+        final DescribeClusterMirrorsResponseData local = describeLocally(request);
+        final DescribeClusterMirrorsRequestData fanOutRequest = new DescribeClusterMirrorsRequestData()
+            .setMirrorNames(request.mirrorNames()).setLocalPartitionsOnly(true);
+        final List<CompletableFuture<DescribeClusterMirrorsResponseData>> answers = new ArrayList<>();
+        for (final BrokerEndpoint broker : image.get().liveBrokers())
         {
-            final DescribeClusterMirrorsRequestData fanOut = new DescribeClusterMirrorsRequestData()
-                .setMirrorNames(request.mirrorNames()).setLocalPartitionsOnly(true);
-            final List<CompletableFuture<DescribeClusterMirrorsResponseData>> answers = new ArrayList<>();
-            for (final BrokerEndpoint broker : image.get().liveBrokers())
+            if (broker.id() == brokerId)
             {
-                if (broker.id() == brokerId)
-                {
-                    continue;
-                }
-                answers.add(CompletableFuture.supplyAsync(() ->
-                {
-                    try
-                    {
-                        return clients.send(broker.host(), broker.port(), fanOut,
-                            DescribeClusterMirrorsResponseData.class);
-                    }
-                    catch (final IOException e)
-                    {
-                        return null; // that broker's partitions show as not reported
-                    }
-                }, pool));
+                continue;
             }
-            for (final CompletableFuture<DescribeClusterMirrorsResponseData> answer : answers)
+            answers.add(CompletableFuture.supplyAsync(() ->
             {
-                final DescribeClusterMirrorsResponseData other = answer.join();
-                if (other != null)
+                try
                 {
-                    merge(local, other);
+                    return clients.send(broker.host(), broker.port(), fanOutRequest,
+                        DescribeClusterMirrorsResponseData.class);
                 }
+                catch (final IOException e)
+                {
+                    return null; // that broker's partitions show as not reported
+                }
+            }, fanOut));
+        }
+        for (final CompletableFuture<DescribeClusterMirrorsResponseData> answer : answers)
+        {
+            final DescribeClusterMirrorsResponseData other = answer.join();
+            if (other != null)
+            {
+                merge(local, other);
             }
-            return local;
-        }, pool);
+        }
+        return local;
     }
 
     /** The mirrors and their topics from this broker's image, with the partitions this broker coordinates. */
@@ -1260,6 +1275,7 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
     public void close()
     {
         pool.shutdownNow();
+        fanOut.shutdownNow();
         clients.close();
     }
 }
