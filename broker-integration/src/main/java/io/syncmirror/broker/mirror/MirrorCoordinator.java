@@ -828,6 +828,7 @@ public final class MirrorCoordinator implements AutoCloseable
         final MetadataImage current)
     {
         final boolean effectiveSync = current.syncState(topic.id()).mirrorType() == MirrorType.SYNC.id();
+        sync.stopUnregistered = false; // mirrored (again): a later failover unregisters afresh
         if (effectiveSync)
         {
             sync.armed = false;
