@@ -385,7 +385,7 @@ public final class MirrorCoordinator implements AutoCloseable
     private void release(final MirrorPartition mirror)
     {
         // Another broker leads it now and reports for it; this one's reports would be fenced anyway.
-        mirror.syncReporting = false;
+        syncReporting(mirror, false);
         coordinated.remove(mirror.topicPartition, mirror);
         fetchers.remove(mirror.topicPartition);
         mirror.partition.mirrorAppends(false);
@@ -558,13 +558,16 @@ public final class MirrorCoordinator implements AutoCloseable
 
     private void ensureFetching(final MirrorPartition mirror, final MetadataImage current)
     {
-        if (mirror.fetching)
+        if (mirror.fetching && !mirror.leaderLookupNeeded)
         {
             return;
         }
+        final boolean wasFetching = mirror.fetching;
         final SourceCluster source = source(mirror.mirrorName);
         final Node leader = sourceLeader(mirror, source);
-        if (leader != null)
+        // A fetching partition whose source broker stopped answering (a crash gives no NOT_LEADER_OR_FOLLOWER)
+        // moves once the source names another leader; until then its fetcher keeps retrying.
+        if (leader != null && (!wasFetching || leader.id() != mirror.sourceLeaderId))
         {
             mirror.partition.mirrorAppends(true);
             fetchers.add(mirror, source, leader, securityConfigs(mirror.mirrorName));
@@ -844,7 +847,7 @@ public final class MirrorCoordinator implements AutoCloseable
         final boolean reporting = effectiveSync || sync.armed || sync.unregisterPending;
         for (final MirrorPartition mirror : local)
         {
-            mirror.syncReporting = reporting && mirror.record.state() == MirrorPartitionState.MIRRORING;
+            syncReporting(mirror, reporting && mirror.record.state() == MirrorPartitionState.MIRRORING);
         }
         if (!effectiveSync && sync.unregisterPending)
         {
@@ -927,7 +930,7 @@ public final class MirrorCoordinator implements AutoCloseable
         sync.armed = true;
         for (final MirrorPartition mirror : local)
         {
-            mirror.syncReporting = mirror.record.state() == MirrorPartitionState.MIRRORING;
+            syncReporting(mirror, mirror.record.state() == MirrorPartitionState.MIRRORING);
         }
         final boolean recovery = sync.pendingRecoveryPromotion;
         final RegisterMirrorSyncTopicRequestData request = new RegisterMirrorSyncTopicRequestData()
@@ -1009,7 +1012,7 @@ public final class MirrorCoordinator implements AutoCloseable
         {
             for (final MirrorPartition mirror : local)
             {
-                mirror.syncReporting = false;
+                syncReporting(mirror, false);
             }
         }
         final int attempt = driver.record.retryAttempt() + 1;
@@ -1090,7 +1093,7 @@ public final class MirrorCoordinator implements AutoCloseable
             sync.unregisterAttempt = 0;
             for (final MirrorPartition mirror : local)
             {
-                mirror.syncReporting = false;
+                syncReporting(mirror, false);
             }
             LOG.info("Mirror '{}' topic {}: the source acknowledged the Unregister; sync reports stop",
                 sync.mirrorName, sync.topicName);
@@ -1212,7 +1215,7 @@ public final class MirrorCoordinator implements AutoCloseable
         state.armed = false;
         state.wasSync = false;
         state.pendingRecoveryPromotion = false;
-        mirror.syncReporting = false;
+        syncReporting(mirror, false);
         if (effectiveSync && !commitType(mirror.topicId, MirrorType.ASYNC))
         {
             throw new KafkaException("clearing the effective SYNC type of " + mirror.topicPartition.topic() +
@@ -1473,5 +1476,18 @@ public final class MirrorCoordinator implements AutoCloseable
     public void linkRoundTrips(final java.util.function.LongConsumer nanosSink)
     {
         fetchers.linkRoundTrips(nanosSink);
+    }
+
+    /**
+     * Sets whether {@code mirror}'s fetcher reports it to the source (MirrorReplicaInfo) and tells the fetcher, which
+     * starts or stops its reports and sends its next fetch in the new mode at once.
+     */
+    private void syncReporting(final MirrorPartition mirror, final boolean reporting)
+    {
+        if (mirror.syncReporting != reporting)
+        {
+            mirror.syncReporting = reporting;
+            fetchers.syncReportingChanged(mirror);
+        }
     }
 }

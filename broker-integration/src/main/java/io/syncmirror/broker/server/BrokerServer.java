@@ -294,6 +294,8 @@ public final class BrokerServer implements AutoCloseable
             definition -> new SourceCluster(definition, "broker-" + id + "-mirror-" + definition.name(), timeoutMs),
             coordinatorConfig, time::milliseconds);
         mirrorCoordinator.injectLinkDelay(config.getDouble(BrokerConfig.MIRROR_LINK_INJECTED_DELAY_MS_CONFIG));
+        mirrorCoordinator.configureSync(config.getShort(BrokerConfig.MIRROR_SYNC_VERSION_CONFIG),
+            config.getLong(BrokerConfig.MIRROR_SYNC_TOPIC_DEMOTE_TIMEOUT_MS_CONFIG));
         mirrorMetrics = MirrorMetrics.forCoordinator(id, mirrorCoordinator, ManagementFactory.getPlatformMBeanServer(),
             time::milliseconds);
         mirrorApis = new MirrorApis(id, metadata::image, mirrorCoordinator, mirrorController, mirrorMetadataManager,
