@@ -1,6 +1,7 @@
 package io.syncmirror.tests;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -150,9 +151,9 @@ class SyncSourceUncleanElectionTest
             }
             promote(clusters, topic);
             final TopicPartition tp = new TopicPartition(topic, 0);
-            try (KafkaProducer<byte[], byte[]> producer = Clients.producer(clusters.source().bootstrapServers(),
-                Map.of(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 120_000,
-                    ProducerConfig.MAX_BLOCK_MS_CONFIG, 5_000)))
+            final KafkaProducer<byte[], byte[]> producer = Clients.producer(clusters.source().bootstrapServers(),
+                Map.of(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 120_000, ProducerConfig.MAX_BLOCK_MS_CONFIG, 5_000));
+            try
             {
                 loseTheOnlyIsrMember(clusters, topic, producer);
                 final Future<RecordMetadata> stuck = producer.send(new ProducerRecord<>(topic, 0, null,
@@ -163,6 +164,10 @@ class SyncSourceUncleanElectionTest
                 {
                     assertTrue(Clients.leaderOf(admin, topic) < 0, "the partition has no leader");
                 }
+            }
+            finally
+            {
+                producer.close(Duration.ZERO); // its record can never be acknowledged: do not wait for it
             }
             // The operator fails over: the topic leaves the mirror; its Unregister cannot reach a leader-less
             // partition's registration state in time or fails, and STOPPING proceeds.
@@ -175,10 +180,10 @@ class SyncSourceUncleanElectionTest
                 assertEquals(i + " null both-" + i, records.get(i));
                 assertEquals((i + 5) + " null tail-" + i, records.get(i + 5));
             }
-            try (KafkaProducer<byte[], byte[]> producer = Clients.producer(
+            try (KafkaProducer<byte[], byte[]> primary = Clients.producer(
                 clusters.destination().bootstrapServers(), Map.of()))
             {
-                assertEquals(10, produce(producer, topic, "primary-", 1).get(0).offset(),
+                assertEquals(10, produce(primary, topic, "primary-", 1).get(0).offset(),
                     "the destination is the new primary");
             }
         }
