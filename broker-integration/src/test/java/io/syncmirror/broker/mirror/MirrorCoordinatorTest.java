@@ -4,7 +4,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.kafka.common.TopicPartition;
@@ -41,52 +40,8 @@ class MirrorCoordinatorTest
     private static final Uuid TOPIC_ID = Uuid.randomUuid();
     private static final TopicPartition TP = new TopicPartition("t", 0);
 
-    /** The latest record per key, as compaction keeps them. */
-    private static final class MemoryStore implements MirrorStateStore
-    {
-        final Map<String, MirrorStateRecord> records = new ConcurrentHashMap<>();
-
-        @Override
-        public void write(final MirrorStateRecord record)
-        {
-            records.put(record.mirrorName() + "/" + record.topicId() + "/" + record.partition(), record);
-        }
-
-        final Map<String, byte[]> raw = new ConcurrentHashMap<>();
-
-        @Override
-        public void writeRaw(final byte[] key, final byte[] value)
-        {
-            raw.put(java.util.Arrays.toString(key), value);
-        }
-
-        @Override
-        public Optional<byte[]> readRaw(final byte[] key)
-        {
-            return Optional.ofNullable(raw.get(java.util.Arrays.toString(key)));
-        }
-
-        @Override
-        public Optional<MirrorStateRecord> read(final String mirrorName, final Uuid topicId, final int partition)
-        {
-            return Optional.ofNullable(records.get(mirrorName + "/" + topicId + "/" + partition));
-        }
-
-        @Override
-        public Optional<MirrorStateRecord> readAnyMirror(final Uuid topicId, final int partition)
-        {
-            return records.values().stream().filter(r -> r.topicId().equals(topicId) && r.partition() == partition)
-                .findFirst();
-        }
-
-        @Override
-        public void close()
-        {
-        }
-    }
-
     private final AtomicLong nowMs = new AtomicLong(1_000L);
-    private final MemoryStore store = new MemoryStore();
+    private final MemoryMirrorStateStore store = new MemoryMirrorStateStore();
     private final MemoryLogStore logs = new MemoryLogStore(Map.of(), Time.SYSTEM);
     private final ReplicaManager replicas = new ReplicaManager(
         new ReplicaConfig(BROKER_ID, 1, 10_000, ReplicaConfig.MAX_REPLICAS, 64, 16, 64), logs,
