@@ -44,6 +44,18 @@ class SyncSourceUncleanElectionTest
 {
     private static final String MIRROR = "ule";
 
+    /** Creates the topic on source brokers 2 (leader) and 3, min.insync.replicas 1, and promotes it to SYNC. */
+    private static void createAndPromote(final MirrorClusters clusters, final String topic,
+        final boolean uncleanElection) throws Exception
+    {
+        try (Admin admin = Clients.admin(clusters.source().bootstrapServers()))
+        {
+            Clients.createTopic(admin, topic, Map.of(0, List.of(2, 3)), Map.of(
+                "unclean.leader.election.enable", Boolean.toString(uncleanElection), "min.insync.replicas", "1"));
+        }
+        promote(clusters, topic);
+    }
+
     private static void promote(final MirrorClusters clusters, final String topic) throws Exception
     {
         clusters.createMirror(MIRROR);
@@ -97,15 +109,8 @@ class SyncSourceUncleanElectionTest
     {
         try (MirrorClusters clusters = MirrorClusters.start(3, 1, Map.of()))
         {
-            SyncMirrors.applySyncConfig(clusters.source());
-            SyncMirrors.applySyncConfig(clusters.destination());
             final String topic = "unclean";
-            try (Admin admin = Clients.admin(clusters.source().bootstrapServers()))
-            {
-                Clients.createTopic(admin, topic, Map.of(0, List.of(2, 3)), Map.of(
-                    "unclean.leader.election.enable", "true", "min.insync.replicas", "1"));
-            }
-            promote(clusters, topic);
+            createAndPromote(clusters, topic, true);
             final TopicPartition tp = new TopicPartition(topic, 0);
             try (KafkaProducer<byte[], byte[]> producer = Clients.producer(clusters.source().bootstrapServers(),
                 Map.of(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 120_000)))
@@ -141,15 +146,8 @@ class SyncSourceUncleanElectionTest
     {
         try (MirrorClusters clusters = MirrorClusters.start(3, 1, Map.of()))
         {
-            SyncMirrors.applySyncConfig(clusters.source());
-            SyncMirrors.applySyncConfig(clusters.destination());
             final String topic = "clean-only";
-            try (Admin admin = Clients.admin(clusters.source().bootstrapServers()))
-            {
-                Clients.createTopic(admin, topic, Map.of(0, List.of(2, 3)), Map.of(
-                    "unclean.leader.election.enable", "false", "min.insync.replicas", "1"));
-            }
-            promote(clusters, topic);
+            createAndPromote(clusters, topic, false);
             final TopicPartition tp = new TopicPartition(topic, 0);
             final KafkaProducer<byte[], byte[]> producer = Clients.producer(clusters.source().bootstrapServers(),
                 Map.of(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 120_000, ProducerConfig.MAX_BLOCK_MS_CONFIG, 5_000));
