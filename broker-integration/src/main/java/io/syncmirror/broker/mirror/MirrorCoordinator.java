@@ -172,6 +172,8 @@ public final class MirrorCoordinator implements AutoCloseable
     private final LongSupplier clockMs;
     private final MirrorFetchers fetchers;
     private final ExecutorService lookups;
+    /** Source leader lookups of partitions that are being fetched (their source broker stopped answering). */
+    private final ExecutorService leaderLookups;
     private final Map<TopicPartition, MirrorPartition> coordinated = new ConcurrentHashMap<>();
     private final Map<String, SourceCluster> sources = new HashMap<>();
     private final Map<String, MirrorDefinition> sourceDefinitions = new HashMap<>();
@@ -207,6 +209,12 @@ public final class MirrorCoordinator implements AutoCloseable
         this.lookups = Executors.newSingleThreadExecutor(r ->
         {
             final Thread t = new Thread(r, "mirror-offset-lookups-" + brokerId);
+            t.setDaemon(true);
+            return t;
+        });
+        this.leaderLookups = Executors.newSingleThreadExecutor(r ->
+        {
+            final Thread t = new Thread(r, "mirror-leader-lookups-" + brokerId);
             t.setDaemon(true);
             return t;
         });
@@ -558,19 +566,69 @@ public final class MirrorCoordinator implements AutoCloseable
 
     private void ensureFetching(final MirrorPartition mirror, final MetadataImage current)
     {
-        if (mirror.fetching && !mirror.leaderLookupNeeded)
+        if (mirror.fetching)
         {
+            maybeMoveToNewLeader(mirror);
             return;
         }
-        final boolean wasFetching = mirror.fetching;
         final SourceCluster source = source(mirror.mirrorName);
         final Node leader = sourceLeader(mirror, source);
-        // A fetching partition whose source broker stopped answering (a crash gives no NOT_LEADER_OR_FOLLOWER)
-        // moves once the source names another leader; until then its fetcher keeps retrying.
-        if (leader != null && (!wasFetching || leader.id() != mirror.sourceLeaderId))
+        if (leader != null)
         {
             mirror.partition.mirrorAppends(true);
             fetchers.add(mirror, source, leader, securityConfigs(mirror.mirrorName));
+        }
+    }
+
+    /**
+     * A fetching partition whose source broker stopped answering (a crash gives no NOT_LEADER_OR_FOLLOWER) moves
+     * once the source names another leader; until then its fetcher keeps retrying. The lookup runs off this
+     * thread, one at a time per broker, so that a source that answers nothing never holds up the other
+     * partitions' transitions (a failover of a dead source above all).
+     */
+    private void maybeMoveToNewLeader(final MirrorPartition mirror)
+    {
+        final Node moved = mirror.relookedLeader;
+        if (moved != null)
+        {
+            mirror.relookedLeader = null;
+            if (moved.id() != mirror.sourceLeaderId && mirror.fetching)
+            {
+                fetchers.add(mirror, source(mirror.mirrorName), moved, securityConfigs(mirror.mirrorName));
+            }
+            return;
+        }
+        if (!mirror.leaderLookupNeeded || mirror.leaderRelookupRunning)
+        {
+            return;
+        }
+        final SourceCluster source = source(mirror.mirrorName);
+        mirror.leaderLookupNeeded = false;
+        mirror.leaderRelookupRunning = true;
+        try
+        {
+            leaderLookups.execute(() ->
+            {
+                try
+                {
+                    source.leader(mirror.topicPartition.topic(), mirror.topicId, mirror.topicPartition.partition(),
+                        true).ifPresent(leader -> mirror.relookedLeader = leader);
+                }
+                catch (final RuntimeException e)
+                {
+                    LOG.debug("Mirror '{}' {}: looking up the source leader again failed: {}", mirror.mirrorName,
+                        mirror.topicPartition, e.toString());
+                }
+                finally
+                {
+                    mirror.leaderRelookupRunning = false;
+                    wakeup();
+                }
+            });
+        }
+        catch (final java.util.concurrent.RejectedExecutionException e)
+        {
+            mirror.leaderRelookupRunning = false; // closing
         }
     }
 
@@ -1455,6 +1513,7 @@ public final class MirrorCoordinator implements AutoCloseable
         }
         fetchers.close();
         lookups.shutdownNow();
+        leaderLookups.shutdownNow();
         for (final SourceCluster source : sources.values())
         {
             source.close();

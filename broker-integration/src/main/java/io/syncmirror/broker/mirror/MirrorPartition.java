@@ -34,6 +34,10 @@ final class MirrorPartition
     volatile int sourceLeaderId = -1;
     volatile int sourceLeaderEpoch;
     volatile boolean leaderLookupNeeded = true;
+    /** A lookup of the source leader of this (fetching) partition runs off the coordinator thread. */
+    volatile boolean leaderRelookupRunning;
+    /** What that lookup found, for the coordinator to move the partition to; null when nothing new. */
+    volatile org.apache.kafka.common.Node relookedLeader;
     volatile Errors lastError = Errors.NONE;
     volatile String lastErrorMessage;
     /** A fetch error that stops the partition (tiered storage offsets): the coordinator moves it to FAILED. */

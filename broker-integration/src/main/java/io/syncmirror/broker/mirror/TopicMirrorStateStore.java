@@ -34,9 +34,11 @@ import org.slf4j.LoggerFactory;
  * listener. Thread-safe: calls are serialized; the coordinator that uses it is a single thread anyway.
  *
  * <p>A record's partition is the default partitioner's choice for its key (murmur2), so a reader finds a key's
- * latest value by scanning that one partition to its end. Compaction keeps that scan proportional to the number
- * of mirror partitions hashed there, not to the number of transitions. {@link #readAnyMirror} scans every
- * partition: it serves failback's LastMirroredOffsets lookups, which are rare.
+ * latest value by reading that one partition to its end. What was read is kept: a later read of the same
+ * partition reads only what was appended since (other brokers' writes included), so bringing up N mirror
+ * partitions costs N tail reads, not N scans of a growing topic. A partition whose log start moved past what was
+ * read is read again from its start. {@link #readAnyMirror} reads every partition: it serves failback's
+ * LastMirroredOffsets lookups, which are rare.
  */
 public final class TopicMirrorStateStore implements MirrorStateStore
 {
@@ -48,6 +50,15 @@ public final class TopicMirrorStateStore implements MirrorStateStore
     private KafkaProducer<byte[], byte[]> producer;
     private KafkaConsumer<byte[], byte[]> consumer;
     private int partitions = -1;
+    /** Per partition of the topic: the latest value of each key read so far, and where reading stopped. */
+    private final Map<Integer, ReadPartition> read = new HashMap<>();
+
+    /** What has been read of one partition. */
+    private static final class ReadPartition
+    {
+        final Map<KeyBytes, byte[]> latest = new HashMap<>();
+        long position;
+    }
 
     /** Creates the topic if it does not exist and returns its partition count; blocking, bounded. */
     @FunctionalInterface
@@ -149,14 +160,28 @@ public final class TopicMirrorStateStore implements MirrorStateStore
         return Optional.ofNullable(found);
     }
 
-    /** Every key's latest value in one partition, read from its start to its current end. */
+    /** Every key's latest value in one partition, up to its current end: what was read before plus the tail. */
     private Map<KeyBytes, byte[]> scan(final int partition)
     {
         final TopicPartition tp = new TopicPartition(TOPIC, partition);
+        final ReadPartition state = read.computeIfAbsent(partition, p -> new ReadPartition());
         consumer.assign(List.of(tp));
-        consumer.seekToBeginning(List.of(tp));
+        final long start = consumer.beginningOffsets(List.of(tp), Duration.ofMillis(timeoutMs)).get(tp);
+        if (state.position < start)
+        {
+            // Records below the log start are gone (a recreated topic, retention): read it all again.
+            state.latest.clear();
+            state.position = start;
+        }
+        consumer.seek(tp, state.position);
         final long end = consumer.endOffsets(List.of(tp), Duration.ofMillis(timeoutMs)).get(tp);
-        final Map<KeyBytes, byte[]> latest = new HashMap<>();
+        if (end < state.position)
+        {
+            // The topic was recreated with a shorter log: forget what was read of the old one.
+            state.latest.clear();
+            state.position = start;
+            consumer.seek(tp, start);
+        }
         final long deadlineMs = System.currentTimeMillis() + timeoutMs;
         while (consumer.position(tp, Duration.ofMillis(timeoutMs)) < end)
         {
@@ -171,14 +196,15 @@ public final class TopicMirrorStateStore implements MirrorStateStore
                     continue;
                 }
                 final KeyBytes key = new KeyBytes(record.key(), record.offset());
-                latest.remove(key);
+                state.latest.remove(key);
                 if (record.value() != null)
                 {
-                    latest.put(key, record.value()); // a null value is a tombstone
+                    state.latest.put(key, record.value()); // a null value is a tombstone
                 }
             }
         }
-        return latest;
+        state.position = consumer.position(tp, Duration.ofMillis(timeoutMs));
+        return state.latest;
     }
 
     private int partitionFor(final byte[] key)
@@ -230,6 +256,7 @@ public final class TopicMirrorStateStore implements MirrorStateStore
             consumer.close(CloseOptions.timeout(Duration.ofSeconds(1)));
             producer = null;
             consumer = null;
+            read.clear();
         }
     }
 
