@@ -48,6 +48,26 @@ final class SourceProcesses implements AutoCloseable
         }
     }
 
+    /**
+     * Writes the brokers' properties and launches them without waiting (see {@link #launch()}); a launch that fails
+     * part-way kills what it started.
+     */
+    static SourceProcesses launched(final Path dir, final int size, final Map<String, String> overrides)
+        throws IOException
+    {
+        final SourceProcesses source = new SourceProcesses(dir, size, overrides);
+        try
+        {
+            source.launch();
+            return source;
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            source.close();
+            throw e;
+        }
+    }
+
     private Properties properties(final int nodeId, final Map<String, String> overrides)
     {
         final Properties props = BrokerProcesses.serverProperties(ports[nodeId - 1],
@@ -88,11 +108,26 @@ final class SourceProcesses implements AutoCloseable
     /** Launches every broker (again, after {@link #killAll()}, on the same log directories) and waits for them. */
     void start() throws IOException, InterruptedException
     {
+        launch();
+        awaitRegistered();
+    }
+
+    /**
+     * Launches every broker without waiting, so that the test can start other things while the JVMs boot; then
+     * {@link #awaitRegistered()}.
+     */
+    void launch() throws IOException
+    {
         launches++;
         for (int i = 0; i < ports.length; i++)
         {
             processes[i] = launcher.launch(name(i + 1), propertiesFiles[i]);
         }
+    }
+
+    /** Waits until every launched broker is registered with the controller; fails if one exits. */
+    void awaitRegistered() throws InterruptedException
+    {
         try (Admin admin = Clients.admin(bootstrapServers()))
         {
             Clients.awaitCondition(() ->

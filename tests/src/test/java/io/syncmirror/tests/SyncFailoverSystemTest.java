@@ -60,10 +60,10 @@ class SyncFailoverSystemTest
         final Map<String, String> destinationConfig = new HashMap<>(Mirrors.FAST);
         destinationConfig.putAll(delayed);
         // The source gets the same link delay for the mirror it will run as the failback destination.
-        try (SourceProcesses source = new SourceProcesses(dir, 1, delayed);
+        try (SourceProcesses source = SourceProcesses.launched(dir, 1, delayed);
             EmbeddedCluster destination = EmbeddedCluster.start(1, destinationConfig))
         {
-            source.start();
+            source.awaitRegistered();
             try (Admin admin = Clients.admin(source.bootstrapServers()))
             {
                 Clients.createTopic(admin, topic, partitions, (short)1, Map.of());
@@ -156,10 +156,10 @@ class SyncFailoverSystemTest
         destinationConfig.put("mirror.replication.throttled.rate", "65536");
         destinationConfig.put("replica.fetch.max.bytes", "16384");
         destinationConfig.put("replica.fetch.response.max.bytes", "32768");
-        try (SourceProcesses source = new SourceProcesses(dir, 1, Map.of());
+        try (SourceProcesses source = SourceProcesses.launched(dir, 1, Map.of());
             EmbeddedCluster destination = EmbeddedCluster.start(1, destinationConfig))
         {
-            source.start();
+            source.awaitRegistered();
             try (Admin admin = Clients.admin(source.bootstrapServers()))
             {
                 Clients.createTopic(admin, syncTopic, 1, (short)1, Map.of());
