@@ -69,23 +69,23 @@ class SyncFailoverSystemTest
                 Clients.createTopic(admin, topic, partitions, (short)1, Map.of());
             }
             final int destinationPort = destination.port(1);
-            SyncMirrors.create(destinationPort, "dr", source.bootstrapServers());
-            SyncMirrors.add(destinationPort, "dr", MirrorType.SYNC, topic);
-            SyncMirrors.awaitState(destinationPort, "dr", topic, partitions, MirrorPartitionState.MIRRORING, 30_000);
-            SyncMirrors.awaitEffective(destinationPort, "dr", topic, MirrorType.SYNC, 30_000);
+            TrialMirrors.create(destinationPort, "dr", source.bootstrapServers());
+            TrialMirrors.add(destinationPort, "dr", MirrorType.SYNC, topic);
+            TrialMirrors.awaitState(destinationPort, "dr", topic, partitions, MirrorPartitionState.MIRRORING, 30_000);
+            TrialMirrors.awaitEffective(destinationPort, "dr", topic, MirrorType.SYNC, 30_000);
 
             // Mid-sync crash: a steady acks=all load, every acknowledgement gated on the destination.
             final AckLedger beforeCrash = new AckLedger(topic);
             try (AckedLoad load = new AckedLoad(source.bootstrapServers(), beforeCrash, partitions, 4, 1500).start())
             {
-                SyncMirrors.awaitOrFail(() -> beforeCrash.ackedCount() >= 3000, 30_000,
+                TrialMirrors.awaitOrFail(() -> beforeCrash.ackedCount() >= 3000, 30_000,
                     () -> "only " + beforeCrash.ackedCount() + " acknowledged; " +
-                        SyncMirrors.summary(destinationPort, "dr", topic));
+                        TrialMirrors.summary(destinationPort, "dr", topic));
                 source.killAll();
                 load.stop();
             }
-            SyncMirrors.failOver(destinationPort, "dr", topic);
-            SyncMirrors.awaitState(destinationPort, "dr", topic, partitions, MirrorPartitionState.STOPPED, 30_000);
+            TrialMirrors.failOver(destinationPort, "dr", topic);
+            TrialMirrors.awaitState(destinationPort, "dr", topic, partitions, MirrorPartitionState.STOPPED, 30_000);
             final AckLedger.Verdict failedOver = beforeCrash.verify(destination.bootstrapServers(), partitions, 30_000);
             System.out.println("SS-04 failover: " + failedOver);
             assertEquals(0, failedOver.lost(), () -> "acknowledged records lost on failover: " + failedOver);
@@ -95,23 +95,23 @@ class SyncFailoverSystemTest
             produceAcked(destination.bootstrapServers(), onNewPrimary, partitions, 300);
             source.start();
             final int oldSourcePort = source.port(1);
-            SyncMirrors.create(oldSourcePort, "back", destination.bootstrapServers());
-            SyncMirrors.add(oldSourcePort, "back", MirrorType.SYNC, topic);
+            TrialMirrors.create(oldSourcePort, "back", destination.bootstrapServers());
+            TrialMirrors.add(oldSourcePort, "back", MirrorType.SYNC, topic);
             final DescribeClusterMirrorsResponseData.MirrorTopic justAdded =
-                SyncMirrors.describe(oldSourcePort, "back", topic);
+                TrialMirrors.describe(oldSourcePort, "back", topic);
             assertNotNull(justAdded, "the failback mirror does not list the topic");
-            assertEquals(MirrorType.SYNC.id(), justAdded.desiredMirrorType(), SyncMirrors.summary(oldSourcePort,
+            assertEquals(MirrorType.SYNC.id(), justAdded.desiredMirrorType(), TrialMirrors.summary(oldSourcePort,
                 "back", topic));
-            SyncMirrors.awaitState(oldSourcePort, "back", topic, partitions, MirrorPartitionState.MIRRORING, 60_000);
-            SyncMirrors.awaitEffective(oldSourcePort, "back", topic, MirrorType.SYNC, 60_000);
+            TrialMirrors.awaitState(oldSourcePort, "back", topic, partitions, MirrorPartitionState.MIRRORING, 60_000);
+            TrialMirrors.awaitEffective(oldSourcePort, "back", topic, MirrorType.SYNC, 60_000);
             final DescribeClusterMirrorsResponseData.MirrorTopic promoted =
-                SyncMirrors.describe(oldSourcePort, "back", topic);
+                TrialMirrors.describe(oldSourcePort, "back", topic);
             assertNotNull(promoted);
-            System.out.println("SS-04 failback promoted: " + SyncMirrors.summary(oldSourcePort, "back", topic));
+            System.out.println("SS-04 failback promoted: " + TrialMirrors.summary(oldSourcePort, "back", topic));
             for (final DescribeClusterMirrorsResponseData.MirrorPartition partition : promoted.partitions())
             {
                 assertEquals(0, partition.lag(), () -> "promoted to SYNC with lag: " +
-                    SyncMirrors.summary(oldSourcePort, "back", topic));
+                    TrialMirrors.summary(oldSourcePort, "back", topic));
             }
 
             // Now in SYNC the other way: what the new primary acknowledges is on the old source.
@@ -120,9 +120,9 @@ class SyncFailoverSystemTest
             try (AckedLoad load = new AckedLoad(destination.bootstrapServers(), afterFailback, partitions, 44, 1000)
                 .start())
             {
-                SyncMirrors.awaitOrFail(() -> afterFailback.ackedCount() >= 1000, 30_000,
+                TrialMirrors.awaitOrFail(() -> afterFailback.ackedCount() >= 1000, 30_000,
                     () -> "only " + afterFailback.ackedCount() + " acknowledged after failback; " +
-                        SyncMirrors.summary(oldSourcePort, "back", topic));
+                        TrialMirrors.summary(oldSourcePort, "back", topic));
                 load.stop();
                 minAckLatencyMs = load.minAckLatencyMs();
             }
@@ -166,12 +166,12 @@ class SyncFailoverSystemTest
                 Clients.createTopic(admin, asyncTopic, 1, (short)1, Map.of());
             }
             final int destinationPort = destination.port(1);
-            SyncMirrors.create(destinationPort, "dr", source.bootstrapServers());
-            SyncMirrors.add(destinationPort, "dr", MirrorType.SYNC, syncTopic);
-            SyncMirrors.add(destinationPort, "dr", MirrorType.ASYNC, asyncTopic);
-            SyncMirrors.awaitState(destinationPort, "dr", syncTopic, 1, MirrorPartitionState.MIRRORING, 30_000);
-            SyncMirrors.awaitState(destinationPort, "dr", asyncTopic, 1, MirrorPartitionState.MIRRORING, 30_000);
-            SyncMirrors.awaitEffective(destinationPort, "dr", syncTopic, MirrorType.SYNC, 30_000);
+            TrialMirrors.create(destinationPort, "dr", source.bootstrapServers());
+            TrialMirrors.add(destinationPort, "dr", MirrorType.SYNC, syncTopic);
+            TrialMirrors.add(destinationPort, "dr", MirrorType.ASYNC, asyncTopic);
+            TrialMirrors.awaitState(destinationPort, "dr", syncTopic, 1, MirrorPartitionState.MIRRORING, 30_000);
+            TrialMirrors.awaitState(destinationPort, "dr", asyncTopic, 1, MirrorPartitionState.MIRRORING, 30_000);
+            TrialMirrors.awaitEffective(destinationPort, "dr", syncTopic, MirrorType.SYNC, 30_000);
 
             try (KafkaProducer<byte[], byte[]> transactional = Clients.producer(source.bootstrapServers(),
                 Map.of("transactional.id", "mixed"));
@@ -182,28 +182,28 @@ class SyncFailoverSystemTest
                 final RecordMetadata asyncData = transactional.send(record(asyncTopic, "b-in-txn")).get();
                 transactional.send(record(syncTopic, "a-in-txn")).get(30, TimeUnit.SECONDS);
                 // B's transactional data reaches the destination before the backlog is written behind it.
-                SyncMirrors.awaitOrFail(() -> AsyncMirroringTest.hw(destination, asyncTp) > asyncData.offset(),
+                TrialMirrors.awaitOrFail(() -> AsyncMirroringTest.hw(destination, asyncTp) > asyncData.offset(),
                     30_000, () -> "the ASYNC topic's transactional record never reached the destination: " +
-                        SyncMirrors.summary(destinationPort, "dr", asyncTopic));
+                        TrialMirrors.summary(destinationPort, "dr", asyncTopic));
                 writeBacklog(source.bootstrapServers(), asyncTopic, 1500, 1024);
 
                 transactional.commitTransaction();
-                SyncMirrors.awaitOrFail(() -> completeCommit(admin, "mixed"), 30_000,
+                TrialMirrors.awaitOrFail(() -> completeCommit(admin, "mixed"), 30_000,
                     () -> "the source never completed the commit");
                 // The SYNC topic's COMMIT marker was appended under SYNC gating: it is on the destination.
-                SyncMirrors.awaitOrFail(() -> Mirrors.records(destination, syncTp).stream()
+                TrialMirrors.awaitOrFail(() -> Mirrors.records(destination, syncTp).stream()
                     .anyMatch(line -> line.endsWith(" control")), 30_000,
                     () -> "the SYNC topic's COMMIT marker never reached the destination: " +
                         Mirrors.records(destination, syncTp));
                 assertFalse(Mirrors.records(destination, asyncTp).stream().anyMatch(line -> line.endsWith(" control")),
                     "the precondition failed: the ASYNC topic's COMMIT marker reached the destination before the crash; "
-                        + SyncMirrors.summary(destinationPort, "dr", asyncTopic));
+                        + TrialMirrors.summary(destinationPort, "dr", asyncTopic));
                 source.killAll();
             }
 
-            SyncMirrors.failOver(destinationPort, "dr", syncTopic, asyncTopic);
-            SyncMirrors.awaitState(destinationPort, "dr", syncTopic, 1, MirrorPartitionState.STOPPED, 30_000);
-            SyncMirrors.awaitState(destinationPort, "dr", asyncTopic, 1, MirrorPartitionState.STOPPED, 30_000);
+            TrialMirrors.failOver(destinationPort, "dr", syncTopic, asyncTopic);
+            TrialMirrors.awaitState(destinationPort, "dr", syncTopic, 1, MirrorPartitionState.STOPPED, 30_000);
+            TrialMirrors.awaitState(destinationPort, "dr", asyncTopic, 1, MirrorPartitionState.STOPPED, 30_000);
 
             final List<String> syncCommitted = values(destination.bootstrapServers(), syncTp, "read_committed");
             final List<String> asyncCommitted = values(destination.bootstrapServers(), asyncTp, "read_committed");
@@ -278,7 +278,7 @@ class SyncFailoverSystemTest
         try (KafkaConsumer<byte[], byte[]> onPrimary = Clients.consumer(primary, Map.of());
             KafkaConsumer<byte[], byte[]> onMirror = Clients.consumer(mirror, Map.of()))
         {
-            SyncMirrors.awaitOrFail(() -> onPrimary.endOffsets(tps).equals(onMirror.endOffsets(tps)), 30_000,
+            TrialMirrors.awaitOrFail(() -> onPrimary.endOffsets(tps).equals(onMirror.endOffsets(tps)), 30_000,
                 () -> "end offsets differ: primary " + onPrimary.endOffsets(tps) + ", failed-back source " +
                     onMirror.endOffsets(tps));
         }

@@ -137,11 +137,11 @@ class ZeroRpoTrialTest
             Clients.createTopic(admin, TOPIC, shape.partitions(), (short)shape.sourceBrokers(), Map.of());
         }
         final int destinationPort = destination.port(1);
-        SyncMirrors.create(destinationPort, MIRROR, source.bootstrapServers());
-        SyncMirrors.add(destinationPort, MIRROR, type, TOPIC);
-        SyncMirrors.awaitState(destinationPort, MIRROR, TOPIC, shape.partitions(), MirrorPartitionState.MIRRORING,
+        TrialMirrors.create(destinationPort, MIRROR, source.bootstrapServers());
+        TrialMirrors.add(destinationPort, MIRROR, type, TOPIC);
+        TrialMirrors.awaitState(destinationPort, MIRROR, TOPIC, shape.partitions(), MirrorPartitionState.MIRRORING,
             30_000);
-        SyncMirrors.awaitEffective(destinationPort, MIRROR, TOPIC, type, 30_000);
+        TrialMirrors.awaitEffective(destinationPort, MIRROR, TOPIC, type, 30_000);
 
         final AckLedger ledger = new AckLedger(TOPIC);
         final long loadStartMs = System.currentTimeMillis();
@@ -149,9 +149,9 @@ class ZeroRpoTrialTest
         try (AckedLoad load = new AckedLoad(source.bootstrapServers(), ledger, shape.partitions(), shape.seed(),
             shape.recordsPerSec()).start())
         {
-            SyncMirrors.awaitOrFail(() -> ledger.ackedCount() >= shape.killAfterAcks(), 45_000,
+            TrialMirrors.awaitOrFail(() -> ledger.ackedCount() >= shape.killAfterAcks(), 45_000,
                 () -> "only " + ledger.ackedCount() + " records acknowledged; " +
-                    SyncMirrors.summary(destinationPort, MIRROR, TOPIC));
+                    TrialMirrors.summary(destinationPort, MIRROR, TOPIC));
             source.killAll();
             load.stop();
             minAckLatencyMs = load.minAckLatencyMs();
@@ -159,8 +159,8 @@ class ZeroRpoTrialTest
         final long killedMs = System.currentTimeMillis();
 
         // Failover with the whole source dead: the partitions must still reach STOPPED.
-        SyncMirrors.failOver(destinationPort, MIRROR, TOPIC);
-        SyncMirrors.awaitState(destinationPort, MIRROR, TOPIC, shape.partitions(), MirrorPartitionState.STOPPED,
+        TrialMirrors.failOver(destinationPort, MIRROR, TOPIC);
+        TrialMirrors.awaitState(destinationPort, MIRROR, TOPIC, shape.partitions(), MirrorPartitionState.STOPPED,
             30_000);
         final long stoppedMs = System.currentTimeMillis();
         final AckLedger.Verdict verdict = ledger.verify(destination.bootstrapServers(), shape.partitions(), 30_000);

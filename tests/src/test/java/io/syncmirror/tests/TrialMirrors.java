@@ -29,9 +29,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * calls reach an in-JVM cluster and a broker process: create, add with a mirror type, failover, describe, and the
  * waits on partition states and on the effective mirror type. Stateless; each call opens its own connection.
  */
-final class SyncMirrors
+final class TrialMirrors
 {
-    private SyncMirrors()
+    private TrialMirrors()
     {
     }
 
