@@ -10,7 +10,6 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.TransactionState;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -27,6 +26,7 @@ import io.syncmirror.broker.cluster.EmbeddedCluster;
 import io.syncmirror.broker.mirror.MirrorPartitionState;
 import io.syncmirror.protocol.DescribeClusterMirrorsResponseData;
 import io.syncmirror.protocol.MirrorType;
+import io.syncmirror.tools.MirrorAdmin;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -81,6 +81,11 @@ class SyncFailoverSystemTest
                 TrialMirrors.awaitOrFail(() -> beforeCrash.ackedCount() >= 3000, 30_000,
                     () -> "only " + beforeCrash.ackedCount() + " acknowledged; " +
                         TrialMirrors.summary(destinationPort, "dr", topic));
+                // Caught up: consumers of the SYNC destination read what the source acknowledged.
+                final long ackedBefore = beforeCrash.ackedCount();
+                TrialMirrors.awaitOrFail(() -> endOffsetSum(destination.bootstrapServers(), topic, partitions) >=
+                    ackedBefore, 10_000, () -> "the destination's HW lags what the source acknowledged: " +
+                        TrialMirrors.summary(destinationPort, "dr", topic));
                 source.killAll();
                 load.stop();
             }
@@ -95,6 +100,13 @@ class SyncFailoverSystemTest
             produceAcked(destination.bootstrapServers(), onNewPrimary, partitions, 300);
             source.start();
             final int oldSourcePort = source.port(1);
+            // The failover's Unregister could not reach the dead source: the recovered source still holds the
+            // destination's sync registration and would gate on a mirror that never reports again. The
+            // operator releases it, as the spec's failover fallback says.
+            try (MirrorAdmin admin = MirrorAdmin.create(source.bootstrapServers(), 10_000))
+            {
+                admin.releaseMirrorSyncTopics("dr", List.of(topic)).all().get(30, TimeUnit.SECONDS);
+            }
             TrialMirrors.create(oldSourcePort, "back", destination.bootstrapServers());
             TrialMirrors.add(oldSourcePort, "back", MirrorType.SYNC, topic);
             final DescribeClusterMirrorsResponseData.MirrorTopic justAdded =
@@ -174,13 +186,13 @@ class SyncFailoverSystemTest
             TrialMirrors.awaitEffective(destinationPort, "dr", syncTopic, MirrorType.SYNC, 30_000);
 
             try (KafkaProducer<byte[], byte[]> transactional = Clients.producer(source.bootstrapServers(),
-                Map.of("transactional.id", "mixed"));
-                Admin admin = Clients.admin(source.bootstrapServers()))
+                Map.of("transactional.id", "mixed")))
             {
                 transactional.initTransactions();
                 transactional.beginTransaction();
                 final RecordMetadata asyncData = transactional.send(record(asyncTopic, "b-in-txn")).get();
-                transactional.send(record(syncTopic, "a-in-txn")).get(30, TimeUnit.SECONDS);
+                final RecordMetadata syncData = transactional.send(record(syncTopic, "a-in-txn"))
+                    .get(30, TimeUnit.SECONDS);
                 // B's transactional data reaches the destination before the backlog is written behind it.
                 TrialMirrors.awaitOrFail(() -> AsyncMirroringTest.hw(destination, asyncTp) > asyncData.offset(),
                     30_000, () -> "the ASYNC topic's transactional record never reached the destination: " +
@@ -188,9 +200,12 @@ class SyncFailoverSystemTest
                 writeBacklog(source.bootstrapServers(), asyncTopic, 1500, 1024);
 
                 transactional.commitTransaction();
-                TrialMirrors.awaitOrFail(() -> completeCommit(admin, "mixed"), 30_000,
-                    () -> "the source never completed the commit");
-                // The SYNC topic's COMMIT marker was appended under SYNC gating: it is on the destination.
+                // The markers are written after the commit returns. The source's last stable offset of each
+                // topic passes the transaction's record once its COMMIT marker is in the log; on the SYNC topic
+                // the marker is also under the HW, so the destination's ISR holds it.
+                TrialMirrors.awaitOrFail(() -> lastStableOffset(source.bootstrapServers(), asyncTp) >
+                    asyncData.offset() && lastStableOffset(source.bootstrapServers(), syncTp) > syncData.offset(),
+                    30_000, () -> "the source never wrote the COMMIT markers");
                 TrialMirrors.awaitOrFail(() -> Mirrors.records(destination, syncTp).stream()
                     .anyMatch(line -> line.endsWith(" control")), 30_000,
                     () -> "the SYNC topic's COMMIT marker never reached the destination: " +
@@ -224,16 +239,17 @@ class SyncFailoverSystemTest
         return new ProducerRecord<>(topic, 0, null, value.getBytes(StandardCharsets.UTF_8));
     }
 
-    private static boolean completeCommit(final Admin admin, final String transactionalId)
+    /** The partition's last stable offset as a read_committed consumer sees it; -1 when the cluster does not say. */
+    private static long lastStableOffset(final String bootstrap, final TopicPartition tp)
     {
-        try
+        try (KafkaConsumer<byte[], byte[]> consumer = Clients.consumer(bootstrap,
+            Map.of("isolation.level", "read_committed")))
         {
-            return admin.describeTransactions(List.of(transactionalId)).description(transactionalId)
-                .get(5, TimeUnit.SECONDS).state() == TransactionState.COMPLETE_COMMIT;
+            return consumer.endOffsets(List.of(tp), Duration.ofSeconds(5)).get(tp);
         }
-        catch (final Exception e)
+        catch (final RuntimeException e)
         {
-            return false;
+            return -1;
         }
     }
 
@@ -281,6 +297,23 @@ class SyncFailoverSystemTest
             TrialMirrors.awaitOrFail(() -> onPrimary.endOffsets(tps).equals(onMirror.endOffsets(tps)), 30_000,
                 () -> "end offsets differ: primary " + onPrimary.endOffsets(tps) + ", failed-back source " +
                     onMirror.endOffsets(tps));
+        }
+    }
+
+    private static long endOffsetSum(final String bootstrap, final String topic, final int partitions)
+    {
+        final List<TopicPartition> tps = new ArrayList<>();
+        for (int p = 0; p < partitions; p++)
+        {
+            tps.add(new TopicPartition(topic, p));
+        }
+        try (KafkaConsumer<byte[], byte[]> consumer = Clients.consumer(bootstrap, Map.of()))
+        {
+            return consumer.endOffsets(tps, Duration.ofSeconds(5)).values().stream().mapToLong(Long::longValue).sum();
+        }
+        catch (final RuntimeException e)
+        {
+            return -1;
         }
     }
 
