@@ -54,6 +54,16 @@ public interface FetchTarget
     /** The epoch of the log's last batch (LastFetchedEpoch), -1 if the log is empty or has no epochs. */
     int latestEpoch(TopicPartition partition);
 
+    /**
+     * The log's end offset now, -1 if unknown. A partition (re)started by {@link FetcherEngine#addPartition} fetches
+     * from here rather than from the offset its caller read earlier on another thread: appends of this fetcher in
+     * between would otherwise make every later fetch start below the log's end and every append fail.
+     */
+    default long logEndOffset(final TopicPartition partition)
+    {
+        return -1L;
+    }
+
     /** The log's start offset, sent to the leader (it bounds DeleteRecords' low watermark); -1 if unknown. */
     default long localLogStartOffset(final TopicPartition partition)
     {

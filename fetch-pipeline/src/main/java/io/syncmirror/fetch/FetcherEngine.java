@@ -241,7 +241,24 @@ public final class FetcherEngine
                 partitions.remove(command.removed());
                 continue;
             }
-            final Partition partition = new Partition(command.partition(), command.fetchOffset(), command.leaderEpoch());
+            final Partition existing = partitions.get(command.partition().topicPartition());
+            if (existing != null && existing.currentLeaderEpoch == command.leaderEpoch() &&
+                existing.state == PartitionFetchState.FETCHING)
+            {
+                // Same leader and epoch (an ISR change, say): nothing to restart.
+                continue;
+            }
+            long fetchOffset = command.fetchOffset();
+            try
+            {
+                final long logEnd = target.logEndOffset(command.partition().topicPartition());
+                fetchOffset = logEnd >= 0 ? logEnd : fetchOffset;
+            }
+            catch (final RuntimeException e)
+            {
+                // Keep the caller's offset; a wrong one fails the append and is retried.
+            }
+            final Partition partition = new Partition(command.partition(), fetchOffset, command.leaderEpoch());
             refreshFromLog(partition);
             partitions.put(partition.topicPartition, partition);
         }

@@ -73,6 +73,30 @@ class FetcherEngineTest
     }
 
     @Test
+    void aRestartFetchesFromTheLogsEndNotFromAnOffsetReadEarlierOnAnotherThread()
+    {
+        target.reportsLogEnd = true;
+        target.log(TP0).logEndOffset = 5L; // appended by this fetcher after the caller read 3
+        FakeSourceNode.append(leader0, 8);
+        engine.addPartition(P0, 3L, 0);
+        engine.doWork(nowMs);
+        assertEquals(5L, sent(source.lastRequest()).get(P0).fetchOffset);
+    }
+
+    @Test
+    void reAddingWithTheSameEpochKeepsTheFetchPosition()
+    {
+        FakeSourceNode.append(leader0, 4);
+        engine.addPartition(P0, 0L, 0);
+        engine.doWork(nowMs);
+        engine.doWork(nowMs);
+        assertEquals(4L, engine.fetchOffset(TP0));
+        engine.addPartition(P0, 0L, 0); // an ISR change re-announces the same leader with a stale offset
+        engine.doWork(nowMs);
+        assertEquals(4L, engine.fetchOffset(TP0), "nothing to restart for the same leader and epoch");
+    }
+
+    @Test
     void requestsCarryTheReplicaFetcherSettings()
     {
         engine.addPartition(P0, 0L, 0);

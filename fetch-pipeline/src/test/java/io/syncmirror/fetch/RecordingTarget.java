@@ -25,6 +25,8 @@ final class RecordingTarget implements FetchTarget
     final List<String> events = new CopyOnWriteArrayList<>();
     volatile long restartOffsetOnOutOfRange;
     volatile boolean failAppends;
+    /** Whether {@link #logEndOffset} reports the log's end (a broker's target does) or -1 (unknown). */
+    volatile boolean reportsLogEnd;
     /** How many truncation requests to answer with RETRY_LATER before truncating. */
     volatile int truncationRefusals;
 
@@ -88,5 +90,11 @@ final class RecordingTarget implements FetchTarget
     public int latestEpoch(final TopicPartition partition)
     {
         return log(partition).latestEpoch;
+    }
+
+    @Override
+    public long logEndOffset(final TopicPartition partition)
+    {
+        return reportsLogEnd ? log(partition).logEndOffset : -1L;
     }
 }

@@ -7,17 +7,31 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Readable;
 import org.apache.kafka.common.protocol.Writable;
+import org.apache.kafka.common.protocol.types.RawTaggedField;
 
 /**
  * The AlterMirrorTopicType request (version 0, flexible), which sets the desired mirror type of topics in a
  * mirror: promotion to SYNC is deferred until lag reaches zero, demotion to ASYNC is immediate. Not thread-safe.
  *
- * <p>The schema is the one the sync cluster mirroring text gives, field for field.
+ * <p>The schema is the one the sync cluster mirroring text gives, field for field, plus two top-level tagged
+ * fields that only brokers of the destination cluster set when they pass the request on among themselves, as
+ * DescribeClusterMirrors' {@code LocalPartitionsOnly} does: {@code {"name": "LocalPartitionsOnly", "type": "bool",
+ * "tag": 0}} (apply the desired type to the partitions the receiving broker leads and answer for those only) and
+ * {@code {"name": "Effective", "type": "bool", "tag": 2}} (to the controller node: commit the topics' effective
+ * mirror type, MirrorTopicTypeChangeRecord, rather than the desired one). Both are written only when true, so an
+ * operator's request encodes byte for byte as the spec's version 0.
  */
 public final class AlterMirrorTopicTypeRequestData extends MirrorStruct implements ApiMessage
 {
+    /** The tag of the LocalPartitionsOnly tagged field. */
+    public static final int LOCAL_PARTITIONS_ONLY_TAG = 0;
+    /** The tag of the Effective tagged field. */
+    public static final int EFFECTIVE_TAG = 2;
+
     private String mirrorName = "";
     private List<AlterMirrorTopic> topics = new ArrayList<>(0);
+    private boolean localPartitionsOnly = false;
+    private boolean effective = false;
 
     @Override
     public short apiKey()
@@ -47,6 +61,68 @@ public final class AlterMirrorTopicTypeRequestData extends MirrorStruct implemen
     {
         this.topics = value;
         return this;
+    }
+
+    /** Broker to broker: apply to the partitions the receiver leads, answer for those only. Default false. */
+    public boolean localPartitionsOnly()
+    {
+        return localPartitionsOnly;
+    }
+
+    public AlterMirrorTopicTypeRequestData setLocalPartitionsOnly(final boolean value)
+    {
+        this.localPartitionsOnly = value;
+        return this;
+    }
+
+    /** Broker to controller: commit the effective mirror type of the topics. Default false. */
+    public boolean effective()
+    {
+        return effective;
+    }
+
+    public AlterMirrorTopicTypeRequestData setEffective(final boolean value)
+    {
+        this.effective = value;
+        return this;
+    }
+
+    @Override
+    protected boolean readKnownTaggedField(final int tag, final Readable data)
+    {
+        if (tag == LOCAL_PARTITIONS_ONLY_TAG)
+        {
+            localPartitionsOnly = WireCodec.readBool(data, "AlterMirrorTopicTypeRequest.LocalPartitionsOnly");
+            return true;
+        }
+        if (tag == EFFECTIVE_TAG)
+        {
+            effective = WireCodec.readBool(data, "AlterMirrorTopicTypeRequest.Effective");
+            return true;
+        }
+        return false;
+    }
+
+    @Override
+    protected List<RawTaggedField> knownTaggedFields()
+    {
+        final List<RawTaggedField> fields = new ArrayList<>(2);
+        if (localPartitionsOnly)
+        {
+            fields.add(new RawTaggedField(LOCAL_PARTITIONS_ONLY_TAG, new byte[] {1}));
+        }
+        if (effective)
+        {
+            fields.add(new RawTaggedField(EFFECTIVE_TAG, new byte[] {1}));
+        }
+        return fields;
+    }
+
+    @Override
+    protected void resetKnownTaggedFields()
+    {
+        localPartitionsOnly = false;
+        effective = false;
     }
 
     @Override
@@ -79,7 +155,8 @@ public final class AlterMirrorTopicTypeRequestData extends MirrorStruct implemen
     @Override
     protected String fieldsToString()
     {
-        return "mirrorName=" + mirrorName + ", topics=" + topics;
+        return "mirrorName=" + mirrorName + ", topics=" + topics + ", localPartitionsOnly=" + localPartitionsOnly
+            + ", effective=" + effective;
     }
 
     /** One topic and its desired mirror type. */

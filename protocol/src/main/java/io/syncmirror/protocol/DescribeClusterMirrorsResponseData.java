@@ -7,6 +7,7 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Readable;
 import org.apache.kafka.common.protocol.Writable;
+import org.apache.kafka.common.protocol.types.RawTaggedField;
 
 /**
  * The DescribeClusterMirrors response (version 0, flexible): per mirror, per topic, the desired and effective
@@ -431,6 +432,9 @@ public final class DescribeClusterMirrorsResponseData extends MirrorStruct imple
     /** The mirror state of one partition. */
     public static final class MirrorPartition extends MirrorStruct
     {
+        /** The tag of the SyncFailingForMs tagged field. */
+        public static final int SYNC_FAILING_FOR_MS_TAG = 0;
+
         private int partitionIndex = 0;
         private byte state = (byte)0;
         private long destinationOffset = -1L;
@@ -439,6 +443,7 @@ public final class DescribeClusterMirrorsResponseData extends MirrorStruct imple
         private long sourceOffset = -1L;
         private short lastErrorCode = (short)0;
         private String lastErrorMessage = null;
+        private long syncFailingForMs = -1L;
 
         /** The partition index. */
         public int partitionIndex()
@@ -539,6 +544,51 @@ public final class DescribeClusterMirrorsResponseData extends MirrorStruct imple
             return this;
         }
 
+        /**
+         * Tagged field 0 ({@code {"name": "SyncFailingForMs", "type": "int64", "tag": 0, "default": "-1"}}): how long
+         * every sync report of this partition has been failing (INVALID_SYNC_REGISTRATION or
+         * MIRROR_REGISTRATION_PROPAGATING), as its leader measured it when answering, -1 while they succeed. A
+         * duration rather than a time, so brokers' clocks need not agree; written only when not -1.
+         */
+        public long syncFailingForMs()
+        {
+            return syncFailingForMs;
+        }
+
+        public MirrorPartition setSyncFailingForMs(final long value)
+        {
+            this.syncFailingForMs = value;
+            return this;
+        }
+
+        @Override
+        protected boolean readKnownTaggedField(final int tag, final Readable data)
+        {
+            if (tag != SYNC_FAILING_FOR_MS_TAG)
+            {
+                return false;
+            }
+            syncFailingForMs = WireCodec.readInt64(data, "DescribeClusterMirrorsResponse.Partitions.SyncFailingForMs");
+            return true;
+        }
+
+        @Override
+        protected List<RawTaggedField> knownTaggedFields()
+        {
+            if (syncFailingForMs == -1L)
+            {
+                return List.of();
+            }
+            return List.of(new RawTaggedField(SYNC_FAILING_FOR_MS_TAG,
+                java.nio.ByteBuffer.allocate(8).putLong(syncFailingForMs).array()));
+        }
+
+        @Override
+        protected void resetKnownTaggedFields()
+        {
+            syncFailingForMs = -1L;
+        }
+
         @Override
         protected void readFields(final Readable readable)
         {
@@ -592,7 +642,8 @@ public final class DescribeClusterMirrorsResponseData extends MirrorStruct imple
         {
             return "partitionIndex=" + partitionIndex + ", state=" + state + ", destinationOffset="
                 + destinationOffset + ", lag=" + lag + ", leaderId=" + leaderId + ", sourceOffset=" + sourceOffset
-                + ", lastErrorCode=" + lastErrorCode + ", lastErrorMessage=" + lastErrorMessage;
+                + ", lastErrorCode=" + lastErrorCode + ", lastErrorMessage=" + lastErrorMessage
+                + ", syncFailingForMs=" + syncFailingForMs;
         }
     }
 }

@@ -163,11 +163,11 @@ class BadRequestsTest
     }
 
     @Test
-    void shouldAnswerAMirrorRpcItDoesNotServeYetWithUnsupportedVersionAndKeepTheConnection() throws Exception
+    void shouldAnswerASyncRegistrationOfAnUnknownTopicWithAClearErrorAndKeepTheConnection() throws Exception
     {
         try (RawConnection connection = new RawConnection())
         {
-            // The sync RPCs come with synchronous mirroring: not served yet.
+            // A Register naming a topic this (source) cluster does not have: a per-topic error, not a crash.
             final MirrorRequestHeader header = new MirrorRequestHeader(MirrorApiKeys.REGISTER_MIRROR_SYNC_TOPIC,
                 (short)0, 77, "raw-client");
             final RegisterMirrorSyncTopicRequestData request = new RegisterMirrorSyncTopicRequestData()
@@ -179,7 +179,9 @@ class BadRequestsTest
             final RegisterMirrorSyncTopicResponseData response = (RegisterMirrorSyncTopicResponseData)MirrorMessages
                 .parseResponse(MirrorApiKeys.REGISTER_MIRROR_SYNC_TOPIC, (short)0, frame);
             assertEquals(1, response.topics().size());
-            assertEquals(Errors.UNSUPPORTED_VERSION.code(), response.topics().get(0).errorCode());
+            assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION.code(), response.topics().get(0).errorCode());
+            assertTrue(response.topics().get(0).errorMessage().contains("orders"),
+                response.topics().get(0).errorMessage());
             assertStillUsable(connection);
         }
     }
@@ -215,7 +217,7 @@ class BadRequestsTest
         assertEquals(Errors.NONE.code(), versions.data().errorCode());
         // The mirror RPCs served are advertised beside Kafka's.
         assertTrue(versions.data().apiKeys().find(MirrorApiKeys.ADD_TOPICS_TO_MIRROR.id()) != null);
-        assertTrue(versions.data().apiKeys().find(MirrorApiKeys.REGISTER_MIRROR_SYNC_TOPIC.id()) == null);
+        assertTrue(versions.data().apiKeys().find(MirrorApiKeys.REGISTER_MIRROR_SYNC_TOPIC.id()) != null);
     }
 
     @Test

@@ -34,9 +34,18 @@ final class MirrorClusters implements AutoCloseable
     static MirrorClusters start(final int sourceBrokers, final int destinationBrokers,
         final Map<String, String> destinationOverrides)
     {
+        return start(sourceBrokers, destinationBrokers, destinationOverrides, Map.of());
+    }
+
+    /** As {@link #start(int, int, Map)}, with {@code sourceOverrides} on top of the source's fast settings. */
+    static MirrorClusters start(final int sourceBrokers, final int destinationBrokers,
+        final Map<String, String> destinationOverrides, final Map<String, String> sourceOverrides)
+    {
         final Map<String, String> destinationConfig = new HashMap<>(Mirrors.FAST);
         destinationConfig.putAll(destinationOverrides);
-        final EmbeddedCluster source = EmbeddedCluster.start(sourceBrokers, Mirrors.FAST);
+        final Map<String, String> sourceConfig = new HashMap<>(Mirrors.FAST);
+        sourceConfig.putAll(sourceOverrides);
+        final EmbeddedCluster source = EmbeddedCluster.start(sourceBrokers, sourceConfig);
         try
         {
             return new MirrorClusters(source, EmbeddedCluster.start(destinationBrokers, destinationConfig));

@@ -884,6 +884,15 @@ public final class ClusterMirrorsCommand
             final List<String> notes = new ArrayList<>();
             for (final DescribeClusterMirrorsResponseData.MirrorTopic topic : mirror.topics())
             {
+                // Sync mirroring: both types and the recovery hint, for every topic that takes part in it (an
+                // asynchronous topic's output stays as it was).
+                if (topic.desiredMirrorType() != MirrorType.ASYNC.id()
+                    || topic.effectiveMirrorType() != MirrorType.ASYNC.id() || topic.recoveryPending())
+                {
+                    notes.add("Topic " + topic.topicName() + ": desired " + typeName(topic.desiredMirrorType())
+                        + ", effective " + typeName(topic.effectiveMirrorType())
+                        + (topic.recoveryPending() ? ", recovery pending" : ""));
+                }
                 if (topic.statusMessage() != null && !topic.statusMessage().isEmpty())
                 {
                     notes.add("Topic " + topic.topicName() + ": " + topic.statusMessage());
@@ -944,6 +953,19 @@ public final class ClusterMirrorsCommand
     private static String offset(final long value)
     {
         return value < 0 ? "-" : Long.toString(value);
+    }
+
+    /** The name of a mirror type byte: ASYNC, SYNC, or {@code TYPE_<n>} for one this command does not know. */
+    static String typeName(final byte type)
+    {
+        try
+        {
+            return MirrorType.fromId(type).name();
+        }
+        catch (final IllegalArgumentException e)
+        {
+            return "TYPE_" + type;
+        }
     }
 
     /** The name of a partition state byte, or {@code STATE_<n>} for a state this command does not know. */

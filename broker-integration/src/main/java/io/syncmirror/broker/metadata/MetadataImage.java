@@ -193,20 +193,6 @@ public final class MetadataImage implements MetadataView
         return brokers;
     }
 
-    /** Topics with at least one registered sync mirror (this cluster as a sync source). */
-    public int syncRegisteredTopicCount()
-    {
-        int count = 0;
-        for (final TopicSyncState state : syncStates.values())
-        {
-            if (!state.registeredMirrors().isEmpty())
-            {
-                count++;
-            }
-        }
-        return count;
-    }
-
     /** A topic's synchronous-mirroring state; {@link TopicSyncState#NONE} when it has none. */
     public TopicSyncState syncState(final Uuid topicId)
     {

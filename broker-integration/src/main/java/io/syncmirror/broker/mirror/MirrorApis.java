@@ -31,6 +31,8 @@ import io.syncmirror.broker.metadata.TopicMetadata;
 import io.syncmirror.broker.network.MirrorRequestHandler;
 import io.syncmirror.protocol.AddTopicsToMirrorRequestData;
 import io.syncmirror.protocol.AddTopicsToMirrorResponseData;
+import io.syncmirror.protocol.AlterMirrorTopicTypeRequestData;
+import io.syncmirror.protocol.AlterMirrorTopicTypeResponseData;
 import io.syncmirror.protocol.BumpLeaderEpochsRequestData;
 import io.syncmirror.protocol.BumpLeaderEpochsResponseData;
 import io.syncmirror.protocol.CreateClusterMirrorRequestData;
@@ -45,14 +47,19 @@ import io.syncmirror.protocol.MirrorApiKeys;
 import io.syncmirror.protocol.MirrorRequestHeader;
 import io.syncmirror.protocol.MirrorType;
 import io.syncmirror.protocol.MirrorWireClient;
+import io.syncmirror.protocol.RegisterMirrorSyncTopicRequestData;
+import io.syncmirror.protocol.RegisterMirrorSyncTopicResponseData;
 import io.syncmirror.protocol.RemoveTopicsFromMirrorRequestData;
 import io.syncmirror.protocol.RemoveTopicsFromMirrorResponseData;
 import io.syncmirror.protocol.TopicResultsResponseData;
+import io.syncmirror.protocol.UnregisterMirrorSyncTopicRequestData;
+import io.syncmirror.protocol.UnregisterMirrorSyncTopicResponseData;
 
 /**
  * The broker's handler of the cluster-mirroring management RPCs. Thread-safety: {@link #handle} runs on a
  * connection's event loop and never blocks there; work that waits (the controller, other brokers) runs on a small
- * pool of daemon threads ({@code mirror-apis-<broker>}).
+ * pool of daemon threads ({@code mirror-apis-<broker>}), and the calls they wait for on other brokers on daemon
+ * fan-out threads ({@code mirror-apis-fan-out-<broker>}).
  *
  * <ul>
  *   <li>CreateClusterMirror, DeleteClusterMirror, AddTopicsToMirror, RemoveTopicsFromMirror, BumpLeaderEpochs
@@ -63,6 +70,17 @@ import io.syncmirror.protocol.TopicResultsResponseData;
  *       leaders for per-partition state: the receiving broker asks every live broker for the partitions it leads
  *       ({@code LocalPartitionsOnly}) and merges the answers.</li>
  *   <li>LastMirroredOffsets is answered by the partition leader from its mirror coordinator's state (failback).</li>
+ *   <li>RegisterMirrorSyncTopic and UnregisterMirrorSyncTopic (source role) are controller work too: the
+ *       controller node holds the sync registration ledger ({@link SyncRegistrationLedger}, persisted in
+ *       {@code __mirror_state}), decides admission, and answers each admitted change only once its
+ *       MirrorSyncRegistrationChange is committed; other brokers forward. Unregister with the Release tagged
+ *       field is an operator's {@code --release-sync}: the topics (all the mirror registered, when none are
+ *       named) lose their registration and keep a sticky Released marker.</li>
+ *   <li>AlterMirrorTopicType (destination role) sets the desired mirror type on every partition, through the
+ *       coordinator of each partition's leader (the request passed on with {@code LocalPartitionsOnly}); a
+ *       demotion also commits the effective ASYNC type at once (the request passed to the controller node with
+ *       {@code Effective}), and the coordinators then unregister at the source. A promotion answers NONE, with
+ *       a "pending lag drain" note while any partition lags; the coordinators promote.</li>
  * </ul>
  *
  * <p>Authorization: the broker has no authorizer configured (no ACLs at all), so every principal may run these;
@@ -80,6 +98,11 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
     private final long timeoutMs;
     private final MirrorWireClients clients;
     private final ExecutorService pool;
+    /** Calls to the other brokers that pool threads wait for: a pool of its own, so the waits cannot starve. */
+    private final ExecutorService fanOut;
+    /** The source role's registration ledger (controller node only), created on first use; guarded by itself. */
+    private final Object ledgerLock = new Object();
+    private SyncRegistrationLedger ledger;
 
     /**
      * @param controller      the controller's mirror operations on the controller node, else null (forwarded)
@@ -105,6 +128,13 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
             t.setDaemon(true);
             return t;
         });
+        this.fanOut = Executors.newCachedThreadPool(r ->
+        {
+            final Thread t = new Thread(r, "mirror-apis-fan-out-" + brokerId);
+            t.setDaemon(true);
+            return t;
+        });
+        coordinator.syncChannel(syncChannel());
     }
 
     @Override
@@ -113,8 +143,8 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
         return switch (key)
         {
             case ADD_TOPICS_TO_MIRROR, REMOVE_TOPICS_FROM_MIRROR, DESCRIBE_CLUSTER_MIRRORS, LAST_MIRRORED_OFFSETS,
-                CREATE_CLUSTER_MIRROR, DELETE_CLUSTER_MIRROR, BUMP_LEADER_EPOCHS -> true;
-            default -> false; // the sync RPCs come with synchronous mirroring
+                CREATE_CLUSTER_MIRROR, DELETE_CLUSTER_MIRROR, BUMP_LEADER_EPOCHS, REGISTER_MIRROR_SYNC_TOPIC,
+                UNREGISTER_MIRROR_SYNC_TOPIC, ALTER_MIRROR_TOPIC_TYPE -> true;
         };
     }
 
@@ -126,6 +156,7 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
             case DESCRIBE_CLUSTER_MIRRORS -> describe((DescribeClusterMirrorsRequestData)request);
             case LAST_MIRRORED_OFFSETS ->
                 CompletableFuture.completedFuture(lastMirroredOffsets((LastMirroredOffsetsRequestData)request));
+            case ALTER_MIRROR_TOPIC_TYPE -> alterMirrorTopicType((AlterMirrorTopicTypeRequestData)request);
             default -> controller == null ? forward(request) : CompletableFuture.supplyAsync(() ->
                 handleOnController(request), pool);
         };
@@ -239,6 +270,18 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
             }
             return response.setTopics(topics);
         }
+        if (request instanceof RegisterMirrorSyncTopicRequestData register)
+        {
+            return register(register);
+        }
+        if (request instanceof UnregisterMirrorSyncTopicRequestData unregister)
+        {
+            return unregister(unregister);
+        }
+        if (request instanceof AlterMirrorTopicTypeRequestData alter && alter.effective())
+        {
+            return commitEffectiveTypes(alter);
+        }
         throw new IllegalArgumentException("not a controller mirror RPC: " + request.getClass().getSimpleName());
     }
 
@@ -276,12 +319,14 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
         final List<TopicResultsResponseData.TopicResult> results = new ArrayList<>();
         final Map<String, List<String>> namesByMirror = new LinkedHashMap<>();
         final Map<String, List<String>> patternsByMirror = new LinkedHashMap<>();
+        final java.util.Set<String> syncNames = new java.util.HashSet<>();
+        final java.util.Set<String> syncPatterns = new java.util.HashSet<>();
         for (final AddTopicsToMirrorRequestData.TopicState topic : add.topics())
         {
-            if (topic.mirrorType() != MirrorType.ASYNC.id())
+            if (topic.mirrorType() != MirrorType.ASYNC.id() && topic.mirrorType() != MirrorType.SYNC.id())
             {
                 results.add(topicResult(topic.topicName(), MirrorOpResult.error(Errors.INVALID_REQUEST,
-                    "only ASYNC mirroring is available on this cluster")));
+                    "unknown mirror type " + topic.mirrorType() + " (0 ASYNC, 1 SYNC)")));
             }
             else if (topic.mirrorName() == null || topic.mirrorName().isEmpty())
             {
@@ -291,18 +336,26 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
             else
             {
                 namesByMirror.computeIfAbsent(topic.mirrorName(), k -> new ArrayList<>()).add(topic.topicName());
+                if (topic.mirrorType() == MirrorType.SYNC.id())
+                {
+                    syncNames.add(topic.mirrorName() + "/" + topic.topicName());
+                }
             }
         }
         for (final AddTopicsToMirrorRequestData.TopicPattern pattern : add.topicPatterns())
         {
-            if (pattern.mirrorType() != MirrorType.ASYNC.id())
+            if (pattern.mirrorType() != MirrorType.ASYNC.id() && pattern.mirrorType() != MirrorType.SYNC.id())
             {
                 results.add(topicResult(pattern.pattern(), MirrorOpResult.error(Errors.INVALID_REQUEST,
-                    "only ASYNC mirroring is available on this cluster")));
+                    "unknown mirror type " + pattern.mirrorType() + " (0 ASYNC, 1 SYNC)")));
             }
             else
             {
                 patternsByMirror.computeIfAbsent(pattern.mirrorName(), k -> new ArrayList<>()).add(pattern.pattern());
+                if (pattern.mirrorType() == MirrorType.SYNC.id())
+                {
+                    syncPatterns.add(pattern.mirrorName() + "/" + pattern.pattern());
+                }
             }
         }
         final java.util.Set<String> mirrors = new java.util.LinkedHashSet<>(namesByMirror.keySet());
@@ -313,10 +366,86 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
                 namesByMirror.getOrDefault(mirror, List.of()), patternsByMirror.getOrDefault(mirror, List.of())));
             for (final Map.Entry<String, MirrorOpResult> entry : answered.entrySet())
             {
-                results.add(topicResult(entry.getKey(), entry.getValue()));
+                final TopicResultsResponseData.TopicResult result = topicResult(entry.getKey(), entry.getValue());
+                if (result.errorCode() == Errors.NONE.code())
+                {
+                    final String key = mirror + "/" + entry.getKey();
+                    if (syncNames.contains(key))
+                    {
+                        maybeNote(result, setDesiredSyncOnAdd(mirror, java.util.regex.Pattern.compile(
+                            java.util.regex.Pattern.quote(entry.getKey()))));
+                    }
+                    else if (syncPatterns.contains(key))
+                    {
+                        maybeNote(result, setDesiredSyncOnAdd(mirror, java.util.regex.Pattern.compile(
+                            entry.getKey())));
+                    }
+                }
+                results.add(result);
             }
         }
         return new AddTopicsToMirrorResponseData().setTopics(results);
+    }
+
+    private static void maybeNote(final TopicResultsResponseData.TopicResult result, final String note)
+    {
+        if (note != null)
+        {
+            result.setErrorMessage(result.errorMessage() == null ? note : result.errorMessage() + "; " + note);
+        }
+    }
+
+    /**
+     * {@code --add --sync}: once the added topics are in this broker's image and their partitions have leaders,
+     * their desired type becomes SYNC on every partition (the same path as {@code --alter --sync}); the
+     * coordinators promote them when their lag is 0. Null when done, else what is left undone.
+     */
+    private String setDesiredSyncOnAdd(final String mirrorName, final java.util.regex.Pattern names)
+    {
+        final long deadlineMs = System.currentTimeMillis() + timeoutMs;
+        String left = "no topic matched yet";
+        while (System.currentTimeMillis() < deadlineMs)
+        {
+            final List<AlterMirrorTopicTypeRequestData.AlterMirrorTopic> topics = new ArrayList<>();
+            final Map<String, Integer> partitionCounts = new HashMap<>();
+            for (final TopicMetadata topic : image.get().topics())
+            {
+                if (mirrorName.equals(MirrorTopicConfig.activeMirror(topic.config())) &&
+                    names.matcher(topic.name()).matches())
+                {
+                    topics.add(new AlterMirrorTopicTypeRequestData.AlterMirrorTopic().setTopicId(topic.id())
+                        .setTopicName(topic.name()).setMirrorType(MirrorType.SYNC.id()));
+                    partitionCounts.put(topic.name(), topic.partitions().size());
+                }
+            }
+            if (!topics.isEmpty())
+            {
+                final Map<String, java.util.Set<Integer>> applied = applyDesiredEverywhere(mirrorName, topics);
+                final List<String> missing = new ArrayList<>();
+                for (final Map.Entry<String, Integer> entry : partitionCounts.entrySet())
+                {
+                    if (applied.getOrDefault(entry.getKey(), java.util.Set.of()).size() < entry.getValue())
+                    {
+                        missing.add(entry.getKey());
+                    }
+                }
+                if (missing.isEmpty())
+                {
+                    return null;
+                }
+                left = "partitions of " + missing + " have no leader coordinating them yet";
+            }
+            try
+            {
+                Thread.sleep(50);
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        return "desired type SYNC not set within " + timeoutMs + " ms (" + left + "); run --alter --sync to set it";
     }
 
     private static TopicResultsResponseData.TopicResult topicResult(final String topic, final MirrorOpResult result)
@@ -348,50 +477,498 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
     }
 
     // ------------------------------------------------------------------------------------------------------
+    // Synchronous mirroring, source role: RegisterMirrorSyncTopic and UnregisterMirrorSyncTopic (controller node).
+    // ------------------------------------------------------------------------------------------------------
+
+    private SyncRegistrationLedger ledger()
+    {
+        if (ledger == null)
+        {
+            ledger = new SyncRegistrationLedger(coordinator.store(), (topicId, mirrorName, registered) ->
+                await(controller.changeSyncRegistration(topicId, mirrorName, registered)).error(),
+                () -> coordinator.syncVersion() >= 1);
+        }
+        return ledger;
+    }
+
+    private RegisterMirrorSyncTopicResponseData register(final RegisterMirrorSyncTopicRequestData request)
+    {
+        final List<TopicResultsResponseData.TopicResult> results = new ArrayList<>();
+        final String invalid = MirrorDefinition.invalidNameReason(request.mirrorName());
+        final List<SyncRegistrationLedger.RegisterTopic> admissible = new ArrayList<>();
+        final MetadataImage current = image.get();
+        for (final RegisterMirrorSyncTopicRequestData.TopicState topic : request.topics())
+        {
+            final Optional<TopicMetadata> found = resolve(current, topic.topicId(), topic.topicName());
+            if (invalid != null)
+            {
+                results.add(result(topic.topicName(), Errors.INVALID_REQUEST, invalid));
+            }
+            else if (found.isEmpty())
+            {
+                results.add(result(topic.topicName(), Errors.UNKNOWN_TOPIC_OR_PARTITION,
+                    "this source cluster has no topic '" + topic.topicName() + "' with id " + topic.topicId()));
+            }
+            else
+            {
+                admissible.add(new SyncRegistrationLedger.RegisterTopic(found.get().name(), found.get().id(),
+                    topic.recoveryPromotion()));
+            }
+        }
+        if (!admissible.isEmpty())
+        {
+            try
+            {
+                final List<SyncRegistrationLedger.Result> admitted;
+                synchronized (ledgerLock)
+                {
+                    admitted = ledger().register(request.mirrorName(), admissible);
+                }
+                for (final SyncRegistrationLedger.Result r : admitted)
+                {
+                    results.add(new TopicResultsResponseData.TopicResult().setTopicName(r.topicName())
+                        .setErrorCode(r.errorCode()).setErrorMessage(r.errorMessage()));
+                }
+            }
+            catch (final RuntimeException e)
+            {
+                for (final SyncRegistrationLedger.RegisterTopic topic : admissible)
+                {
+                    results.add(result(topic.topicName(), Errors.forException(e), "the sync registration ledger " +
+                        "could not record it: " + e.getMessage()));
+                }
+            }
+        }
+        return new RegisterMirrorSyncTopicResponseData().setTopics(results);
+    }
+
+    private UnregisterMirrorSyncTopicResponseData unregister(final UnregisterMirrorSyncTopicRequestData request)
+    {
+        final UnregisterMirrorSyncTopicResponseData response = new UnregisterMirrorSyncTopicResponseData();
+        final String invalid = MirrorDefinition.invalidNameReason(request.mirrorName());
+        if (invalid != null)
+        {
+            return response.setErrorCode(Errors.INVALID_REQUEST.code()).setErrorMessage(invalid);
+        }
+        final MetadataImage current = image.get();
+        final List<SyncRegistrationLedger.Entry> topics = new ArrayList<>();
+        for (final UnregisterMirrorSyncTopicRequestData.TopicState topic : request.topics())
+        {
+            final Optional<TopicMetadata> found = resolve(current, topic.topicId(), topic.topicName());
+            if (found.isEmpty())
+            {
+                if (!request.release() && !Uuid.ZERO_UUID.equals(topic.topicId()))
+                {
+                    // A destination unregistering a topic deleted here: nothing gates on it any more.
+                    topics.add(new SyncRegistrationLedger.Entry(topic.topicName(), topic.topicId(), false));
+                    continue;
+                }
+                return response.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code()).setErrorMessage(
+                    "this source cluster has no topic '" + topic.topicName() + "'");
+            }
+            topics.add(new SyncRegistrationLedger.Entry(found.get().name(), found.get().id(), false));
+        }
+        try
+        {
+            final List<SyncRegistrationLedger.Result> results;
+            synchronized (ledgerLock)
+            {
+                results = ledger().unregister(request.mirrorName(), topics, request.release());
+            }
+            for (final SyncRegistrationLedger.Result r : results)
+            {
+                // Unknown topic ids of a clean unregister are already gone: not an error.
+                if (r.errorCode() != Errors.NONE.code() && r.errorCode() != Errors.UNKNOWN_TOPIC_ID.code())
+                {
+                    return response.setErrorCode(r.errorCode()).setErrorMessage("topic '" + r.topicName() + "': " +
+                        r.errorMessage());
+                }
+            }
+            return response;
+        }
+        catch (final RuntimeException e)
+        {
+            return response.setErrorCode(Errors.forException(e).code()).setErrorMessage(
+                "the sync registration ledger could not record it: " + e.getMessage());
+        }
+    }
+
+    private static Optional<TopicMetadata> resolve(final MetadataImage current, final Uuid topicId,
+        final String topicName)
+    {
+        if (topicId != null && !Uuid.ZERO_UUID.equals(topicId))
+        {
+            return current.topic(topicId);
+        }
+        return topicName == null || topicName.isEmpty() ? Optional.empty() : current.topic(topicName);
+    }
+
+    private static TopicResultsResponseData.TopicResult result(final String topic, final Errors error,
+        final String message)
+    {
+        return new TopicResultsResponseData.TopicResult().setTopicName(topic).setErrorCode(error.code())
+            .setErrorMessage(message);
+    }
+
+    // ------------------------------------------------------------------------------------------------------
+    // Synchronous mirroring, destination role: AlterMirrorTopicType.
+    // ------------------------------------------------------------------------------------------------------
+
+    private CompletableFuture<ApiMessage> alterMirrorTopicType(final AlterMirrorTopicTypeRequestData request)
+    {
+        if (request.effective())
+        {
+            return controller == null ? forward(request) : CompletableFuture.supplyAsync(() ->
+                commitEffectiveTypes(request), pool);
+        }
+        if (request.localPartitionsOnly())
+        {
+            return CompletableFuture.supplyAsync(() -> applyDesiredLocally(request), pool);
+        }
+        return CompletableFuture.supplyAsync(() -> alterTypes(request), pool);
+    }
+
+    /** Controller node: commits each topic's effective type (MirrorTopicTypeChange). */
+    private AlterMirrorTopicTypeResponseData commitEffectiveTypes(final AlterMirrorTopicTypeRequestData request)
+    {
+        final List<TopicResultsResponseData.TopicResult> results = new ArrayList<>();
+        for (final AlterMirrorTopicTypeRequestData.AlterMirrorTopic topic : request.topics())
+        {
+            results.add(topicResult(topic.topicName(), await(controller.setMirrorTopicType(topic.topicId(),
+                topic.mirrorType()))));
+        }
+        return new AlterMirrorTopicTypeResponseData().setTopics(results);
+    }
+
+    /**
+     * Sets the desired type on the partitions this broker leads; each topic's answer names them in its message
+     * (comma-separated partition indexes), which only the broker that passed the request on reads.
+     */
+    private AlterMirrorTopicTypeResponseData applyDesiredLocally(final AlterMirrorTopicTypeRequestData request)
+    {
+        final List<TopicResultsResponseData.TopicResult> results = new ArrayList<>();
+        for (final AlterMirrorTopicTypeRequestData.AlterMirrorTopic topic : request.topics())
+        {
+            try
+            {
+                final java.util.Set<Integer> applied = await(coordinator.setDesiredMirrorType(request.mirrorName(),
+                    topic.topicId(), topic.mirrorType()));
+                final StringBuilder partitions = new StringBuilder();
+                for (final int partition : applied)
+                {
+                    partitions.append(partitions.length() == 0 ? "" : ",").append(partition);
+                }
+                results.add(result(topic.topicName(), Errors.NONE, partitions.toString()));
+            }
+            catch (final RuntimeException e)
+            {
+                results.add(result(topic.topicName(), Errors.forException(e), e.getMessage()));
+            }
+        }
+        return new AlterMirrorTopicTypeResponseData().setTopics(results);
+    }
+
+    /** An operator's AlterMirrorTopicType: desired type on every partition, then demotion or the lag note. */
+    private AlterMirrorTopicTypeResponseData alterTypes(final AlterMirrorTopicTypeRequestData request)
+    {
+        final List<TopicResultsResponseData.TopicResult> results = new ArrayList<>();
+        final MetadataImage current = image.get();
+        final List<AlterMirrorTopicTypeRequestData.AlterMirrorTopic> valid = new ArrayList<>();
+        final Map<String, TopicMetadata> topics = new HashMap<>();
+        for (final AlterMirrorTopicTypeRequestData.AlterMirrorTopic topic : request.topics())
+        {
+            final Optional<TopicMetadata> found = resolve(current, topic.topicId(), topic.topicName());
+            if (topic.mirrorType() != MirrorType.ASYNC.id() && topic.mirrorType() != MirrorType.SYNC.id())
+            {
+                results.add(result(topic.topicName(), Errors.INVALID_REQUEST, "unknown mirror type " +
+                    topic.mirrorType() + " (0 ASYNC, 1 SYNC)"));
+            }
+            else if (found.isEmpty())
+            {
+                results.add(result(topic.topicName(), Errors.UNKNOWN_TOPIC_OR_PARTITION, "topic '" +
+                    topic.topicName() + "' does not exist"));
+            }
+            else if (!request.mirrorName().equals(MirrorTopicConfig.activeMirror(found.get().config())))
+            {
+                results.add(result(topic.topicName(), Errors.INVALID_REQUEST, "topic '" + topic.topicName() +
+                    "' is not actively mirrored by cluster mirror '" + request.mirrorName() + "'"));
+            }
+            else
+            {
+                topics.put(found.get().name(), found.get());
+                valid.add(new AlterMirrorTopicTypeRequestData.AlterMirrorTopic().setTopicId(found.get().id())
+                    .setTopicName(found.get().name()).setMirrorType(topic.mirrorType()));
+            }
+        }
+        if (valid.isEmpty())
+        {
+            return new AlterMirrorTopicTypeResponseData().setTopics(results);
+        }
+        final Map<String, java.util.Set<Integer>> applied = applyDesiredEverywhere(request.mirrorName(), valid);
+        final Map<String, Long> lags = valid.stream().anyMatch(t -> t.mirrorType() == MirrorType.SYNC.id()) ?
+            lagsByPartition(request.mirrorName()) : Map.of();
+        for (final AlterMirrorTopicTypeRequestData.AlterMirrorTopic topic : valid)
+        {
+            final TopicMetadata metadata = topics.get(topic.topicName());
+            final List<Integer> missing = new ArrayList<>();
+            for (final PartitionState state : metadata.partitions())
+            {
+                if (!applied.getOrDefault(topic.topicName(), java.util.Set.of()).contains(state.partition()))
+                {
+                    missing.add(state.partition());
+                }
+            }
+            if (!missing.isEmpty())
+            {
+                results.add(result(topic.topicName(), Errors.LEADER_NOT_AVAILABLE, "partitions " + missing +
+                    " of topic '" + topic.topicName() + "' have no live leader coordinating them; retry"));
+                continue;
+            }
+            if (topic.mirrorType() == MirrorType.ASYNC.id())
+            {
+                // Demotion takes effect at once: the source stops gating when the coordinators' Unregister lands.
+                final TopicResultsResponseData.TopicResult committed = commitEffective(topic.topicId(),
+                    topic.topicName(), MirrorType.ASYNC.id());
+                results.add(committed);
+                continue;
+            }
+            final StringBuilder lagging = new StringBuilder();
+            for (final PartitionState state : metadata.partitions())
+            {
+                final long lag = lags.getOrDefault(topic.topicName() + "-" + state.partition(), -1L);
+                if (lag != 0)
+                {
+                    lagging.append(lagging.length() == 0 ? "" : ", ").append(state.partition()).append(": ")
+                        .append(lag < 0 ? "unknown" : Long.toString(lag));
+                }
+            }
+            final boolean alreadySync = current.syncState(topic.topicId()).mirrorType() == MirrorType.SYNC.id();
+            results.add(result(topic.topicName(), Errors.NONE, alreadySync || lagging.length() == 0 ? null :
+                "promotion to SYNC is pending lag drain (partition lags " + lagging + "); it happens automatically " +
+                    "once every partition's lag is 0"));
+        }
+        return new AlterMirrorTopicTypeResponseData().setTopics(results);
+    }
+
+    /** The desired type through every live broker's coordinator; per topic, the partitions that took it. */
+    private Map<String, java.util.Set<Integer>> applyDesiredEverywhere(final String mirrorName,
+        final List<AlterMirrorTopicTypeRequestData.AlterMirrorTopic> topics)
+    {
+        final AlterMirrorTopicTypeRequestData local = new AlterMirrorTopicTypeRequestData().setMirrorName(mirrorName)
+            .setTopics(topics).setLocalPartitionsOnly(true);
+        final List<CompletableFuture<AlterMirrorTopicTypeResponseData>> answers = new ArrayList<>();
+        for (final BrokerEndpoint broker : image.get().liveBrokers())
+        {
+            answers.add(broker.id() == brokerId ? CompletableFuture.completedFuture(applyDesiredLocally(local)) :
+                CompletableFuture.supplyAsync(() ->
+                {
+                    try
+                    {
+                        return clients.send(broker.host(), broker.port(), local,
+                            AlterMirrorTopicTypeResponseData.class);
+                    }
+                    catch (final IOException e)
+                    {
+                        return null; // that broker's partitions show as missing: the caller answers retriable
+                    }
+                }, fanOut));
+        }
+        final Map<String, java.util.Set<Integer>> applied = new HashMap<>();
+        for (final CompletableFuture<AlterMirrorTopicTypeResponseData> answer : answers)
+        {
+            final AlterMirrorTopicTypeResponseData response = answer.join();
+            if (response == null)
+            {
+                continue;
+            }
+            for (final TopicResultsResponseData.TopicResult topic : response.topics())
+            {
+                if (topic.errorCode() != Errors.NONE.code() || topic.errorMessage() == null ||
+                    topic.errorMessage().isEmpty())
+                {
+                    continue;
+                }
+                for (final String partition : topic.errorMessage().split(","))
+                {
+                    applied.computeIfAbsent(topic.topicName(), k -> new java.util.HashSet<>())
+                        .add(Integer.parseInt(partition.trim()));
+                }
+            }
+        }
+        return applied;
+    }
+
+    /** Lag of every partition of the mirror, keyed topic-partition, as the whole cluster's describe shows it. */
+    private Map<String, Long> lagsByPartition(final String mirrorName)
+    {
+        final Map<String, Long> lags = new HashMap<>();
+        final DescribeClusterMirrorsResponseData described = describeEverywhere(
+            new DescribeClusterMirrorsRequestData().setMirrorNames(List.of(mirrorName)));
+        for (final DescribeClusterMirrorsResponseData.MirrorDescription mirror : described.mirrors())
+        {
+            for (final DescribeClusterMirrorsResponseData.MirrorTopic topic : mirror.topics())
+            {
+                for (final DescribeClusterMirrorsResponseData.MirrorPartition partition : topic.partitions())
+                {
+                    lags.put(topic.topicName() + "-" + partition.partitionIndex(),
+                        partition.state() == MirrorPartitionState.MIRRORING.id() ? partition.lag() : -1L);
+                }
+            }
+        }
+        return lags;
+    }
+
+    /** Commits a topic's effective mirror type at the controller (in-process or forwarded). */
+    private TopicResultsResponseData.TopicResult commitEffective(final Uuid topicId, final String topicName,
+        final byte mirrorType)
+    {
+        final AlterMirrorTopicTypeRequestData request = new AlterMirrorTopicTypeRequestData().setEffective(true)
+            .setTopics(List.of(new AlterMirrorTopicTypeRequestData.AlterMirrorTopic().setTopicId(topicId)
+                .setTopicName(topicName).setMirrorType(mirrorType)));
+        try
+        {
+            final AlterMirrorTopicTypeResponseData response = controller != null ? commitEffectiveTypes(request) :
+                clients.send(controllerHost, controllerPort, request, AlterMirrorTopicTypeResponseData.class);
+            for (final TopicResultsResponseData.TopicResult result : response.topics())
+            {
+                return result.setTopicName(topicName);
+            }
+            return result(topicName, Errors.UNKNOWN_SERVER_ERROR, "the controller answered no result");
+        }
+        catch (final IOException e)
+        {
+            return result(topicName, Errors.NETWORK_EXCEPTION, "cannot reach the controller at " + controllerHost +
+                ":" + controllerPort + ": " + e.getMessage());
+        }
+        catch (final RuntimeException e)
+        {
+            return result(topicName, Errors.forException(e), e.getMessage());
+        }
+    }
+
+    /** The coordinator's sync control-path links: the controller, the other brokers, the mirror's source. */
+    private MirrorCoordinator.SyncChannel syncChannel()
+    {
+        return new MirrorCoordinator.SyncChannel()
+        {
+            @Override
+            public void commitMirrorType(final Uuid topicId, final byte mirrorType)
+            {
+                final String name = image.get().topic(topicId).map(TopicMetadata::name).orElse("");
+                final TopicResultsResponseData.TopicResult result = commitEffective(topicId, name, mirrorType);
+                if (result.errorCode() != Errors.NONE.code())
+                {
+                    throw Errors.forCode(result.errorCode()).exception("committing mirror type " + mirrorType +
+                        " of topic '" + name + "': " + result.errorMessage());
+                }
+            }
+
+            @Override
+            public Map<Integer, MirrorCoordinator.RemotePartition> remotePartitions(final String mirrorName,
+                final Uuid topicId)
+            {
+                final Map<Integer, MirrorCoordinator.RemotePartition> remote = new HashMap<>();
+                final DescribeClusterMirrorsResponseData described = describeEverywhere(
+                    new DescribeClusterMirrorsRequestData().setMirrorNames(List.of(mirrorName)));
+                for (final DescribeClusterMirrorsResponseData.MirrorDescription mirror : described.mirrors())
+                {
+                    for (final DescribeClusterMirrorsResponseData.MirrorTopic topic : mirror.topics())
+                    {
+                        if (!topic.topicId().equals(topicId))
+                        {
+                            continue;
+                        }
+                        for (final DescribeClusterMirrorsResponseData.MirrorPartition p : topic.partitions())
+                        {
+                            if (p.leaderId() != brokerId && p.destinationOffset() >= 0)
+                            {
+                                remote.put(p.partitionIndex(), new MirrorCoordinator.RemotePartition(
+                                    MirrorPartitionState.forId(p.state()), p.lag(), p.syncFailingForMs()));
+                            }
+                        }
+                    }
+                }
+                return remote;
+            }
+
+            @Override
+            public <T extends ApiMessage> T sendToSource(final SourceCluster source, final ApiMessage request,
+                final Class<T> type) throws IOException
+            {
+                IOException last = null;
+                for (final String server : source.bootstrapServers().split(","))
+                {
+                    if (server.isBlank())
+                    {
+                        continue;
+                    }
+                    try
+                    {
+                        final MirrorWireClient.HostPort hostPort = MirrorWireClient.parse(server);
+                        return clients.send(hostPort.host(), hostPort.port(), request, type);
+                    }
+                    catch (final IOException e)
+                    {
+                        last = e;
+                    }
+                }
+                throw last != null ? last : new IOException("mirror '" + source.mirrorName() +
+                    "' has no source bootstrap server");
+            }
+        };
+    }
+
+    // ------------------------------------------------------------------------------------------------------
     // DescribeClusterMirrors.
     // ------------------------------------------------------------------------------------------------------
 
     private CompletableFuture<ApiMessage> describe(final DescribeClusterMirrorsRequestData request)
     {
-        final DescribeClusterMirrorsResponseData local = describeLocally(request);
         if (request.localPartitionsOnly())
         {
-            return CompletableFuture.completedFuture(local);
+            return CompletableFuture.completedFuture(describeLocally(request));
         }
-        return CompletableFuture.supplyAsync(() ->
+        return CompletableFuture.supplyAsync(() -> describeEverywhere(request), pool);
+    }
+
+    /**
+     * The local answer merged with every other live broker's partitions, asked in parallel on the fan-out
+     * threads; blocks the caller (never a pool thread waiting on pool threads, which could starve the pool).
+     */
+    private DescribeClusterMirrorsResponseData describeEverywhere(final DescribeClusterMirrorsRequestData request)
+    {
+        final DescribeClusterMirrorsResponseData local = describeLocally(request);
+        final DescribeClusterMirrorsRequestData fanOutRequest = new DescribeClusterMirrorsRequestData()
+            .setMirrorNames(request.mirrorNames()).setLocalPartitionsOnly(true);
+        final List<CompletableFuture<DescribeClusterMirrorsResponseData>> answers = new ArrayList<>();
+        for (final BrokerEndpoint broker : image.get().liveBrokers())
         {
-            final DescribeClusterMirrorsRequestData fanOut = new DescribeClusterMirrorsRequestData()
-                .setMirrorNames(request.mirrorNames()).setLocalPartitionsOnly(true);
-            final List<CompletableFuture<DescribeClusterMirrorsResponseData>> answers = new ArrayList<>();
-            for (final BrokerEndpoint broker : image.get().liveBrokers())
+            if (broker.id() == brokerId)
             {
-                if (broker.id() == brokerId)
-                {
-                    continue;
-                }
-                answers.add(CompletableFuture.supplyAsync(() ->
-                {
-                    try
-                    {
-                        return clients.send(broker.host(), broker.port(), fanOut,
-                            DescribeClusterMirrorsResponseData.class);
-                    }
-                    catch (final IOException e)
-                    {
-                        return null; // that broker's partitions show as not reported
-                    }
-                }, pool));
+                continue;
             }
-            for (final CompletableFuture<DescribeClusterMirrorsResponseData> answer : answers)
+            answers.add(CompletableFuture.supplyAsync(() ->
             {
-                final DescribeClusterMirrorsResponseData other = answer.join();
-                if (other != null)
+                try
                 {
-                    merge(local, other);
+                    return clients.send(broker.host(), broker.port(), fanOutRequest,
+                        DescribeClusterMirrorsResponseData.class);
                 }
+                catch (final IOException e)
+                {
+                    return null; // that broker's partitions show as not reported
+                }
+            }, fanOut));
+        }
+        for (final CompletableFuture<DescribeClusterMirrorsResponseData> answer : answers)
+        {
+            final DescribeClusterMirrorsResponseData other = answer.join();
+            if (other != null)
+            {
+                merge(local, other);
             }
-            return local;
-        }, pool);
+        }
+        return local;
     }
 
     /** The mirrors and their topics from this broker's image, with the partitions this broker coordinates. */
@@ -405,6 +982,12 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
         for (final MirrorCoordinator.Status status : coordinator.statuses())
         {
             statusByTopic.computeIfAbsent(status.partition().topic(), k -> new ArrayList<>()).add(status);
+        }
+        final Map<org.apache.kafka.common.TopicPartition, MirrorCoordinator.SyncStatus> syncByPartition =
+            new HashMap<>();
+        for (final MirrorCoordinator.SyncStatus status : coordinator.syncStatuses())
+        {
+            syncByPartition.put(status.partition(), status);
         }
         final List<DescribeClusterMirrorsResponseData.MirrorDescription> mirrors = new ArrayList<>();
         for (final String name : names)
@@ -439,22 +1022,42 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
                 {
                     if (status.topicId().equals(topic.id()) && status.mirrorName().equals(name))
                     {
-                        partitions.add(partition(status));
+                        final MirrorCoordinator.SyncStatus sync = syncByPartition.get(status.partition());
+                        partitions.add(partition(status).setSyncFailingForMs(sync == null ? -1L :
+                            sync.failingForMs()));
                     }
                 }
                 if (!request.localPartitionsOnly())
                 {
                     addUnreported(partitions, topic);
                 }
+                final byte effective = current.syncState(topic.id()).mirrorType();
+                final byte desired = (byte)Math.max(MirrorType.ASYNC.id(), coordinator.desiredMirrorType(topic.id()));
+                final boolean recovery = coordinator.recoveryPending(topic.id());
                 topics.add(new DescribeClusterMirrorsResponseData.MirrorTopic().setTopicId(topic.id())
-                    .setTopicName(topic.name()).setDesiredMirrorType(MirrorType.ASYNC.id())
-                    .setEffectiveMirrorType(MirrorType.ASYNC.id())
-                    .setStatusMessage(removed != null ? "removed from the mirror (failed over)" : null)
+                    .setTopicName(topic.name()).setDesiredMirrorType(desired).setEffectiveMirrorType(effective)
+                    .setRecoveryPending(recovery)
+                    .setStatusMessage(removed != null ? "removed from the mirror (failed over)" :
+                        syncNote(desired, effective, recovery))
                     .setPartitions(partitions));
             }
             mirrors.add(description.setTopics(topics));
         }
         return new DescribeClusterMirrorsResponseData().setMirrors(mirrors);
+    }
+
+    /** The spec's annotation of a topic whose desired and effective types differ; null when they agree. */
+    private static String syncNote(final byte desired, final byte effective, final boolean recoveryPending)
+    {
+        if (recoveryPending)
+        {
+            return "released by source — recovery in flight";
+        }
+        if (desired == MirrorType.SYNC.id() && effective != MirrorType.SYNC.id())
+        {
+            return "promotion to SYNC pending lag drain";
+        }
+        return null;
     }
 
     private DescribeClusterMirrorsResponseData.MirrorPartition partition(final MirrorCoordinator.Status status)
@@ -509,6 +1112,17 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
                         if (!topic.topicId().equals(otherTopic.topicId()))
                         {
                             continue;
+                        }
+                        // The desired type and the recovery hint live with the partitions' (and the driver's)
+                        // coordinators: the union of what the brokers hold.
+                        if (otherTopic.desiredMirrorType() > topic.desiredMirrorType())
+                        {
+                            topic.setDesiredMirrorType(otherTopic.desiredMirrorType());
+                        }
+                        topic.setRecoveryPending(topic.recoveryPending() || otherTopic.recoveryPending());
+                        if (topic.statusMessage() == null || otherTopic.recoveryPending())
+                        {
+                            topic.setStatusMessage(otherTopic.statusMessage());
                         }
                         for (final DescribeClusterMirrorsResponseData.MirrorPartition partition : otherTopic.partitions())
                         {
@@ -661,6 +1275,7 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
     public void close()
     {
         pool.shutdownNow();
+        fanOut.shutdownNow();
         clients.close();
     }
 }

@@ -1,5 +1,6 @@
 package io.syncmirror.broker.mirror;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -7,7 +8,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.locks.Condition;
@@ -20,6 +23,7 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.ControlRecordType;
 import org.apache.kafka.common.record.internal.EndTransactionMarker;
@@ -37,6 +41,13 @@ import io.syncmirror.broker.replica.Partition;
 import io.syncmirror.broker.replica.ReplicaManager;
 import io.syncmirror.broker.storage.PartitionLog;
 import io.syncmirror.fetch.FetcherConfig;
+import io.syncmirror.hwgate.MirrorError;
+import io.syncmirror.protocol.MirrorType;
+import io.syncmirror.protocol.RegisterMirrorSyncTopicRequestData;
+import io.syncmirror.protocol.RegisterMirrorSyncTopicResponseData;
+import io.syncmirror.protocol.TopicResultsResponseData;
+import io.syncmirror.protocol.UnregisterMirrorSyncTopicRequestData;
+import io.syncmirror.protocol.UnregisterMirrorSyncTopicResponseData;
 
 /**
  * The mirror coordinator of this destination broker: for every mirror partition whose destination partition this
@@ -61,6 +72,26 @@ import io.syncmirror.fetch.FetcherConfig;
  * it does not know (hazard 8); the partition starts fencing producer ids of the mirrored era; the HW is handed to
  * the local ISR; the topic becomes writable. Each step is idempotent, so a crash in the middle resumes the
  * failover from {@code __mirror_state}.
+ *
+ * <p>Synchronous mirroring, control path. The desired mirror type of a topic is persisted on each of its
+ * partitions' records (an operator's AlterMirrorTopicType, applied on this thread through
+ * {@link #setDesiredMirrorType}); the effective type is the metadata image's ({@code MirrorTopicTypeChange}).
+ * One broker drives each topic's promotion and topic-wide demotion: the one coordinating the topic's partition 0
+ * (a deterministic choice every broker can make from its own image, and it moves with that partition's
+ * leadership). The driver promotes once desired is SYNC, effective is ASYNC and every partition's lag is 0 (its
+ * own partitions directly, the others through their leaders' describe answers): it turns reporting on for its
+ * partitions, sends RegisterMirrorSyncTopic to the source (RecoveryPromotion carrying the in-memory
+ * pendingRecoveryPromotion hint) and, once admitted, commits effective SYNC; a failed commit is undone by an
+ * Unregister. Rejections back off exponentially, counted in the driver partition's RetryAttempt. The driver also
+ * demotes the topic (effective ASYNC, desired kept SYNC, recovery hint set) when every partition's reports have
+ * failed for {@code mirror.sync.topic.demote.timeout.ms}.
+ *
+ * <p>Every broker sets {@link MirrorPartition#syncReporting} on the partitions it coordinates: true while the
+ * topic is effectively SYNC (or the driver's registration is in flight); once the topic stops being SYNC, the
+ * broker sends its own (idempotent) Unregister to the source and keeps reporting until the source acknowledged
+ * it (hazard 6), so no broker's reports stop while the source may still gate on them. A partition that stops
+ * (failover) unregisters its topic first, before its fetcher is removed, goes on when the source cannot be
+ * reached, and clears the topic's desired and effective types.
  */
 public final class MirrorCoordinator implements AutoCloseable
 {
@@ -87,6 +118,35 @@ public final class MirrorCoordinator implements AutoCloseable
          */
         Optional<long[]> lastMirrored(SourceCluster source, Node sourceLeader, String topic, Uuid topicId,
             int partition) throws Exception;
+    }
+
+    /**
+     * The control-path links of synchronous mirroring: to this cluster's controller, to the other brokers (the
+     * describe fan-out) and to a mirror's source (over the mirror wire protocol). Implementations block for at
+     * most the mirror request timeout.
+     */
+    public interface SyncChannel
+    {
+        /** Commits a topic's effective mirror type (MirrorTopicTypeChange) at the controller; throws when it cannot. */
+        void commitMirrorType(Uuid topicId, byte mirrorType) throws Exception;
+
+        /** The topic's partitions led by other brokers, as their leaders describe them now (absent: not reported). */
+        Map<Integer, RemotePartition> remotePartitions(String mirrorName, Uuid topicId) throws Exception;
+
+        /** Sends a sync registration RPC to the mirror's source cluster; IOException when it cannot. */
+        <T extends ApiMessage> T sendToSource(SourceCluster source, ApiMessage request, Class<T> type)
+            throws IOException;
+    }
+
+    /** A mirror partition led by another broker: its state, lag, and how long its sync reports have failed. */
+    public record RemotePartition(MirrorPartitionState state, long lag, long syncFailingForMs)
+    {
+    }
+
+    /** Why a topic's sync registration was refused or dropped (the SyncRegistrationRejected{reason} counters). */
+    public enum RejectReason
+    {
+        RELEASED_FRESH_PROMOTION_REQUIRED, VERSION_MISMATCH, ALL_PARTITIONS_FAILING
     }
 
     /**
@@ -121,6 +181,15 @@ public final class MirrorCoordinator implements AutoCloseable
     private volatile boolean closed;
     private final Thread thread;
 
+    // Synchronous mirroring.
+    private final Map<Uuid, TopicSync> topicSyncs = new ConcurrentHashMap<>();
+    private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
+    private final Map<RejectReason, java.util.concurrent.atomic.LongAdder> rejections =
+        new java.util.EnumMap<>(RejectReason.class);
+    private volatile SyncChannel syncChannel;
+    private volatile short syncVersion = 1;
+    private volatile long syncTopicDemoteTimeoutMs = 30_000L;
+
     public MirrorCoordinator(final int brokerId, final ReplicaManager replicas, final Supplier<MetadataImage> image,
         final MirrorStateStore store, final ControllerChannel controller, final LastMirroredLookup lastMirrored,
         final Function<MirrorDefinition, SourceCluster> sourceFactory, final Config config,
@@ -145,6 +214,44 @@ public final class MirrorCoordinator implements AutoCloseable
             config.throttledRateBytesPerSec(), lookups, clockMs);
         this.thread = new Thread(this::run, "mirror-coordinator-" + brokerId);
         this.thread.setDaemon(true);
+        for (final RejectReason reason : RejectReason.values())
+        {
+            rejections.put(reason, new java.util.concurrent.atomic.LongAdder());
+        }
+    }
+
+    /**
+     * Applies the broker's synchronous-mirroring settings: {@code mirror.sync.version} (0 disables sync: as a
+     * source this broker answers a Register MIRROR_SYNC_VERSION_MISMATCH) and
+     * {@code mirror.sync.topic.demote.timeout.ms}. Any thread; a feature-level change may call it again.
+     */
+    public void configureSync(final short syncVersionLevel, final long demoteTimeoutMs)
+    {
+        if (syncVersionLevel < 0 || demoteTimeoutMs < 0)
+        {
+            throw new IllegalArgumentException("mirror.sync.version " + syncVersionLevel +
+                " and mirror.sync.topic.demote.timeout.ms " + demoteTimeoutMs + " must not be negative");
+        }
+        this.syncVersion = syncVersionLevel;
+        this.syncTopicDemoteTimeoutMs = demoteTimeoutMs;
+    }
+
+    /** The finalized {@code mirror.sync.version} level of this broker; 0: it cannot gate produces on a mirror. */
+    public short syncVersion()
+    {
+        return syncVersion;
+    }
+
+    /** Installs the sync control-path links (the mirror RPC handler does, once it exists). Any thread. */
+    public void syncChannel(final SyncChannel channel)
+    {
+        this.syncChannel = channel;
+    }
+
+    /** Where the coordinator keeps its state; the source's sync registration ledger shares it. */
+    MirrorStateStore store()
+    {
+        return store;
     }
 
     public void start()
@@ -202,6 +309,7 @@ public final class MirrorCoordinator implements AutoCloseable
     /** One pass over every mirror partition this broker leads. Coordinator thread (tests may call it directly). */
     void tick()
     {
+        runCommands();
         final MetadataImage current = image.get();
         refreshSources(current);
         final Set<TopicPartition> led = new HashSet<>();
@@ -252,6 +360,7 @@ public final class MirrorCoordinator implements AutoCloseable
                 release(mirror);
             }
         }
+        syncTick(current);
         fetchers.shutdownIdleFetchers();
     }
 
@@ -275,6 +384,8 @@ public final class MirrorCoordinator implements AutoCloseable
 
     private void release(final MirrorPartition mirror)
     {
+        // Another broker leads it now and reports for it; this one's reports would be fenced anyway.
+        syncReporting(mirror, false);
         coordinated.remove(mirror.topicPartition, mirror);
         fetchers.remove(mirror.topicPartition);
         mirror.partition.mirrorAppends(false);
@@ -447,13 +558,16 @@ public final class MirrorCoordinator implements AutoCloseable
 
     private void ensureFetching(final MirrorPartition mirror, final MetadataImage current)
     {
-        if (mirror.fetching)
+        if (mirror.fetching && !mirror.leaderLookupNeeded)
         {
             return;
         }
+        final boolean wasFetching = mirror.fetching;
         final SourceCluster source = source(mirror.mirrorName);
         final Node leader = sourceLeader(mirror, source);
-        if (leader != null)
+        // A fetching partition whose source broker stopped answering (a crash gives no NOT_LEADER_OR_FOLLOWER)
+        // moves once the source names another leader; until then its fetcher keeps retrying.
+        if (leader != null && (!wasFetching || leader.id() != mirror.sourceLeaderId))
         {
             mirror.partition.mirrorAppends(true);
             fetchers.add(mirror, source, leader, securityConfigs(mirror.mirrorName));
@@ -480,6 +594,7 @@ public final class MirrorCoordinator implements AutoCloseable
     private void stop(final MirrorPartition mirror)
     {
         final Partition partition = mirror.partition;
+        stopSync(mirror);
         fetchers.remove(mirror.topicPartition);
         partition.mirrorAppends(false);
         final PartitionLog log = partition.log();
@@ -622,7 +737,7 @@ public final class MirrorCoordinator implements AutoCloseable
     }
 
     /** Follows the mirrors defined, closing the source clients of mirrors deleted or redefined. */
-    private void refreshSources(final MetadataImage current)
+    void refreshSources(final MetadataImage current)
     {
         final Map<String, MirrorDefinition> defined = current.mirrors();
         for (final Map.Entry<String, MirrorDefinition> entry : new ArrayList<>(sourceDefinitions.entrySet()))
@@ -643,6 +758,553 @@ public final class MirrorCoordinator implements AutoCloseable
         {
             sourceDefinitions.putIfAbsent(definition.name(), definition);
         }
+    }
+
+    // ------------------------------------------------------------------------------------------------------
+    // Synchronous mirroring: promotion, demotion, reporting, release recovery (coordinator thread).
+    // ------------------------------------------------------------------------------------------------------
+
+    /** A topic's sync control state on this broker. Coordinator thread writes; describe reads the volatiles. */
+    private static final class TopicSync
+    {
+        final String mirrorName;
+        final String topicName;
+        /** The next Register carries RecoveryPromotion=true (the source released the topic). In memory only. */
+        volatile boolean pendingRecoveryPromotion;
+        /** The driver's registration is in flight: its partitions report before the source starts gating. */
+        boolean armed;
+        /** This broker reported for the topic and owes the source an acknowledged Unregister before it stops. */
+        boolean unregisterPending;
+        /** The topic was effectively SYNC at this broker's last look. */
+        boolean wasSync;
+        long nextRegisterAtMs;
+        long nextUnregisterAtMs;
+        int unregisterAttempt;
+        /** A failover's Unregister was sent (or tried) by this broker for the topic. */
+        boolean stopUnregistered;
+
+        TopicSync(final String mirrorName, final String topicName)
+        {
+            this.mirrorName = mirrorName;
+            this.topicName = topicName;
+        }
+    }
+
+    private TopicSync topicSync(final MirrorPartition mirror)
+    {
+        return topicSyncs.computeIfAbsent(mirror.topicId, id -> new TopicSync(mirror.mirrorName,
+            mirror.topicPartition.topic()));
+    }
+
+    /** Every topic with a partition coordinated here: reporting, Unregisters owed, and the driver's work. */
+    void syncTick(final MetadataImage current)
+    {
+        final Map<Uuid, List<MirrorPartition>> byTopic = new HashMap<>();
+        for (final MirrorPartition mirror : coordinated.values())
+        {
+            byTopic.computeIfAbsent(mirror.topicId, k -> new ArrayList<>()).add(mirror);
+        }
+        topicSyncs.keySet().removeIf(id -> !byTopic.containsKey(id) && !topicSyncs.get(id).unregisterPending);
+        for (final Map.Entry<Uuid, List<MirrorPartition>> entry : byTopic.entrySet())
+        {
+            final List<MirrorPartition> local = entry.getValue();
+            final MirrorPartition first = local.get(0);
+            final Optional<TopicMetadata> topic = current.topic(entry.getKey());
+            if (topic.isEmpty() || MirrorTopicConfig.activeMirror(topic.get().config()) == null)
+            {
+                continue; // not (or no longer) mirrored: STOPPING unregisters
+            }
+            final TopicSync sync = topicSync(first);
+            try
+            {
+                syncTopic(sync, topic.get(), local, current);
+            }
+            catch (final RuntimeException e)
+            {
+                LOG.warn("Mirror '{}' topic {}: sync control step failed: {}", sync.mirrorName, sync.topicName,
+                    e.getMessage());
+            }
+        }
+    }
+
+    private void syncTopic(final TopicSync sync, final TopicMetadata topic, final List<MirrorPartition> local,
+        final MetadataImage current)
+    {
+        final boolean effectiveSync = current.syncState(topic.id()).mirrorType() == MirrorType.SYNC.id();
+        sync.stopUnregistered = false; // mirrored (again): a later failover unregisters afresh
+        if (effectiveSync)
+        {
+            sync.armed = false;
+            sync.wasSync = true;
+            sync.unregisterPending = false;
+        }
+        else if (sync.wasSync)
+        {
+            sync.wasSync = false;
+            sync.unregisterPending = true; // demoted: reports go on until the source acknowledges an Unregister
+            sync.nextUnregisterAtMs = 0L;
+        }
+        final boolean reporting = effectiveSync || sync.armed || sync.unregisterPending;
+        for (final MirrorPartition mirror : local)
+        {
+            syncReporting(mirror, reporting && mirror.record.state() == MirrorPartitionState.MIRRORING);
+        }
+        if (!effectiveSync && sync.unregisterPending)
+        {
+            maybeUnregister(sync, topic.id(), local);
+        }
+        final MirrorPartition driver = driverOf(local);
+        if (driver == null)
+        {
+            return;
+        }
+        final boolean desiredSync = driver.record.desiredMirrorType() == MirrorType.SYNC.id();
+        if (effectiveSync && !desiredSync)
+        {
+            // An operator's demotion whose commit did not get through: commit it now.
+            commitType(topic.id(), MirrorType.ASYNC);
+        }
+        else if (effectiveSync)
+        {
+            maybeDemoteAllFailing(sync, topic, local, driver);
+        }
+        else if (desiredSync && !sync.unregisterPending)
+        {
+            maybePromote(sync, topic, local, driver);
+        }
+    }
+
+    /** The partition that makes this broker its topic's driver (partition 0), or null. */
+    private static MirrorPartition driverOf(final List<MirrorPartition> local)
+    {
+        for (final MirrorPartition mirror : local)
+        {
+            if (mirror.topicPartition.partition() == 0)
+            {
+                return mirror;
+            }
+        }
+        return null;
+    }
+
+    /** True when every partition of the topic is MIRRORING with lag 0, asking other leaders for theirs. */
+    private boolean caughtUp(final TopicMetadata topic, final List<MirrorPartition> local, final String mirrorName)
+    {
+        final Set<Integer> covered = new HashSet<>();
+        for (final MirrorPartition mirror : local)
+        {
+            if (mirror.record.state() != MirrorPartitionState.MIRRORING || mirror.lag() != 0)
+            {
+                return false;
+            }
+            covered.add(mirror.topicPartition.partition());
+        }
+        if (covered.size() < topic.partitions().size())
+        {
+            final Map<Integer, RemotePartition> remote = remotePartitions(mirrorName, topic.id());
+            for (final PartitionState state : topic.partitions())
+            {
+                if (covered.contains(state.partition()))
+                {
+                    continue;
+                }
+                final RemotePartition other = remote.get(state.partition());
+                if (other == null || other.state() != MirrorPartitionState.MIRRORING || other.lag() != 0)
+                {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    private void maybePromote(final TopicSync sync, final TopicMetadata topic, final List<MirrorPartition> local,
+        final MirrorPartition driver)
+    {
+        final long nowMs = clockMs.getAsLong();
+        if (nowMs < sync.nextRegisterAtMs || !caughtUp(topic, local, driver.mirrorName))
+        {
+            return;
+        }
+        final SyncChannel channel = requireSyncChannel();
+        sync.armed = true;
+        for (final MirrorPartition mirror : local)
+        {
+            syncReporting(mirror, mirror.record.state() == MirrorPartitionState.MIRRORING);
+        }
+        final boolean recovery = sync.pendingRecoveryPromotion;
+        final RegisterMirrorSyncTopicRequestData request = new RegisterMirrorSyncTopicRequestData()
+            .setMirrorName(driver.mirrorName).setTopics(List.of(new RegisterMirrorSyncTopicRequestData.TopicState()
+                .setTopicId(topic.id()).setTopicName(topic.name()).setRecoveryPromotion(recovery)));
+        final RegisterMirrorSyncTopicResponseData response;
+        try
+        {
+            response = channel.sendToSource(source(driver.mirrorName), request,
+                RegisterMirrorSyncTopicResponseData.class);
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            // The source may have admitted it before the connection failed: undo with an acknowledged Unregister.
+            registerFailed(sync, driver, local, true, "RegisterMirrorSyncTopic to the source failed: " +
+                e.getMessage());
+            return;
+        }
+        short code = Errors.UNKNOWN_SERVER_ERROR.code();
+        String message = "the source answered no result for the topic";
+        for (final TopicResultsResponseData.TopicResult result : response.topics())
+        {
+            if (result.topicName().equals(topic.name()))
+            {
+                code = result.errorCode();
+                message = result.errorMessage();
+            }
+        }
+        if (code == Errors.NONE.code())
+        {
+            try
+            {
+                channel.commitMirrorType(topic.id(), MirrorType.SYNC.id());
+            }
+            catch (final Exception e)
+            {
+                registerFailed(sync, driver, local, true, "committing effective SYNC failed: " + e.getMessage());
+                return;
+            }
+            sync.pendingRecoveryPromotion = false;
+            // Until the image shows SYNC, armed keeps the reports going and this keeps a second Register away.
+            sync.nextRegisterAtMs = clockMs.getAsLong() + config.retryBackoffMs();
+            if (driver.record.retryAttempt() != 0)
+            {
+                persistQuietly(driver, driver.record.withRetryAttempt(0));
+            }
+            driver.clearError();
+            LOG.info("Mirror '{}' topic {}: promoted to SYNC{}", driver.mirrorName, topic.name(),
+                recovery ? " (recovery after a release by the source)" : "");
+            return;
+        }
+        if (code == MirrorError.MIRROR_SYNC_RELEASED_REQUIRES_FRESH_PROMOTION.code())
+        {
+            // Topic-wide demote path: effective stays (or becomes) ASYNC, desired stays SYNC, and the next
+            // Register is a recovery promotion.
+            sync.pendingRecoveryPromotion = true;
+            rejections.get(RejectReason.RELEASED_FRESH_PROMOTION_REQUIRED).increment();
+            commitType(topic.id(), MirrorType.ASYNC);
+        }
+        else if (code == MirrorError.MIRROR_SYNC_VERSION_MISMATCH.code())
+        {
+            rejections.get(RejectReason.VERSION_MISMATCH).increment();
+        }
+        registerFailed(sync, driver, local, false, "the source refused the sync registration: " +
+            errorName(code) + (message == null ? "" : ": " + message));
+    }
+
+    /** A Register that did not end in SYNC: stop reporting (after an Unregister when it may have been admitted). */
+    private void registerFailed(final TopicSync sync, final MirrorPartition driver, final List<MirrorPartition> local,
+        final boolean mayBeRegistered, final String message)
+    {
+        sync.armed = false;
+        if (mayBeRegistered)
+        {
+            sync.unregisterPending = true;
+            sync.nextUnregisterAtMs = 0L;
+        }
+        else
+        {
+            for (final MirrorPartition mirror : local)
+            {
+                syncReporting(mirror, false);
+            }
+        }
+        final int attempt = driver.record.retryAttempt() + 1;
+        final long backoffMs = backoffMs(attempt);
+        sync.nextRegisterAtMs = clockMs.getAsLong() + backoffMs;
+        persistQuietly(driver, driver.record.withRetryAttempt(attempt));
+        driver.error(Errors.NONE, message);
+        LOG.warn("Mirror '{}' topic {}: promotion to SYNC failed (attempt {}, next in {} ms): {}", driver.mirrorName,
+            sync.topicName, attempt, backoffMs, message);
+    }
+
+    private static String errorName(final short code)
+    {
+        final MirrorError mirror = MirrorError.forCode(code);
+        return mirror != null ? mirror.name() : Errors.forCode(code).name();
+    }
+
+    private long backoffMs(final int attempt)
+    {
+        return Math.min(config.retryBackoffMaxMs(), config.retryBackoffMs() << Math.min(20, Math.max(0, attempt - 1)));
+    }
+
+    /**
+     * Topic-wide demote when every partition's reports have failed (INVALID_SYNC_REGISTRATION or
+     * MIRROR_REGISTRATION_PROPAGATING) for the demote timeout: the source most likely released the topic.
+     */
+    private void maybeDemoteAllFailing(final TopicSync sync, final TopicMetadata topic,
+        final List<MirrorPartition> local, final MirrorPartition driver)
+    {
+        final long nowMs = clockMs.getAsLong();
+        final long timeoutMs = syncTopicDemoteTimeoutMs;
+        final Set<Integer> covered = new HashSet<>();
+        for (final MirrorPartition mirror : local)
+        {
+            final long sinceMs = mirror.syncFailingSinceMs;
+            if (sinceMs < 0 || nowMs - sinceMs < timeoutMs)
+            {
+                return;
+            }
+            covered.add(mirror.topicPartition.partition());
+        }
+        if (covered.size() < topic.partitions().size())
+        {
+            final Map<Integer, RemotePartition> remote = remotePartitions(driver.mirrorName, topic.id());
+            for (final PartitionState state : topic.partitions())
+            {
+                final RemotePartition other = remote.get(state.partition());
+                if (!covered.contains(state.partition()) && (other == null || other.syncFailingForMs() < timeoutMs))
+                {
+                    return;
+                }
+            }
+        }
+        if (!commitType(topic.id(), MirrorType.ASYNC))
+        {
+            return;
+        }
+        sync.pendingRecoveryPromotion = true;
+        // Recovery waits one backoff, so a source that keeps releasing is not met by a Register at once.
+        sync.nextRegisterAtMs = nowMs + config.retryBackoffMs();
+        rejections.get(RejectReason.ALL_PARTITIONS_FAILING).increment();
+        LOG.warn("Mirror '{}' topic {}: every partition's sync reports failed for {} ms; demoted to ASYNC, " +
+            "recovery promotion pending (reason {})", driver.mirrorName, topic.name(), timeoutMs,
+            RejectReason.ALL_PARTITIONS_FAILING);
+    }
+
+    /** Sends the Unregister this broker owes the source; reporting stops once it is acknowledged. */
+    private void maybeUnregister(final TopicSync sync, final Uuid topicId, final List<MirrorPartition> local)
+    {
+        final long nowMs = clockMs.getAsLong();
+        if (nowMs < sync.nextUnregisterAtMs)
+        {
+            return;
+        }
+        if (unregister(sync.mirrorName, sync.topicName, topicId))
+        {
+            sync.unregisterPending = false;
+            sync.unregisterAttempt = 0;
+            for (final MirrorPartition mirror : local)
+            {
+                syncReporting(mirror, false);
+            }
+            LOG.info("Mirror '{}' topic {}: the source acknowledged the Unregister; sync reports stop",
+                sync.mirrorName, sync.topicName);
+        }
+        else
+        {
+            sync.unregisterAttempt++;
+            sync.nextUnregisterAtMs = nowMs + backoffMs(sync.unregisterAttempt);
+        }
+    }
+
+    /** UnregisterMirrorSyncTopic for one topic at the mirror's source; true once acknowledged. */
+    private boolean unregister(final String mirrorName, final String topicName, final Uuid topicId)
+    {
+        try
+        {
+            final UnregisterMirrorSyncTopicResponseData response = requireSyncChannel().sendToSource(
+                source(mirrorName), new UnregisterMirrorSyncTopicRequestData().setMirrorName(mirrorName)
+                    .setTopics(List.of(new UnregisterMirrorSyncTopicRequestData.TopicState().setTopicId(topicId)
+                        .setTopicName(topicName))), UnregisterMirrorSyncTopicResponseData.class);
+            if (response.errorCode() == Errors.NONE.code())
+            {
+                return true;
+            }
+            LOG.warn("Mirror '{}' topic {}: the source refused the Unregister: {} {}", mirrorName, topicName,
+                errorName(response.errorCode()), response.errorMessage());
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            LOG.warn("Mirror '{}' topic {}: Unregister at the source failed: {}", mirrorName, topicName,
+                e.getMessage());
+        }
+        return false;
+    }
+
+    /** Commits the effective type; false (logged) when the controller cannot be reached now. */
+    private boolean commitType(final Uuid topicId, final MirrorType type)
+    {
+        try
+        {
+            requireSyncChannel().commitMirrorType(topicId, type.id());
+            return true;
+        }
+        catch (final Exception e)
+        {
+            LOG.warn("Committing mirror type {} of topic id {} failed: {}", type, topicId, e.getMessage());
+            return false;
+        }
+    }
+
+    private Map<Integer, RemotePartition> remotePartitions(final String mirrorName, final Uuid topicId)
+    {
+        try
+        {
+            return requireSyncChannel().remotePartitions(mirrorName, topicId);
+        }
+        catch (final RuntimeException e)
+        {
+            throw e;
+        }
+        catch (final Exception e)
+        {
+            throw new KafkaException("describing the partitions other brokers lead failed: " + e.getMessage(), e);
+        }
+    }
+
+    private SyncChannel requireSyncChannel()
+    {
+        final SyncChannel channel = syncChannel;
+        if (channel == null)
+        {
+            throw new KafkaException("the sync control path of broker " + brokerId + " is not connected yet");
+        }
+        return channel;
+    }
+
+    private void persistQuietly(final MirrorPartition mirror, final MirrorStateRecord next)
+    {
+        try
+        {
+            persist(mirror, next);
+        }
+        catch (final RuntimeException e)
+        {
+            mirror.record = next; // in force here; written with the partition's next transition
+            LOG.warn("Mirror '{}' {}: cannot persist its state now: {}", mirror.mirrorName, mirror.topicPartition,
+                e.getMessage());
+        }
+    }
+
+    /**
+     * A failover's first step for a partition of a topic that is (or may be) SYNC: Unregister at the source before
+     * the fetcher is removed, so the source's producers unblock first; failover goes on when the source cannot be
+     * reached (an operator may release it there later). Then the topic's effective and desired types are cleared
+     * and the partition stops reporting.
+     */
+    private void stopSync(final MirrorPartition mirror)
+    {
+        final TopicSync sync = topicSyncs.get(mirror.topicId);
+        final boolean effectiveSync = image.get().syncState(mirror.topicId).mirrorType() == MirrorType.SYNC.id();
+        final boolean involved = effectiveSync || mirror.syncReporting ||
+            mirror.record.desiredMirrorType() == MirrorType.SYNC.id() || sync != null && sync.unregisterPending;
+        if (!involved)
+        {
+            return;
+        }
+        final TopicSync state = topicSync(mirror);
+        if (!state.stopUnregistered)
+        {
+            state.stopUnregistered = true;
+            if (!unregister(mirror.mirrorName, mirror.topicPartition.topic(), mirror.topicId))
+            {
+                LOG.warn("Mirror '{}' topic {}: failing over without the source's acknowledgement of the " +
+                    "Unregister; run --release-sync on the source if its producers stay blocked", mirror.mirrorName,
+                    mirror.topicPartition.topic());
+            }
+        }
+        state.unregisterPending = false;
+        state.armed = false;
+        state.wasSync = false;
+        state.pendingRecoveryPromotion = false;
+        syncReporting(mirror, false);
+        if (effectiveSync && !commitType(mirror.topicId, MirrorType.ASYNC))
+        {
+            throw new KafkaException("clearing the effective SYNC type of " + mirror.topicPartition.topic() +
+                " at the controller failed");
+        }
+        if (mirror.record.desiredMirrorType() != MirrorType.ASYNC.id())
+        {
+            persist(mirror, mirror.record.withDesiredMirrorType(MirrorType.ASYNC.id()));
+        }
+    }
+
+    /**
+     * Sets the desired mirror type of the topic's partitions this broker leads, persisted in each one's record,
+     * on the coordinator thread (the single writer of the records); completes with the partition indexes set.
+     * ASYNC also drops a pending recovery promotion (the operator opted out of it). Any thread.
+     */
+    public CompletableFuture<Set<Integer>> setDesiredMirrorType(final String mirrorName, final Uuid topicId,
+        final byte mirrorType)
+    {
+        final CompletableFuture<Set<Integer>> done = new CompletableFuture<>();
+        if (mirrorType != MirrorType.ASYNC.id() && mirrorType != MirrorType.SYNC.id())
+        {
+            done.completeExceptionally(new IllegalArgumentException("unknown mirror type " + mirrorType));
+            return done;
+        }
+        commands.add(() ->
+        {
+            try
+            {
+                done.complete(applyDesiredMirrorType(mirrorName, topicId, mirrorType));
+            }
+            catch (final RuntimeException e)
+            {
+                done.completeExceptionally(e);
+            }
+        });
+        wakeup();
+        return done;
+    }
+
+    private Set<Integer> applyDesiredMirrorType(final String mirrorName, final Uuid topicId, final byte mirrorType)
+    {
+        final Set<Integer> applied = new HashSet<>();
+        final Optional<TopicMetadata> topic = image.get().topic(topicId);
+        if (topic.isEmpty())
+        {
+            return applied;
+        }
+        for (final PartitionState state : topic.get().partitions())
+        {
+            final Partition partition = replicas.partitionOrNull(state.topicPartition());
+            if (partition == null || !partition.isLeader() || !partition.topicId().equals(topicId))
+            {
+                continue;
+            }
+            final MirrorPartition mirror = coordinated.get(state.topicPartition());
+            if (mirror != null && mirror.mirrorName.equals(mirrorName))
+            {
+                if (mirror.record.desiredMirrorType() != mirrorType)
+                {
+                    persist(mirror, mirror.record.withDesiredMirrorType(mirrorType));
+                }
+                if (mirrorType == MirrorType.SYNC.id() && mirror.topicPartition.partition() == 0)
+                {
+                    final TopicSync sync = topicSync(mirror);
+                    sync.nextRegisterAtMs = 0L; // an operator's request is a fresh start of the backoff
+                }
+            }
+            else
+            {
+                // Led but not coordinated yet: its coordinator will load the record written here.
+                final MirrorStateRecord record = store.read(mirrorName, topicId, state.partition())
+                    .orElse(MirrorStateRecord.unknown(mirrorName, topicId, state.partition(), topic.get().name()));
+                if (record.desiredMirrorType() != mirrorType)
+                {
+                    store.write(record.withDesiredMirrorType(mirrorType));
+                }
+            }
+            applied.add(state.partition());
+        }
+        if (mirrorType == MirrorType.ASYNC.id())
+        {
+            final TopicSync sync = topicSyncs.get(topicId);
+            if (sync != null)
+            {
+                sync.pendingRecoveryPromotion = false;
+            }
+        }
+        return applied;
     }
 
     // ------------------------------------------------------------------------------------------------------
@@ -690,6 +1352,89 @@ public final class MirrorCoordinator implements AutoCloseable
         return Optional.empty();
     }
 
+    /** One coordinated partition's sync reporting, for describe and the SyncPartition* metrics. */
+    public record SyncStatus(String mirrorName, TopicPartition partition, Uuid topicId, boolean reporting,
+        long failingForMs, long failuresInvalid, long failuresPropagating)
+    {
+    }
+
+    public List<SyncStatus> syncStatuses()
+    {
+        final long nowMs = clockMs.getAsLong();
+        final List<SyncStatus> result = new ArrayList<>();
+        for (final MirrorPartition mirror : coordinated.values())
+        {
+            final long sinceMs = mirror.syncFailingSinceMs;
+            result.add(new SyncStatus(mirror.mirrorName, mirror.topicPartition, mirror.topicId, mirror.syncReporting,
+                sinceMs < 0 ? -1L : Math.max(0L, nowMs - sinceMs), mirror.syncFailuresInvalid.sum(),
+                mirror.syncFailuresPropagating.sum()));
+        }
+        return result;
+    }
+
+    /** The desired mirror type of a topic as the partitions coordinated here hold it; -1 when none is here. */
+    public byte desiredMirrorType(final Uuid topicId)
+    {
+        byte desired = -1;
+        for (final MirrorPartition mirror : coordinated.values())
+        {
+            if (mirror.topicId.equals(topicId))
+            {
+                desired = (byte)Math.max(desired, mirror.record.desiredMirrorType());
+            }
+        }
+        return desired;
+    }
+
+    /** True while this broker holds a pending recovery promotion for the topic (its driver does). */
+    public boolean recoveryPending(final Uuid topicId)
+    {
+        final TopicSync sync = topicSyncs.get(topicId);
+        return sync != null && sync.pendingRecoveryPromotion;
+    }
+
+    /** SyncRegistrationRejected{reason}: registrations refused by the source or dropped by a topic-wide demote. */
+    public long syncRegistrationsRejected(final RejectReason reason)
+    {
+        return rejections.get(reason).sum();
+    }
+
+    /** Source role: the topics of this cluster with at least one destination registered for sync. */
+    public int registeredSyncTopics()
+    {
+        int count = 0;
+        final MetadataImage current = image.get();
+        for (final TopicMetadata topic : current.topics())
+        {
+            if (!current.syncState(topic.id()).registeredMirrors().isEmpty())
+            {
+                count++;
+            }
+        }
+        return count;
+    }
+
+    /** Coordinates a partition as if a tick had loaded it, for tests of this package. */
+    void coordinate(final MirrorPartition mirror)
+    {
+        coordinated.put(mirror.topicPartition, mirror);
+    }
+
+    /** Runs the queued commands (desired type changes) as a tick does first, for tests of this package. */
+    void runCommands()
+    {
+        for (Runnable command = commands.poll(); command != null; command = commands.poll())
+        {
+            command.run();
+        }
+    }
+
+    /** The coordinated partition, for tests of this package; null when not coordinated here. */
+    MirrorPartition coordinated(final TopicPartition partition)
+    {
+        return coordinated.get(partition);
+    }
+
     public int deadFetcherThreads()
     {
         return fetchers.deadThreadCount();
@@ -731,5 +1476,18 @@ public final class MirrorCoordinator implements AutoCloseable
     public void linkRoundTrips(final java.util.function.LongConsumer nanosSink)
     {
         fetchers.linkRoundTrips(nanosSink);
+    }
+
+    /**
+     * Sets whether {@code mirror}'s fetcher reports it to the source (MirrorReplicaInfo) and tells the fetcher, which
+     * starts or stops its reports and sends its next fetch in the new mode at once.
+     */
+    private void syncReporting(final MirrorPartition mirror, final boolean reporting)
+    {
+        if (mirror.syncReporting != reporting)
+        {
+            mirror.syncReporting = reporting;
+            fetchers.syncReportingChanged(mirror);
+        }
     }
 }

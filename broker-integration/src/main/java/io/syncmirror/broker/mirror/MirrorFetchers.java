@@ -383,13 +383,18 @@ final class MirrorFetchers implements AutoCloseable
             }
         }
 
-        /** A request to the source node failed: every partition of this fetcher shows why. */
+        /**
+         * A request to the source node failed: every partition of this fetcher shows why, and the coordinator asks
+         * the source for its leader again (a crashed source broker answers nothing, so no NOT_LEADER_OR_FOLLOWER
+         * would ever move the partition).
+         */
         private void reportFailure(final Node node, final Throwable cause)
         {
             for (final MirrorPartition partition : partitions.values())
             {
                 partition.error(Errors.forException(cause), "source broker " + node.id() + " (" + node.host() + ":" +
                     node.port() + "): " + cause.getMessage());
+                partition.leaderLookupNeeded = true;
             }
         }
 
@@ -402,6 +407,13 @@ final class MirrorFetchers implements AutoCloseable
             mirror.error(error, "source leader moved (" + error.name() + ")");
             mirror.fetching = false;
             mirror.leaderLookupNeeded = true;
+        }
+
+        @Override
+        public long logEndOffset(final TopicPartition tp)
+        {
+            final MirrorPartition mirror = partitions.get(tp);
+            return mirror == null ? -1L : mirror.partition.log().logEndOffset();
         }
 
         @Override

@@ -47,6 +47,18 @@ import org.slf4j.LoggerFactory;
  *   {@link MirrorPartitionState}.</li>
  *   <li>{@code kafka.server:type=MirrorFetcherManager,name=DeadThreadCount,broker=<b>} (int).</li>
  * </ul>
+ * Synchronous mirroring adds, destination side:
+ * <ul>
+ *   <li>{@code kafka.server:type=MirrorMetrics,name=SyncPartitionFetchFailures,mirror=<m>,topic=<t>,partition=<p>,
+ *   reason=INVALID|PROPAGATING,broker=<b>} (long counter): the partition's sync reports the source answered
+ *   INVALID_SYNC_REGISTRATION or MIRROR_REGISTRATION_PROPAGATING; present once the partition reports or failed.</li>
+ *   <li>{@code kafka.server:type=MirrorMetrics,name=SyncPartitionsFailing,mirror=<m>,topic=<t>,broker=<b>} (int):
+ *   the topic's partitions led here whose sync reports are failing now.</li>
+ *   <li>{@code kafka.server:type=MirrorMetrics,name=SyncRegistrationRejected,reason=<R>,broker=<b>} (long counter),
+ *   one per reason: RELEASED_FRESH_PROMOTION_REQUIRED, VERSION_MISMATCH, ALL_PARTITIONS_FAILING.</li>
+ * </ul>
+ * and source side {@code kafka.server:type=MirrorMetrics,name=SyncRegisteredTopics,broker=<b>} (int): the topics
+ * of this cluster with at least one destination registered for sync, from this broker's metadata image.
  * A partition in STOPPING or STOPPED is no longer mirrored: its PartitionLag is -1 and MaxLag ignores it, so a
  * planned failover does not leave a lag behind that would alert forever.
  *
@@ -97,6 +109,7 @@ public final class MirrorMetrics implements AutoCloseable
     private final String brokerTag;
     private final Supplier<? extends Collection<MirrorCoordinator.Status>> statuses;
     private final IntSupplier deadFetcherThreads;
+    private final SyncSource sync;
     private final MBeanServer server;
     private final LongSupplier clockMs;
     private final long snapshotMaxAgeMs;
@@ -108,6 +121,40 @@ public final class MirrorMetrics implements AutoCloseable
     private final List<ObjectName> fixedNames = new ArrayList<>();
     private final Map<String, ObjectName> mirrorNames = new HashMap<>();
     private final Map<PartitionKey, ObjectName[]> partitionNames = new HashMap<>();
+    private final Map<PartitionKey, ObjectName[]> syncPartitionNames = new HashMap<>();
+    private final Map<TopicKey, ObjectName> syncTopicNames = new HashMap<>();
+
+    /** Where the sync metrics come from (the coordinator); {@link #NO_SYNC} for none. */
+    public interface SyncSource
+    {
+        Collection<MirrorCoordinator.SyncStatus> syncStatuses();
+
+        long rejected(MirrorCoordinator.RejectReason reason);
+
+        int registeredSyncTopics();
+    }
+
+    /** A source of no sync metrics: every value 0. */
+    public static final SyncSource NO_SYNC = new SyncSource()
+    {
+        @Override
+        public Collection<MirrorCoordinator.SyncStatus> syncStatuses()
+        {
+            return List.of();
+        }
+
+        @Override
+        public long rejected(final MirrorCoordinator.RejectReason reason)
+        {
+            return 0L;
+        }
+
+        @Override
+        public int registeredSyncTopics()
+        {
+            return 0;
+        }
+    };
 
     /**
      * Registers the always-present MBeans in {@code server}; the others follow on reads.
@@ -121,12 +168,21 @@ public final class MirrorMetrics implements AutoCloseable
         final IntSupplier deadFetcherThreads, final MBeanServer server, final LongSupplier clockMs,
         final long snapshotMaxAgeMs)
     {
+        this(brokerId, statuses, deadFetcherThreads, NO_SYNC, server, clockMs, snapshotMaxAgeMs);
+    }
+
+    /** As the other constructor, with the sync metrics of {@code sync}. */
+    public MirrorMetrics(final int brokerId, final Supplier<? extends Collection<MirrorCoordinator.Status>> statuses,
+        final IntSupplier deadFetcherThreads, final SyncSource sync, final MBeanServer server,
+        final LongSupplier clockMs, final long snapshotMaxAgeMs)
+    {
         if (snapshotMaxAgeMs < 0)
         {
             throw new IllegalArgumentException("snapshotMaxAgeMs must not be negative: " + snapshotMaxAgeMs);
         }
         this.statuses = statuses;
         this.deadFetcherThreads = deadFetcherThreads;
+        this.sync = sync;
         this.server = server;
         this.clockMs = clockMs;
         this.snapshotMaxAgeMs = snapshotMaxAgeMs;
@@ -146,6 +202,22 @@ public final class MirrorMetrics implements AutoCloseable
             {
                 fixedNames.add(dead);
             }
+            // The sync MBeans exist only with a sync source (the coordinator's), not for a metrics-only caller.
+            for (final MirrorCoordinator.RejectReason reason : sync == NO_SYNC ? new MirrorCoordinator.RejectReason[0]
+                : MirrorCoordinator.RejectReason.values())
+            {
+                final ObjectName rejected = syncRegistrationRejectedName(brokerTag, reason);
+                if (register(rejected, new Gauge(LONG_GAUGE_INFO, s -> this.sync.rejected(reason))))
+                {
+                    fixedNames.add(rejected);
+                }
+            }
+            final ObjectName registered = syncRegisteredTopicsName(brokerTag);
+            if (sync != NO_SYNC && register(registered, new Gauge(INT_GAUGE_INFO,
+                s -> this.sync.registeredSyncTopics())))
+            {
+                fixedNames.add(registered);
+            }
         }
     }
 
@@ -153,8 +225,26 @@ public final class MirrorMetrics implements AutoCloseable
     public static MirrorMetrics forCoordinator(final int brokerId, final MirrorCoordinator coordinator,
         final MBeanServer server, final LongSupplier clockMs)
     {
-        return new MirrorMetrics(brokerId, coordinator::statuses, coordinator::deadFetcherThreads, server, clockMs,
-            SNAPSHOT_MAX_AGE_MS_DEFAULT);
+        return new MirrorMetrics(brokerId, coordinator::statuses, coordinator::deadFetcherThreads, new SyncSource()
+        {
+            @Override
+            public Collection<MirrorCoordinator.SyncStatus> syncStatuses()
+            {
+                return coordinator.syncStatuses();
+            }
+
+            @Override
+            public long rejected(final MirrorCoordinator.RejectReason reason)
+            {
+                return coordinator.syncRegistrationsRejected(reason);
+            }
+
+            @Override
+            public int registeredSyncTopics()
+            {
+                return coordinator.registeredSyncTopics();
+            }
+        }, server, clockMs, SNAPSHOT_MAX_AGE_MS_DEFAULT);
     }
 
     /** The value of the {@code broker} key in this instance's names: the node id unless another instance has it. */
@@ -167,7 +257,7 @@ public final class MirrorMetrics implements AutoCloseable
     public synchronized void refresh()
     {
         snapshotAtMs = clockMs.getAsLong();
-        snapshot = new Snapshot(statuses.get());
+        snapshot = new Snapshot(statuses.get(), sync.syncStatuses());
         if (!closed)
         {
             syncRegistrations(snapshot);
@@ -192,6 +282,14 @@ public final class MirrorMetrics implements AutoCloseable
             unregister(names[1]);
         }
         partitionNames.clear();
+        for (final ObjectName[] names : syncPartitionNames.values())
+        {
+            unregister(names[0]);
+            unregister(names[1]);
+        }
+        syncPartitionNames.clear();
+        syncTopicNames.values().forEach(this::unregister);
+        syncTopicNames.clear();
         CLAIMED_TAGS.remove(brokerTag);
     }
 
@@ -219,6 +317,32 @@ public final class MirrorMetrics implements AutoCloseable
     public static ObjectName partitionsInStateName(final String brokerTag, final MirrorPartitionState state)
     {
         return name(MIRROR_METRICS_TYPE, "PartitionsInState", "state", state.name(), "broker", brokerTag);
+    }
+
+    /** {@code reason} is INVALID or PROPAGATING. */
+    public static ObjectName syncPartitionFetchFailuresName(final String brokerTag, final String mirror,
+        final TopicPartition tp, final String reason)
+    {
+        return name(MIRROR_METRICS_TYPE, "SyncPartitionFetchFailures", "mirror", mirror, "topic", tp.topic(),
+            "partition", Integer.toString(tp.partition()), "reason", reason, "broker", brokerTag);
+    }
+
+    public static ObjectName syncPartitionsFailingName(final String brokerTag, final String mirror,
+        final String topic)
+    {
+        return name(MIRROR_METRICS_TYPE, "SyncPartitionsFailing", "mirror", mirror, "topic", topic, "broker",
+            brokerTag);
+    }
+
+    public static ObjectName syncRegistrationRejectedName(final String brokerTag,
+        final MirrorCoordinator.RejectReason reason)
+    {
+        return name(MIRROR_METRICS_TYPE, "SyncRegistrationRejected", "reason", reason.name(), "broker", brokerTag);
+    }
+
+    public static ObjectName syncRegisteredTopicsName(final String brokerTag)
+    {
+        return name(MIRROR_METRICS_TYPE, "SyncRegisteredTopics", "broker", brokerTag);
     }
 
     public static ObjectName deadThreadCountName(final String brokerTag)
@@ -331,6 +455,74 @@ public final class MirrorMetrics implements AutoCloseable
                 partitionNames.put(key, new ObjectName[] {lag, state});
             }
         }
+        syncSyncRegistrations(current);
+    }
+
+    /** The sync MBeans follow the partitions that report (or reported) and the topics they belong to. */
+    private void syncSyncRegistrations(final Snapshot current)
+    {
+        syncPartitionNames.entrySet().removeIf(entry ->
+        {
+            if (!current.syncByPartition.containsKey(entry.getKey()))
+            {
+                unregister(entry.getValue()[0]);
+                unregister(entry.getValue()[1]);
+                return true;
+            }
+            return false;
+        });
+        for (final PartitionKey key : current.syncByPartition.keySet())
+        {
+            if (!syncPartitionNames.containsKey(key))
+            {
+                final ObjectName invalid = syncPartitionFetchFailuresName(brokerTag, key.mirror, key.partition,
+                    "INVALID");
+                final ObjectName propagating = syncPartitionFetchFailuresName(brokerTag, key.mirror, key.partition,
+                    "PROPAGATING");
+                register(invalid, new Gauge(LONG_GAUGE_INFO, s -> syncStatus(s, key).failuresInvalid()));
+                register(propagating, new Gauge(LONG_GAUGE_INFO, s -> syncStatus(s, key).failuresPropagating()));
+                syncPartitionNames.put(key, new ObjectName[] {invalid, propagating});
+            }
+        }
+        syncTopicNames.entrySet().removeIf(entry ->
+        {
+            if (!current.failingByTopic.containsKey(entry.getKey()))
+            {
+                unregister(entry.getValue());
+                return true;
+            }
+            return false;
+        });
+        for (final TopicKey key : current.failingByTopic.keySet())
+        {
+            if (!syncTopicNames.containsKey(key))
+            {
+                final ObjectName name = syncPartitionsFailingName(brokerTag, key.mirror, key.topic);
+                register(name, new Gauge(INT_GAUGE_INFO, s ->
+                {
+                    final Integer failing = s.failingByTopic.get(key);
+                    if (failing == null)
+                    {
+                        throw new AttributeNotFoundException("topic " + key.topic + " of mirror '" + key.mirror +
+                            "' has no sync partition on broker " + brokerTag + " any more");
+                    }
+                    return failing;
+                }));
+                syncTopicNames.put(key, name);
+            }
+        }
+    }
+
+    private MirrorCoordinator.SyncStatus syncStatus(final Snapshot current, final PartitionKey key)
+        throws AttributeNotFoundException
+    {
+        final MirrorCoordinator.SyncStatus status = current.syncByPartition.get(key);
+        if (status == null)
+        {
+            throw new AttributeNotFoundException("mirror '" + key.mirror + "' " + key.partition +
+                " has no sync reporting on broker " + brokerTag + " any more");
+        }
+        return status;
     }
 
     private MirrorCoordinator.Status status(final Snapshot current, final PartitionKey key)
@@ -399,15 +591,35 @@ public final class MirrorMetrics implements AutoCloseable
     {
     }
 
+    /** A mirror topic. */
+    private record TopicKey(String mirror, String topic)
+    {
+    }
+
     /** What one read of the coordinator's statuses gives the metrics; immutable once built. */
     private static final class Snapshot
     {
         final Map<PartitionKey, MirrorCoordinator.Status> byPartition = new HashMap<>();
         final Map<String, Long> maxLagByMirror = new HashMap<>();
         final int[] inState = new int[STATES.length];
+        final Map<PartitionKey, MirrorCoordinator.SyncStatus> syncByPartition = new HashMap<>();
+        final Map<TopicKey, Integer> failingByTopic = new HashMap<>();
 
-        Snapshot(final Collection<MirrorCoordinator.Status> statuses)
+        Snapshot(final Collection<MirrorCoordinator.Status> statuses,
+            final Collection<MirrorCoordinator.SyncStatus> syncStatuses)
         {
+            for (final MirrorCoordinator.SyncStatus status : syncStatuses)
+            {
+                // Partitions that never took part in sync mirroring get no sync MBeans (most, in an async mirror).
+                if (!status.reporting() && status.failingForMs() < 0 && status.failuresInvalid() == 0 &&
+                    status.failuresPropagating() == 0)
+                {
+                    continue;
+                }
+                syncByPartition.putIfAbsent(new PartitionKey(status.mirrorName(), status.partition()), status);
+                failingByTopic.merge(new TopicKey(status.mirrorName(), status.partition().topic()),
+                    status.failingForMs() >= 0 ? 1 : 0, Integer::sum);
+            }
             for (final MirrorCoordinator.Status status : statuses)
             {
                 if (byPartition.putIfAbsent(new PartitionKey(status.mirrorName(), status.partition()), status) != null)

@@ -90,6 +90,23 @@ public record MirrorStateRecord(
             desiredMirrorType, lastMirroredOffset, lastMirrorEpoch, offset, errorCode, errorMessage);
     }
 
+    /** This record with the topic's desired mirror type (0 ASYNC, 1 SYNC), which an operator's alter sets. */
+    public MirrorStateRecord withDesiredMirrorType(final byte type)
+    {
+        return new MirrorStateRecord(mirrorName, topicId, partition, topicName, state, previousState, retryAttempt,
+            type, lastMirroredOffset, lastMirrorEpoch, pidResetOffset, errorCode, errorMessage);
+    }
+
+    /**
+     * This record with another retry count, state unchanged: a MIRRORING partition counts its topic's rejected
+     * sync registrations here, so the backoff between them survives a move of the coordinator.
+     */
+    public MirrorStateRecord withRetryAttempt(final int attempt)
+    {
+        return new MirrorStateRecord(mirrorName, topicId, partition, topicName, state, previousState, attempt,
+            desiredMirrorType, lastMirroredOffset, lastMirrorEpoch, pidResetOffset, errorCode, errorMessage);
+    }
+
     /** The record key: what compaction keeps one value of. */
     public byte[] key()
     {

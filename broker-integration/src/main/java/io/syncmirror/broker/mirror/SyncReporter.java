@@ -86,6 +86,8 @@ final class SyncReporter implements AutoCloseable
         int lastLeaderEpoch = -2;
         int lastValidatedEpoch = -2;
         long retryAtMs = Long.MAX_VALUE;
+        /** The source accepted a report of this partition on this reporter. */
+        boolean accepted;
 
         ReportState(final MirrorPartition mirror)
         {
@@ -390,8 +392,18 @@ final class SyncReporter implements AutoCloseable
                 {
                     if (mirror.syncFailingSinceMs < 0)
                     {
-                        LOG.warn("Mirror '{}' {}: the source answered {} to its sync report; retrying the partition "
-                            + "in SYNC mode", mirrorName, mirror.topicPartition, MirrorError.forCode(code));
+                        // Before any report was accepted this is the registration still on its way (the reports
+                        // start as the promotion registers); after, the source released it or a leader is stale.
+                        if (entry.state().accepted)
+                        {
+                            LOG.warn("Mirror '{}' {}: the source answered {} to its sync report; retrying the "
+                                + "partition in SYNC mode", mirrorName, mirror.topicPartition, MirrorError.forCode(code));
+                        }
+                        else
+                        {
+                            LOG.info("Mirror '{}' {}: the source does not gate on this mirror yet ({}); retrying",
+                                mirrorName, mirror.topicPartition, MirrorError.forCode(code));
+                        }
                         mirror.syncFailingSinceMs = nowMs;
                     }
                     mirror.syncFailureCode = code;
@@ -412,6 +424,7 @@ final class SyncReporter implements AutoCloseable
         {
             final MirrorPartition mirror = entry.state().mirror;
             entry.state().retryAtMs = Long.MAX_VALUE;
+            entry.state().accepted = true;
             entry.state().reportedMinLeo = entry.minLeo();
             mirror.partition.syncIsrJoinFloor(entry.minLeo());
             if (mirror.syncFailingSinceMs >= 0)

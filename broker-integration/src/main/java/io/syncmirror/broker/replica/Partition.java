@@ -1035,6 +1035,13 @@ public final class Partition
         }
     }
 
+    /** The leader's own LEO as the gate holds it (-1 when not leading; for diagnostics and tests). */
+    public long gateLeaderLeo()
+    {
+        final Role current = role;
+        return current.leader ? hotPath.replicaLeo(current.slot, current.replicaIndex(localBrokerId)) : -1L;
+    }
+
     /** The replica indexes the gate counts now (for diagnostics and tests). */
     public int gateIsrMask()
     {

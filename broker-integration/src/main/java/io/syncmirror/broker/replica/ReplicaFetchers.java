@@ -322,6 +322,13 @@ public final class ReplicaFetchers implements FollowerFetching, FetchTarget
     }
 
     @Override
+    public long logEndOffset(final TopicPartition tp)
+    {
+        final Partition partition = replicas.partitionOrNull(tp);
+        return partition == null ? -1L : partition.log().logEndOffset();
+    }
+
+    @Override
     public long localLogStartOffset(final TopicPartition tp)
     {
         final Partition partition = replicas.partitionOrNull(tp);

@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.IntSupplier;
 
 import javax.management.JMException;
 import javax.management.MBeanServer;
@@ -24,9 +23,7 @@ import org.slf4j.LoggerFactory;
  *   acks=all produce's append on a sync-gated partition (one with registered mirrors) to its answer, in ms, as
  *   Count, Mean, Max and the 50th, 99th and 99.9th percentiles since the broker started;</li>
  *   <li>{@code kafka.server:type=MirrorMetrics,name=ProducesWaitingOnSync,broker=<b>}: acks=all produces on
- *   sync-gated partitions not answered yet;</li>
- *   <li>{@code kafka.server:type=MirrorMetrics,name=SyncRegisteredTopics,broker=<b>}: topics with at least one
- *   registered sync mirror in this broker's metadata.</li>
+ *   sync-gated partitions not answered yet.</li>
  * </ul>
  * Thread-safety: {@link #produceStarted()} and {@link #produceAnswered(long)} from any thread (a wait-free
  * HdrHistogram recorder and an atomic counter, nothing allocated per produce); JMX reads from any thread.
@@ -73,7 +70,7 @@ public final class SyncSourceMetrics implements AutoCloseable
     }
 
     /** Registers the metrics of broker {@code brokerId} in the platform MBean server. */
-    public SyncSourceMetrics(final int brokerId, final IntSupplier registeredTopics)
+    public SyncSourceMetrics(final int brokerId)
     {
         this.server = ManagementFactory.getPlatformMBeanServer();
         register("MirrorSyncReplicationLatencyMs", brokerId, new StandardMBean(new LatencyMBean()
@@ -116,8 +113,6 @@ public final class SyncSourceMetrics implements AutoCloseable
         }, LatencyMBean.class, false));
         register("ProducesWaitingOnSync", brokerId, new StandardMBean((GaugeMBean)waiting::get, GaugeMBean.class,
             false));
-        register("SyncRegisteredTopics", brokerId, new StandardMBean((GaugeMBean)() ->
-            registeredTopics.getAsInt(), GaugeMBean.class, false));
     }
 
     private void register(final String name, final int brokerId, final StandardMBean bean)

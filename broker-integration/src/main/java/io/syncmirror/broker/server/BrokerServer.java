@@ -200,7 +200,7 @@ public final class BrokerServer implements AutoCloseable
             this::ensureTopic, time::milliseconds);
         metadata = new BrokerMetadataApplier(id, config.runsController() ? id : -1, new MirrorAwareListener());
         replicas.syncRegistrations(topicId -> metadata.image().syncState(topicId).registeredMirrors());
-        replicas.syncMetrics(new SyncSourceMetrics(id, () -> metadata.image().syncRegisteredTopicCount()));
+        replicas.syncMetrics(new SyncSourceMetrics(id));
         isrChannel = new ControllerIsrChannel(id, this::brokerEpoch, controllerClient, metadata);
         fetchers = new ReplicaFetchers(replicas, clients, metadata::broker, fetcherConfig());
         replicas.followerFetching(fetchers);
@@ -294,6 +294,8 @@ public final class BrokerServer implements AutoCloseable
             definition -> new SourceCluster(definition, "broker-" + id + "-mirror-" + definition.name(), timeoutMs),
             coordinatorConfig, time::milliseconds);
         mirrorCoordinator.injectLinkDelay(config.getDouble(BrokerConfig.MIRROR_LINK_INJECTED_DELAY_MS_CONFIG));
+        mirrorCoordinator.configureSync(config.getShort(BrokerConfig.MIRROR_SYNC_VERSION_CONFIG),
+            config.getLong(BrokerConfig.MIRROR_SYNC_TOPIC_DEMOTE_TIMEOUT_MS_CONFIG));
         mirrorMetrics = MirrorMetrics.forCoordinator(id, mirrorCoordinator, ManagementFactory.getPlatformMBeanServer(),
             time::milliseconds);
         mirrorApis = new MirrorApis(id, metadata::image, mirrorCoordinator, mirrorController, mirrorMetadataManager,

@@ -89,10 +89,16 @@ class ReplicaManagerTest
     }
 
     /** Internal appends run on the broker's internal executor: wait until the leader's log has them. */
+    /**
+     * Waits until the append reached the log and the leader's own hot-path cell: the log's LEO is visible a moment
+     * before the appending thread publishes it to the gate, and a follower report in between would see the leader
+     * behind.
+     */
     private static void awaitLogEnd(final Partition partition, final long offset) throws InterruptedException
     {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (partition.log().logEndOffset() < offset)
+        while (partition.log().logEndOffset() < offset ||
+            partition.gateLeaderLeo() < offset)
         {
             assertTrue(System.nanoTime() < deadline, "the append never reached the log");
             Thread.sleep(1);

@@ -1,0 +1,377 @@
+package io.syncmirror.bench.e2e;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+
+import io.syncmirror.broker.cluster.EmbeddedCluster;
+import io.syncmirror.protocol.MirrorType;
+import io.syncmirror.protocol.MirrorWireClient;
+
+/**
+ * The synchronous mirroring benchmark, run by {@code bin/syncmirror-bench.sh}: acks=all produce latency on a source
+ * cluster whose topics are mirrored to one or more destination clusters, first with mirroring ASYNC, then after
+ * promoting every topic to SYNC, with the mirror link's round trip measured in the same run. Single-threaded apart
+ * from the producers' and loggers' own threads; everything it starts is closed before {@link #run} returns.
+ *
+ * <p>Per mode: {@code --warmup-s} of load, then {@code --duration-s} measured; each acknowledgement's latency from
+ * its record's intended send time (see {@link SpreadLoad}) and each link round trip go to HdrHistogram logs in the
+ * results directory ({@code <MODE>-ack.hlog}, {@code <MODE>-link-rtt.hlog}, microseconds, one interval a second),
+ * and {@code summary.txt} repeats the printed results. The output ends with one line per mode:
+ *
+ * <pre>
+ *   RESULT mode=&lt;ASYNC|SYNC&gt; partitions=&lt;n&gt; destinations=&lt;n&gt; p50_us=&lt;x&gt; p99_us=&lt;x&gt; p999_us=&lt;x&gt; max_us=&lt;x&gt; link_rtt_p50_us=&lt;x&gt; acked=&lt;n&gt;
+ *   ERROR mode=SYNC not measured: &lt;why, on one line&gt;
+ * </pre>
+ *
+ * <p>Exit status: 0 when every mode asked for was measured and every record acknowledged; 1 when a mode could not
+ * be measured (its ERROR line says why: e.g. the promotion to SYNC did not finish) or setup failed; 2 for a bad
+ * flag; 4 when every mode was measured but some records failed (a WARN line says how many). (The launcher's
+ * {@code -XX:+ExitOnOutOfMemoryError} makes an out-of-memory error exit 3.)
+ */
+public final class SyncBench
+{
+    /** The exit status for a mode that could not be measured, or a run that broke. */
+    public static final int EXIT_NOT_MEASURED = 1;
+    /** The exit status for a bad command line. */
+    public static final int EXIT_USAGE = 2;
+    /** The exit status when every mode was measured but some records were not acknowledged. */
+    public static final int EXIT_FAILED_RECORDS = 4;
+    /** The file in the results directory that repeats the summary and the RESULT lines. */
+    public static final String SUMMARY_FILE = "summary.txt";
+    private static final long CLOSE_TIMEOUT_MS = 15_000;
+
+    /** One mode's figures; {@code error} is null when it was measured. */
+    record ModeResult(MirrorType mode, Histogram ack, Histogram linkRtt, long sent, long errors, double cpuPercent,
+        double promotionSeconds, String error)
+    {
+        boolean measured()
+        {
+            return error == null;
+        }
+    }
+
+    private final SyncBenchOptions options;
+    private final PrintStream out;
+    /** The current mode's link round-trip log, or null between measured windows; written by the link source. */
+    private volatile IntervalHistogramLog linkLog;
+
+    private SyncBench(final SyncBenchOptions options, final PrintStream out)
+    {
+        this.options = options;
+        this.out = out;
+    }
+
+    public static void main(final String[] args)
+    {
+        if (SyncBenchOptions.wantsHelp(args))
+        {
+            System.out.println(SyncBenchOptions.USAGE);
+            System.exit(0);
+        }
+        final SyncBenchOptions options;
+        try
+        {
+            options = SyncBenchOptions.parse(args, LocalDateTime.now());
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            System.err.println("error: " + ex.getMessage() + " (--help lists the flags)");
+            System.exit(EXIT_USAGE);
+            return;
+        }
+        int status;
+        try
+        {
+            status = new SyncBench(options, System.out).run();
+        }
+        catch (final Exception ex)
+        {
+            System.out.println("ERROR run failed: " + oneLine(ex.toString()));
+            ex.printStackTrace();
+            status = EXIT_NOT_MEASURED;
+        }
+        // Kafka's clients leave a few non-daemon threads of their own behind after a clean close.
+        System.exit(status);
+    }
+
+    /**
+     * Where the mirror link's round trips come from: each destination broker's sync report requests on its mirror
+     * connections ({@code BrokerServer#mirrorLinkRoundTrips}), and an ApiVersions ping loop over a
+     * {@link MirrorWireClient} through the same injected delay for the modes that send no reports.
+     */
+    LinkRoundTripSource linkRoundTripSource(final MirroredClusters clusters)
+    {
+        return new MirrorLinkRoundTrips(clusters.destinations(), new ApiVersionsLinkPinger(clusters.sourceBrokers(),
+            clusters.destinations().size(), options.injectedDelayMs()));
+    }
+
+    private int run() throws Exception
+    {
+        final Path results = options.resultsDir();
+        Files.createDirectories(results);
+        out.println(String.format(Locale.ROOT, "sync-bench: %d partitions (%d topic(s) of up to %d), %d+%s brokers, "
+                + "RF %d, min ISR %d, %d destination(s), %d records/s of %d B over %d producer(s), %d s warm-up + %d s "
+                + "measured per mode, injected one-way link delay %.3f ms, %s storage, __mirror_state RF %d, max heap %d "
+                + "MiB; results in %s",
+            options.partitions(), options.topics(), options.partitionsPerTopic(), options.brokers(),
+            destinationBrokers(), options.replicationFactor(), options.minInsyncReplicas(), options.destinations(),
+            options.ratePerSecond(), options.messageBytes(), options.producers(), options.warmupSeconds(),
+            options.durationSeconds(), options.injectedDelayMs(), options.storage(),
+            options.mirrorStateReplicationFactor(), Runtime.getRuntime().maxMemory() >> 20,
+            results.toAbsolutePath().normalize()));
+        final long setupStartNs = System.nanoTime();
+        final Map<MirrorType, ModeResult> byMode = new LinkedHashMap<>();
+        final MirroredClusters clusters = MirroredClusters.start(options, out);
+        try
+        {
+            final long loadStartNs = System.nanoTime();
+            try (SpreadLoad load = new SpreadLoad(clusters.source().bootstrapServers(), clusters.topics(),
+                    options.partitionsPerTopic(), options.partitions(), options.producers(), options.messageBytes());
+                 LinkRoundTripSource link = linkRoundTripSource(clusters))
+            {
+                out.printf(Locale.ROOT, "setup: %d producer(s) have every topic's metadata after %.1f s; setup took "
+                    + "%.1f s in all%n", options.producers(), (System.nanoTime() - loadStartNs) / 1e9,
+                    (System.nanoTime() - setupStartNs) / 1e9);
+                link.start(nanos ->
+                {
+                    final IntervalHistogramLog current = linkLog;
+                    if (current != null)
+                    {
+                        current.recorder().recordValue(nanos / 1_000L);
+                    }
+                });
+                for (final MirrorType mode : options.modes())
+                {
+                    final ModeResult result = runMode(mode, clusters, load);
+                    byMode.put(mode, result);
+                    if (!result.measured())
+                    {
+                        out.println("mode " + mode + " not measured: " + result.error());
+                    }
+                }
+                out.println("link round trips: " + link.describe());
+            }
+            // Printed before the clusters close: stopping some hundred thousand partitions takes a while.
+            return report(byMode, results);
+        }
+        finally
+        {
+            closeBounded(clusters);
+        }
+    }
+
+    /** Closes the clusters, giving up (the JVM exits next) if that takes longer than {@link #CLOSE_TIMEOUT_MS}. */
+    private static void closeBounded(final MirroredClusters clusters) throws InterruptedException
+    {
+        final Thread closer = new Thread(clusters::close, "sync-bench-close");
+        closer.setDaemon(true);
+        closer.start();
+        closer.join(CLOSE_TIMEOUT_MS);
+        if (closer.isAlive())
+        {
+            System.err.println("note: the clusters were still closing after " + CLOSE_TIMEOUT_MS / 1000
+                + " s; exiting without waiting");
+        }
+    }
+
+    private String destinationBrokers()
+    {
+        return options.destinations() == 1 ? Integer.toString(options.brokers()) :
+            options.destinations() + "x" + options.brokers();
+    }
+
+    private ModeResult runMode(final MirrorType mode, final MirroredClusters clusters, final SpreadLoad load)
+        throws IOException, InterruptedException
+    {
+        double promotionSeconds = Double.NaN;
+        if (mode == MirrorType.SYNC)
+        {
+            final List<MirrorWireClient.HostPort> controllers = new ArrayList<>();
+            for (final EmbeddedCluster destination : clusters.destinations())
+            {
+                controllers.add(new MirrorWireClient.HostPort("127.0.0.1", destination.port(1)));
+            }
+            out.printf(Locale.ROOT, "%s: promoting %d topic(s) to SYNC on %d destination(s) (timeout %d s)%n", mode,
+                clusters.topics().size(), controllers.size(), options.syncTimeoutSeconds());
+            try
+            {
+                promotionSeconds = SyncPromotion.promote(controllers, MirroredClusters.MIRROR_NAME, clusters.topics(),
+                    TimeUnit.SECONDS.toNanos(options.syncTimeoutSeconds())) / 1e9;
+            }
+            catch (final SyncPromotion.PromotionFailedException ex)
+            {
+                return new ModeResult(mode, null, null, 0, 0, Double.NaN, Double.NaN, ex.getMessage());
+            }
+            out.printf(Locale.ROOT, "%s: every topic is SYNC on every destination after %.1f s%n", mode,
+                promotionSeconds);
+        }
+        final Path results = options.resultsDir();
+        final IntervalHistogramLog ackLog = new IntervalHistogramLog(results.resolve(mode + "-ack.hlog"),
+            mode + " acks=all ack latency from each record's intended send time, microseconds");
+        final IntervalHistogramLog rttLog = new IntervalHistogramLog(results.resolve(mode + "-link-rtt.hlog"),
+            mode + " mirror link round trip, microseconds");
+        out.printf(Locale.ROOT, "%s: %d s warm-up, then %d s measured at %d records/s%n", mode,
+            options.warmupSeconds(), options.durationSeconds(), options.ratePerSecond());
+        final long[] cpuStart = new long[2];
+        final Recorder measured = ackLog.recorder();
+        final SpreadLoad.Outcome outcome = load.run(options.ratePerSecond(), options.warmupSeconds(),
+            options.durationSeconds(), measured, () ->
+            {
+                ackLog.start();
+                rttLog.start();
+                linkLog = rttLog;
+                cpuStart[0] = processCpuTimeNs();
+                cpuStart[1] = System.nanoTime();
+            });
+        final double cpuPercent = cpuPercent(cpuStart[0], processCpuTimeNs(), System.nanoTime() - cpuStart[1]);
+        linkLog = null;
+        final Histogram ack = ackLog.finish();
+        final Histogram rtt = rttLog.finish();
+        writePercentiles(results.resolve(mode + "-ack.hgrm"), ack);
+        writePercentiles(results.resolve(mode + "-link-rtt.hgrm"), rtt);
+        out.printf(Locale.ROOT, "%s: sent %d, acked %d in the measured window (%d in warm-up), %d failed%n", mode,
+            outcome.sent(), ack.getTotalCount(), outcome.warmupAcked(), outcome.errors());
+        // Leave the next mode a heap without this mode's garbage.
+        System.gc();
+        return new ModeResult(mode, ack, rtt, outcome.sent(), outcome.errors(), cpuPercent, promotionSeconds, null);
+    }
+
+    /** Prints the side-by-side table, then the WARN and ERROR lines, then one RESULT line per measured mode. */
+    private int report(final Map<MirrorType, ModeResult> byMode, final Path results) throws IOException
+    {
+        final List<String> lines = new ArrayList<>(table(byMode));
+        final List<String> tail = new ArrayList<>();
+        boolean allMeasured = true;
+        boolean anyErrors = false;
+        for (final ModeResult result : byMode.values())
+        {
+            if (!result.measured())
+            {
+                allMeasured = false;
+            }
+            else if (result.errors() > 0 || result.ack().getTotalCount() == 0)
+            {
+                anyErrors = true;
+                lines.add(String.format(Locale.ROOT, "WARN mode=%s failed=%d acked=%d: some records were not "
+                    + "acknowledged", result.mode(), result.errors(), result.ack().getTotalCount()));
+            }
+        }
+        for (final ModeResult result : byMode.values())
+        {
+            tail.add(result.measured() ? resultLine(result, options) :
+                "ERROR mode=" + result.mode() + " not measured: " + oneLine(result.error()));
+        }
+        lines.addAll(tail);
+        lines.forEach(out::println);
+        Files.write(results.resolve(SUMMARY_FILE), lines, StandardCharsets.UTF_8);
+        if (!allMeasured)
+        {
+            return EXIT_NOT_MEASURED;
+        }
+        return anyErrors ? EXIT_FAILED_RECORDS : 0;
+    }
+
+    private List<String> table(final Map<MirrorType, ModeResult> byMode)
+    {
+        final List<String> lines = new ArrayList<>();
+        final StringBuilder header = new StringBuilder(String.format(Locale.ROOT, "%-22s", "microseconds"));
+        byMode.keySet().forEach(mode -> header.append(String.format(Locale.ROOT, " %12s", mode)));
+        lines.add(header.toString());
+        addRow(lines, "ack p50", byMode, r -> r.ack().getValueAtPercentile(50.0));
+        addRow(lines, "ack p99", byMode, r -> r.ack().getValueAtPercentile(99.0));
+        addRow(lines, "ack p99.9", byMode, r -> r.ack().getValueAtPercentile(99.9));
+        addRow(lines, "ack max", byMode, r -> r.ack().getMaxValue());
+        addRow(lines, "link rtt p50", byMode, r -> linkP50(r));
+        addRow(lines, "link rtt p99", byMode, r -> r.linkRtt().getTotalCount() == 0 ? -1 :
+            r.linkRtt().getValueAtPercentile(99.0));
+        addRow(lines, "link rtt samples", byMode, r -> r.linkRtt().getTotalCount());
+        addRow(lines, "acked", byMode, r -> r.ack().getTotalCount());
+        addRow(lines, "failed", byMode, ModeResult::errors);
+        addRow(lines, "cpu % (100 per core)", byMode, r -> Math.round(r.cpuPercent()));
+        final StringBuilder promotion = new StringBuilder(String.format(Locale.ROOT, "%-22s", "promotion s"));
+        byMode.values().forEach(r -> promotion.append(String.format(Locale.ROOT, " %12s",
+            Double.isNaN(r.promotionSeconds()) ? "-" : String.format(Locale.ROOT, "%.1f", r.promotionSeconds()))));
+        lines.add(promotion.toString());
+        return lines;
+    }
+
+    /** A long-valued column of the table. */
+    @FunctionalInterface
+    private interface Column
+    {
+        long of(ModeResult result);
+    }
+
+    private static void addRow(final List<String> lines, final String name, final Map<MirrorType, ModeResult> byMode,
+        final Column column)
+    {
+        final StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "%-22s", name));
+        for (final ModeResult result : byMode.values())
+        {
+            row.append(String.format(Locale.ROOT, " %12s", result.measured() ? Long.toString(column.of(result)) :
+                "-"));
+        }
+        lines.add(row.toString());
+    }
+
+    /** The link round trip's median in microseconds, or -1 when no round trip was seen in the window. */
+    static long linkP50(final ModeResult result)
+    {
+        return result.linkRtt().getTotalCount() == 0 ? -1 : result.linkRtt().getValueAtPercentile(50.0);
+    }
+
+    static String resultLine(final ModeResult result, final SyncBenchOptions options)
+    {
+        final Histogram ack = result.ack();
+        return String.format(Locale.ROOT, "RESULT mode=%s partitions=%d destinations=%d p50_us=%d p99_us=%d "
+                + "p999_us=%d max_us=%d link_rtt_p50_us=%d acked=%d", result.mode(), options.partitions(),
+            options.destinations(), ack.getValueAtPercentile(50.0), ack.getValueAtPercentile(99.0),
+            ack.getValueAtPercentile(99.9), ack.getMaxValue(), linkP50(result), ack.getTotalCount());
+    }
+
+    private static void writePercentiles(final Path file, final Histogram histogram) throws IOException
+    {
+        try (PrintStream stream = new PrintStream(Files.newOutputStream(file), false, StandardCharsets.UTF_8))
+        {
+            histogram.outputPercentileDistribution(stream, 1.0);
+        }
+    }
+
+    static String oneLine(final String text)
+    {
+        return text == null ? "(no message)" : text.replaceAll("\\s+", " ").trim();
+    }
+
+    private static double cpuPercent(final long cpuStartNs, final long cpuEndNs, final long wallNs)
+    {
+        if (cpuStartNs < 0 || cpuEndNs < 0 || wallNs <= 0)
+        {
+            return Double.NaN;
+        }
+        return 100.0 * (cpuEndNs - cpuStartNs) / wallNs;
+    }
+
+    /** This process's CPU time in nanoseconds, or -1 when the JVM does not say. */
+    private static long processCpuTimeNs()
+    {
+        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os)
+        {
+            return os.getProcessCpuTime();
+        }
+        return -1L;
+    }
+}

@@ -1,0 +1,79 @@
+package io.syncmirror.protocol;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.ObjectSerializationCache;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The tagged fields brokers of one cluster add to AlterMirrorTopicType and DescribeClusterMirrors. */
+@Timeout(10)
+class SyncControlTaggedFieldsTest
+{
+    private static byte[] bytes(final ApiMessage message)
+    {
+        final ObjectSerializationCache cache = new ObjectSerializationCache();
+        final ByteBuffer buffer = ByteBuffer.allocate(message.size(cache, (short)0));
+        message.write(new ByteBufferAccessor(buffer), cache, (short)0);
+        return buffer.array();
+    }
+
+    private static <T extends ApiMessage> T read(final byte[] bytes, final T into)
+    {
+        into.read(new ByteBufferAccessor(ByteBuffer.wrap(bytes)), (short)0);
+        return into;
+    }
+
+    private static AlterMirrorTopicTypeRequestData alter()
+    {
+        return new AlterMirrorTopicTypeRequestData().setMirrorName("dr").setTopics(List.of(
+            new AlterMirrorTopicTypeRequestData.AlterMirrorTopic().setTopicId(Uuid.fromString("AAAAAAAAAAAAAAAAAAAABQ"))
+                .setTopicName("orders").setMirrorType(MirrorType.SYNC.id())));
+    }
+
+    @Test
+    @DisplayName("AlterMirrorTopicType's LocalPartitionsOnly and Effective survive a round trip and are absent "
+        + "from an operator's request, which encodes as the spec's version 0")
+    void shouldRoundTripTheBrokerFlags()
+    {
+        final AlterMirrorTopicTypeRequestData plain = alter();
+        final AlterMirrorTopicTypeRequestData read = read(bytes(plain), new AlterMirrorTopicTypeRequestData());
+        assertFalse(read.localPartitionsOnly() || read.effective());
+        assertEquals(plain, read);
+
+        final AlterMirrorTopicTypeRequestData flagged = alter().setLocalPartitionsOnly(true).setEffective(true);
+        final AlterMirrorTopicTypeRequestData back = read(bytes(flagged), new AlterMirrorTopicTypeRequestData());
+        assertTrue(back.localPartitionsOnly() && back.effective());
+        assertEquals(List.of(), back.unknownTaggedFields());
+        assertEquals(bytes(plain).length + 2 * 3, bytes(flagged).length, "two one-byte tagged fields");
+        assertArrayEquals(bytes(flagged), bytes(back));
+    }
+
+    @Test
+    @DisplayName("DescribeClusterMirrors' per-partition SyncFailingForMs survives a round trip and defaults to -1")
+    void shouldRoundTripSyncFailingForMs()
+    {
+        final DescribeClusterMirrorsResponseData response = new DescribeClusterMirrorsResponseData().setMirrors(
+            List.of(new DescribeClusterMirrorsResponseData.MirrorDescription().setMirrorName("dr").setTopics(List.of(
+                new DescribeClusterMirrorsResponseData.MirrorTopic().setTopicName("orders").setPartitions(List.of(
+                    new DescribeClusterMirrorsResponseData.MirrorPartition().setPartitionIndex(0)
+                        .setSyncFailingForMs(31_000L),
+                    new DescribeClusterMirrorsResponseData.MirrorPartition().setPartitionIndex(1)))))));
+        final DescribeClusterMirrorsResponseData back = read(bytes(response), new DescribeClusterMirrorsResponseData());
+        final List<DescribeClusterMirrorsResponseData.MirrorPartition> partitions =
+            back.mirrors().get(0).topics().get(0).partitions();
+        assertEquals(31_000L, partitions.get(0).syncFailingForMs());
+        assertEquals(-1L, partitions.get(1).syncFailingForMs());
+        assertEquals(response, back);
+    }
+}

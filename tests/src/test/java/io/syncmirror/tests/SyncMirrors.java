@@ -1,0 +1,160 @@
+package io.syncmirror.tests;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.protocol.Errors;
+
+import io.syncmirror.broker.cluster.EmbeddedCluster;
+import io.syncmirror.broker.metadata.TopicMetadata;
+import io.syncmirror.broker.server.BrokerConfig;
+import io.syncmirror.broker.server.BrokerServer;
+import io.syncmirror.protocol.AlterMirrorTopicTypeRequestData;
+import io.syncmirror.protocol.AlterMirrorTopicTypeResponseData;
+import io.syncmirror.protocol.DescribeClusterMirrorsResponseData;
+import io.syncmirror.protocol.MirrorType;
+import io.syncmirror.protocol.MirrorWireClient;
+import io.syncmirror.protocol.RegisterMirrorSyncTopicRequestData;
+import io.syncmirror.protocol.RegisterMirrorSyncTopicResponseData;
+import io.syncmirror.protocol.TopicResultsResponseData;
+import io.syncmirror.protocol.UnregisterMirrorSyncTopicRequestData;
+import io.syncmirror.protocol.UnregisterMirrorSyncTopicResponseData;
+
+/** Synchronous mirroring's control path over the wire, for the sync mirroring tests. */
+final class SyncMirrors
+{
+    private SyncMirrors()
+    {
+    }
+
+    /**
+     * Hands every broker's {@code mirror.sync.version} and {@code mirror.sync.topic.demote.timeout.ms} to its mirror
+     * coordinator, as the broker does at start; repeating it is harmless.
+     */
+    static void applySyncConfig(final EmbeddedCluster cluster)
+    {
+        for (int node = 1; node <= cluster.size(); node++)
+        {
+            final BrokerServer broker = cluster.broker(node);
+            broker.mirrorCoordinator().configureSync(broker.config().getShort(BrokerConfig.MIRROR_SYNC_VERSION_CONFIG),
+                broker.config().getLong(BrokerConfig.MIRROR_SYNC_TOPIC_DEMOTE_TIMEOUT_MS_CONFIG));
+        }
+    }
+
+    /** AlterMirrorTopicType sent to {@code nodeId}; the topic's result. */
+    static TopicResultsResponseData.TopicResult alter(final EmbeddedCluster destination, final int nodeId,
+        final String mirror, final String topic, final MirrorType type) throws IOException
+    {
+        try (MirrorWireClient client = Mirrors.client(destination, nodeId))
+        {
+            final AlterMirrorTopicTypeResponseData response = client.send(new AlterMirrorTopicTypeRequestData()
+                .setMirrorName(mirror).setTopics(List.of(new AlterMirrorTopicTypeRequestData.AlterMirrorTopic()
+                    .setTopicName(topic).setMirrorType(type.id()))), AlterMirrorTopicTypeResponseData.class);
+            return response.topics().get(0);
+        }
+    }
+
+    /** The topic as the destination's describe shows it, or empty. */
+    static Optional<DescribeClusterMirrorsResponseData.MirrorTopic> topic(final EmbeddedCluster destination,
+        final String mirror, final String topic) throws IOException
+    {
+        for (final DescribeClusterMirrorsResponseData.MirrorDescription description :
+            Mirrors.describe(destination, 1, mirror).mirrors())
+        {
+            for (final DescribeClusterMirrorsResponseData.MirrorTopic t : description.topics())
+            {
+                if (t.topicName().equals(topic))
+                {
+                    return Optional.of(t);
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Waits until describe shows the topic's desired and effective types. */
+    static void awaitTypes(final EmbeddedCluster destination, final String mirror, final String topic,
+        final MirrorType desired, final MirrorType effective, final long timeoutMs) throws InterruptedException
+    {
+        Clients.awaitCondition(() ->
+        {
+            try
+            {
+                final Optional<DescribeClusterMirrorsResponseData.MirrorTopic> t = topic(destination, mirror, topic);
+                return t.isPresent() && t.get().desiredMirrorType() == desired.id() &&
+                    t.get().effectiveMirrorType() == effective.id();
+            }
+            catch (final IOException e)
+            {
+                return false;
+            }
+        }, timeoutMs, topic + " desired " + desired + ", effective " + effective);
+    }
+
+    /** The mirrors registered for sync on the topic, as the given source broker's metadata image has them. */
+    static Set<String> registeredMirrors(final EmbeddedCluster source, final int nodeId, final String topic)
+    {
+        final Optional<TopicMetadata> metadata = source.broker(nodeId).metadata().image().topic(topic);
+        return metadata.isEmpty() ? Set.of() :
+            source.broker(nodeId).metadata().image().syncState(metadata.get().id()).registeredMirrors();
+    }
+
+    /** Waits until every source broker's image shows (or no longer shows) the mirror registered on the topic. */
+    static void awaitRegistered(final EmbeddedCluster source, final String topic, final String mirror,
+        final boolean registered, final long timeoutMs) throws InterruptedException
+    {
+        Clients.awaitCondition(() ->
+        {
+            for (int node = 1; node <= source.size(); node++)
+            {
+                if (registeredMirrors(source, node, topic).contains(mirror) != registered)
+                {
+                    return false;
+                }
+            }
+            return true;
+        }, timeoutMs, "mirror " + mirror + (registered ? " registered" : " not registered") + " on " + topic +
+            " at the source");
+    }
+
+    /** The source-side release (--release-sync) over the wire; NONE expected. */
+    static void release(final EmbeddedCluster source, final String mirror, final String... topics) throws IOException
+    {
+        final List<UnregisterMirrorSyncTopicRequestData.TopicState> states = new ArrayList<>();
+        for (final String topic : topics)
+        {
+            states.add(new UnregisterMirrorSyncTopicRequestData.TopicState().setTopicName(topic));
+        }
+        try (MirrorWireClient client = Mirrors.client(source, source.size()))
+        {
+            final UnregisterMirrorSyncTopicResponseData response = client.send(
+                new UnregisterMirrorSyncTopicRequestData().setMirrorName(mirror).setTopics(states).setRelease(true),
+                UnregisterMirrorSyncTopicResponseData.class);
+            if (response.errorCode() != Errors.NONE.code())
+            {
+                throw new AssertionError("release failed: " + response.errorCode() + " " + response.errorMessage());
+            }
+        }
+    }
+
+    /** A Register as a destination would send it; the topic's result. */
+    static TopicResultsResponseData.TopicResult register(final EmbeddedCluster source, final String mirror,
+        final String topic, final Uuid topicId, final boolean recovery) throws IOException
+    {
+        try (MirrorWireClient client = Mirrors.client(source, source.size()))
+        {
+            return client.send(new RegisterMirrorSyncTopicRequestData().setMirrorName(mirror).setTopics(List.of(
+                new RegisterMirrorSyncTopicRequestData.TopicState().setTopicId(topicId).setTopicName(topic)
+                    .setRecoveryPromotion(recovery))), RegisterMirrorSyncTopicResponseData.class).topics().get(0);
+        }
+    }
+
+    static Uuid topicId(final EmbeddedCluster cluster, final String topic)
+    {
+        return cluster.broker(1).metadata().image().topic(topic).orElseThrow().id();
+    }
+}
