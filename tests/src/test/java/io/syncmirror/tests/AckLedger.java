@@ -46,6 +46,8 @@ final class AckLedger
     private final String topic;
     /** Acknowledged values by partition, then by offset; guarded by {@code this}. */
     private final Map<Integer, Map<Long, byte[]>> acked = new HashMap<>();
+    /** The highest acknowledged offset by partition; guarded by {@code this}. */
+    private final Map<Integer, Long> maxOffsets = new HashMap<>();
     private final AtomicLong ackedCount = new AtomicLong();
     private final AtomicLong failedCount = new AtomicLong();
     private final AtomicLong duplicateCount = new AtomicLong();
@@ -70,6 +72,7 @@ final class AckLedger
         synchronized (this)
         {
             previous = acked.computeIfAbsent(partition, p -> new HashMap<>()).put(offset, value);
+            maxOffsets.merge(partition, offset, Math::max);
         }
         if (previous != null)
         {
@@ -92,6 +95,12 @@ final class AckLedger
     long failedCount()
     {
         return failedCount.get();
+    }
+
+    /** The highest acknowledged offset of the partition, -1 when none. */
+    synchronized long maxAckedOffset(final int partition)
+    {
+        return maxOffsets.getOrDefault(partition, -1L);
     }
 
     /** The partitions that have at least one acknowledged record. */

@@ -4,9 +4,11 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
 
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
@@ -17,6 +19,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import io.syncmirror.broker.cluster.EmbeddedCluster;
 import io.syncmirror.broker.mirror.MirrorPartitionState;
+import io.syncmirror.broker.replica.Partition;
 import io.syncmirror.protocol.MirrorType;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -39,6 +42,7 @@ class ZeroRpoTrialTest
     private static final String TOPIC = "orders";
     private static final double INJECTED_DELAY_MS = 5;
     private static final long MIN_ACKED = 10_000;
+    private static final long KILL_GRACE_MS = 500;
 
     @TempDir
     Path dir;
@@ -146,12 +150,23 @@ class ZeroRpoTrialTest
         final AckLedger ledger = new AckLedger(TOPIC);
         final long loadStartMs = System.currentTimeMillis();
         final double minAckLatencyMs;
+        final boolean killedWhileBehind;
         try (AckedLoad load = new AckedLoad(source.bootstrapServers(), ledger, shape.partitions(), shape.seed(),
             shape.recordsPerSec()).start())
         {
             TrialMirrors.awaitOrFail(() -> ledger.ackedCount() >= shape.killAfterAcks(), 45_000,
                 () -> "only " + ledger.ackedCount() + " records acknowledged; " +
                     TrialMirrors.summary(destinationPort, MIRROR, TOPIC));
+            // The kill waits (briefly) for a moment when the destination's log is seen behind an acknowledged
+            // record: in ASYNC mode that moment comes within a fetch cycle, in SYNC mode it must never come.
+            final long graceEndMs = System.currentTimeMillis() + KILL_GRACE_MS;
+            boolean behind;
+            while (!(behind = destinationBehindAnAck(destination, ledger, shape.partitions())) &&
+                System.currentTimeMillis() < graceEndMs)
+            {
+                LockSupport.parkNanos(200_000L);
+            }
+            killedWhileBehind = behind;
             source.killAll();
             load.stop();
             minAckLatencyMs = load.minAckLatencyMs();
@@ -166,9 +181,29 @@ class ZeroRpoTrialTest
         final AckLedger.Verdict verdict = ledger.verify(destination.bootstrapServers(), shape.partitions(), 30_000);
         final long endMs = System.currentTimeMillis();
         final Outcome outcome = new Outcome(shape, type, verdict, minAckLatencyMs, ledger.failedCount(),
-            endMs - startMs, String.format("setup %d ms, load %d ms, failover %d ms, check %d ms",
-                loadStartMs - startMs, killedMs - loadStartMs, stoppedMs - killedMs, endMs - stoppedMs));
+            endMs - startMs, String.format("killed %s the destination was seen behind an ack; setup %d ms, load %d ms, failover %d ms, check %d ms",
+                killedWhileBehind ? "when" : "without", loadStartMs - startMs, killedMs - loadStartMs, stoppedMs - killedMs, endMs - stoppedMs));
         System.out.println(outcome);
         return outcome;
+    }
+
+    /**
+     * Whether some partition's destination log ends at or below an offset the source acknowledged. The ledger is
+     * read before the log, so an acknowledgement that arrives in between cannot make a SYNC destination look
+     * behind.
+     */
+    private static boolean destinationBehindAnAck(final EmbeddedCluster destination, final AckLedger ledger,
+        final int partitions)
+    {
+        for (int p = 0; p < partitions; p++)
+        {
+            final long maxAckedOffset = ledger.maxAckedOffset(p);
+            final Partition leader = AsyncMirroringTest.leader(destination, new TopicPartition(TOPIC, p));
+            if (leader != null && leader.log().logEndOffset() <= maxAckedOffset)
+            {
+                return true;
+            }
+        }
+        return false;
     }
 }
