@@ -211,8 +211,8 @@ class SyncFailoverSystemTest
                     () -> "the SYNC topic's COMMIT marker never reached the destination: " +
                         Mirrors.records(destination, syncTp));
                 assertFalse(Mirrors.records(destination, asyncTp).stream().anyMatch(line -> line.endsWith(" control")),
-                    "the precondition failed: the ASYNC topic's COMMIT marker reached the destination before the crash; "
-                        + TrialMirrors.summary(destinationPort, "dr", asyncTopic));
+                    "the precondition failed: the ASYNC topic's COMMIT marker reached the destination before the "
+                        + "crash; " + TrialMirrors.summary(destinationPort, "dr", asyncTopic));
                 source.killAll();
             }
 

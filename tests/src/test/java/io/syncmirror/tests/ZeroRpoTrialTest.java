@@ -63,8 +63,8 @@ class ZeroRpoTrialTest
         @Override
         public String toString()
         {
-            return String.format("seed %d: %d source broker(s) rf %d, %d partitions, %.0f records/s, kill after %d acks",
-                seed, sourceBrokers, sourceBrokers, partitions, recordsPerSec, killAfterAcks);
+            return String.format("seed %d: %d source broker(s) rf %d, %d partitions, %.0f records/s, "
+                + "kill after %d acks", seed, sourceBrokers, sourceBrokers, partitions, recordsPerSec, killAfterAcks);
         }
     }
 
@@ -181,8 +181,10 @@ class ZeroRpoTrialTest
         final AckLedger.Verdict verdict = ledger.verify(destination.bootstrapServers(), shape.partitions(), 30_000);
         final long endMs = System.currentTimeMillis();
         final Outcome outcome = new Outcome(shape, type, verdict, minAckLatencyMs, ledger.failedCount(),
-            endMs - startMs, String.format("killed %s the destination was seen behind an ack; setup %d ms, load %d ms, failover %d ms, check %d ms",
-                killedWhileBehind ? "when" : "without", loadStartMs - startMs, killedMs - loadStartMs, stoppedMs - killedMs, endMs - stoppedMs));
+            endMs - startMs, String.format("killed %s; setup %d ms, load %d ms, failover %d ms, check %d ms",
+                killedWhileBehind ? "with the destination seen behind an ack" :
+                    "after the grace, the destination never seen behind an ack", loadStartMs - startMs,
+                killedMs - loadStartMs, stoppedMs - killedMs, endMs - stoppedMs));
         System.out.println(outcome);
         return outcome;
     }
