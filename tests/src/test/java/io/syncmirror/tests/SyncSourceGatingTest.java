@@ -79,6 +79,12 @@ class SyncSourceGatingTest
     {
         Clients.createTopic(admin, topic, 1, (short)1, Map.of());
         final Uuid topicId = Clients.describe(admin, topic).topicId();
+        // Admin sees the metadata image a moment before the replica manager has applied it.
+        Clients.awaitCondition(() ->
+        {
+            final Partition partition = broker().replicaManager().partitionOrNull(new TopicPartition(topic, 0));
+            return partition != null && partition.isLeader();
+        }, 10_000, topic + " led by broker 1");
         if (register)
         {
             broker().mirrorController().changeSyncRegistration(topicId, MIRROR, true).get(10, TimeUnit.SECONDS);
