@@ -27,7 +27,6 @@ import io.syncmirror.protocol.TopicResultsResponseData;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A SYNC topic whose source partition loses its only in-sync replica: with unclean election the source elects a
@@ -160,8 +159,11 @@ class SyncSourceUncleanElectionTest
                 assertFalse(stuck.isDone(), "no source leader, no ack");
                 try (Admin admin = Clients.admin(clusters.source().bootstrapServers()))
                 {
-                    assertTrue(Clients.leaderOf(admin, topic) < 0, "the partition has no leader");
+                    // Once the controller fences the killed broker (its session times out), nobody may lead.
+                    Clients.awaitCondition(() -> Clients.leaderOf(admin, topic) < 0, 30_000,
+                        "the partition has no leader");
                 }
+                assertFalse(stuck.isDone(), "still no ack");
             }
             finally
             {
