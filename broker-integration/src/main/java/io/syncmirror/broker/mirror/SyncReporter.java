@@ -3,8 +3,11 @@ package io.syncmirror.broker.mirror;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
@@ -66,6 +69,8 @@ final class SyncReporter implements AutoCloseable
     private final Thread thread;
     private final Map<MirrorPartition, ReportState> tracked = new ConcurrentHashMap<>();
     private final ConcurrentLinkedQueue<ReportState> dirty = new ConcurrentLinkedQueue<>();
+    /** Partitions whose last report was refused, to report again at their retry time (reporter thread only). */
+    private final Set<ReportState> retrying = new HashSet<>();
     private volatile boolean running = true;
     private MirrorWireClient client;
     private boolean fullReportDue = true;
@@ -205,7 +210,7 @@ final class SyncReporter implements AutoCloseable
     private long reportOnce()
     {
         final long nowMs = clockMs.getAsLong();
-        final List<ReportState> candidates = new ArrayList<>();
+        final Set<ReportState> candidates = new LinkedHashSet<>();
         final boolean full = fullReportDue;
         if (full)
         {
@@ -226,9 +231,15 @@ final class SyncReporter implements AutoCloseable
             }
         }
         long nextRetryMs = Long.MAX_VALUE;
-        for (final ReportState state : tracked.values())
+        for (final java.util.Iterator<ReportState> it = retrying.iterator(); it.hasNext(); )
         {
-            if (state.retryAtMs <= nowMs && !candidates.contains(state))
+            final ReportState state = it.next();
+            if (tracked.get(state.mirror) != state)
+            {
+                it.remove(); // no longer reported here
+                continue;
+            }
+            if (state.retryAtMs <= nowMs)
             {
                 candidates.add(state);
             }
@@ -418,12 +429,14 @@ final class SyncReporter implements AutoCloseable
                         code);
                 }
                 entry.state().retryAtMs = nowMs + retryMs;
+                retrying.add(entry.state());
             }
         }
         for (final Sent entry : sent.values())
         {
             final MirrorPartition mirror = entry.state().mirror;
             entry.state().retryAtMs = Long.MAX_VALUE;
+            retrying.remove(entry.state());
             entry.state().accepted = true;
             entry.state().reportedMinLeo = entry.minLeo();
             mirror.partition.syncIsrJoinFloor(entry.minLeo());
