@@ -197,7 +197,8 @@ public final class HotPathAdapter
      * gate never counts a member that lacks acknowledged records.
      *
      * @return the HW this call published, or {@link #NO_ADVANCE}; as for {@link #onLeo}, the caller then moves
-     * the log's HW and calls {@link #completeWaiters}.
+     * the log's HW and calls {@link #completeWaiters}. After a change of the reported ISR it returns the HW as it
+     * now is, which the change may have moved (the purgatory recomputes on membership changes).
      */
     public long onMirrorReport(final int slot, final int link, final long[] leos, final int count,
         final int isrMask, final int minIsr)
@@ -206,8 +207,10 @@ public final class HotPathAdapter
         {
             table.mirrorLeo(slot, link, cell, leos[cell]);
         }
+        boolean membershipChanged = false;
         if (table.mirrorIsrWord(slot, link) != PartitionRowDescriptor.isrWord(isrMask, minIsr))
         {
+            membershipChanged = true;
             if (!table.mirrorIsrIfCaughtUp(slot, link, isrMask, minIsr))
             {
                 final long hw = table.highWatermark(slot);
@@ -224,7 +227,8 @@ public final class HotPathAdapter
             }
             purgatory.onMembershipChanged(slot);
         }
-        return gate.maybeAdvance(slot);
+        final long advanced = gate.maybeAdvance(slot);
+        return advanced == NO_ADVANCE && membershipChanged ? table.highWatermark(slot) : advanced;
     }
 
     /** Forgets link {@code link}'s reports for {@code slot}: until its next full report the HW waits for it. */

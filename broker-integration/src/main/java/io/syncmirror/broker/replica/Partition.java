@@ -726,12 +726,10 @@ public final class Partition
         final int validatedSourceEpoch, final int[] replicaIds, final long[] leos, final int replicaCount,
         final int[] isrIds, final int isrCount, final int minIsr)
     {
-        long hw = HotPathAdapter.NO_ADVANCE;
-        Role current;
         appendLock.lock();
         try
         {
-            current = role;
+            final Role current = role;
             if (!current.leader)
             {
                 return ReportResult.NOT_LEADER;
@@ -782,17 +780,12 @@ public final class Partition
                     isrMask |= 1 << cell;
                 }
             }
-            hw = hotPath.onMirrorReport(current.slot, link, reportLeos, cells, isrMask, Math.max(1, minIsr));
-            maybeAdvanceHighWatermark(current.slot, hw == HotPathAdapter.NO_ADVANCE ?
-                hotPath.highWatermark(current.slot) : hw);
+            maybeAdvanceHighWatermark(current.slot,
+                hotPath.onMirrorReport(current.slot, link, reportLeos, cells, isrMask, Math.max(1, minIsr)));
         }
         finally
         {
             appendLock.unlock();
-        }
-        if (hw != HotPathAdapter.NO_ADVANCE)
-        {
-            wake(hwWaiters);
         }
         return ReportResult.APPLIED;
     }
