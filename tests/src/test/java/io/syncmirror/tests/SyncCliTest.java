@@ -37,8 +37,6 @@ class SyncCliTest
     static void startClusters() throws Exception
     {
         clusters = MirrorClusters.start(1, 1, Map.of());
-        SyncMirrors.applySyncConfig(clusters.source());
-        SyncMirrors.applySyncConfig(clusters.destination());
         clusters.createMirror(MIRROR);
     }
 

@@ -32,8 +32,6 @@ class SyncLagDeferredPromotionTest
     static void startClusters() throws Exception
     {
         clusters = MirrorClusters.start(1, 1, Map.of("mirror.replication.throttled.rate", "40000"));
-        SyncMirrors.applySyncConfig(clusters.source());
-        SyncMirrors.applySyncConfig(clusters.destination());
         clusters.createMirror(MIRROR);
     }
 

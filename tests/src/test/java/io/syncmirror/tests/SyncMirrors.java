@@ -11,8 +11,6 @@ import org.apache.kafka.common.protocol.Errors;
 
 import io.syncmirror.broker.cluster.EmbeddedCluster;
 import io.syncmirror.broker.metadata.TopicMetadata;
-import io.syncmirror.broker.server.BrokerConfig;
-import io.syncmirror.broker.server.BrokerServer;
 import io.syncmirror.protocol.AlterMirrorTopicTypeRequestData;
 import io.syncmirror.protocol.AlterMirrorTopicTypeResponseData;
 import io.syncmirror.protocol.DescribeClusterMirrorsResponseData;
@@ -29,20 +27,6 @@ final class SyncMirrors
 {
     private SyncMirrors()
     {
-    }
-
-    /**
-     * Hands every broker's {@code mirror.sync.version} and {@code mirror.sync.topic.demote.timeout.ms} to its mirror
-     * coordinator, as the broker does at start; repeating it is harmless.
-     */
-    static void applySyncConfig(final EmbeddedCluster cluster)
-    {
-        for (int node = 1; node <= cluster.size(); node++)
-        {
-            final BrokerServer broker = cluster.broker(node);
-            broker.mirrorCoordinator().configureSync(broker.config().getShort(BrokerConfig.MIRROR_SYNC_VERSION_CONFIG),
-                broker.config().getLong(BrokerConfig.MIRROR_SYNC_TOPIC_DEMOTE_TIMEOUT_MS_CONFIG));
-        }
     }
 
     /** AlterMirrorTopicType sent to {@code nodeId}; the topic's result. */

@@ -51,10 +51,6 @@ class SyncMultiDestinationTest
         source = EmbeddedCluster.start(1, Mirrors.FAST);
         east = EmbeddedCluster.start(1, Mirrors.FAST);
         west = EmbeddedCluster.start(1, Mirrors.FAST);
-        for (final EmbeddedCluster cluster : new EmbeddedCluster[] {source, east, west})
-        {
-            SyncMirrors.applySyncConfig(cluster);
-        }
         try (Admin admin = Clients.admin(source.bootstrapServers()))
         {
             Clients.createTopic(admin, TOPIC, 1, (short)1, Map.of());
@@ -143,11 +139,9 @@ class SyncMultiDestinationTest
             Thread.sleep(1_500);
             assertFalse(heldByEast.isDone(), "east keeps gating after west's release");
             east.startBroker(1);
-            SyncMirrors.applySyncConfig(east);
             heldByEast.get(60, TimeUnit.SECONDS);
 
             west.startBroker(1);
-            SyncMirrors.applySyncConfig(west);
             // West restarts with its topic SYNC: its reports land on the released registration.
             Clients.awaitCondition(() -> invalidReports(west) > 0, 30_000,
                 "the released destination's reports answered INVALID_SYNC_REGISTRATION");

@@ -45,8 +45,6 @@ class SyncPartitionSignalsTest
     static void startClusters() throws Exception
     {
         clusters = MirrorClusters.start(2, 1, Map.of());
-        SyncMirrors.applySyncConfig(clusters.source());
-        SyncMirrors.applySyncConfig(clusters.destination());
         clusters.createMirror(MIRROR);
         // A first promotion creates the source's __mirror_state (the registration ledger's topic) while every
         // source broker follows the metadata: a broker held back later would never host its partitions.

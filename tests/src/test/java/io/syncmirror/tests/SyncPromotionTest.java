@@ -39,8 +39,6 @@ class SyncPromotionTest
     static void startClusters() throws Exception
     {
         clusters = MirrorClusters.start(1, 2, Map.of());
-        SyncMirrors.applySyncConfig(clusters.source());
-        SyncMirrors.applySyncConfig(clusters.destination());
         clusters.createMirror(MIRROR);
     }
 

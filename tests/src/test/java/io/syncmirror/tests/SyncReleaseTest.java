@@ -44,8 +44,6 @@ class SyncReleaseTest
     {
         clusters = MirrorClusters.start(2, 1, Map.of("mirror.retry.backoff.ms", "3000",
             "mirror.retry.backoff.max.ms", "6000"));
-        SyncMirrors.applySyncConfig(clusters.source());
-        SyncMirrors.applySyncConfig(clusters.destination());
         clusters.createMirror(MIRROR);
     }
 

@@ -45,8 +45,6 @@ class SyncReplicationTest
     static void startClusters() throws Exception
     {
         clusters = MirrorClusters.start(1, 2, Map.of("default.replication.factor", "2", "min.insync.replicas", "2"));
-        SyncMirrors.applySyncConfig(clusters.source());
-        SyncMirrors.applySyncConfig(clusters.destination());
         clusters.createMirror(MIRROR);
     }
 

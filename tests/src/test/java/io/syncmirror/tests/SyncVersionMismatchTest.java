@@ -39,8 +39,6 @@ class SyncVersionMismatchTest
     static void startClusters() throws Exception
     {
         clusters = MirrorClusters.start(1, 1, Map.of(), Map.of("mirror.sync.version", "0"));
-        SyncMirrors.applySyncConfig(clusters.source());
-        SyncMirrors.applySyncConfig(clusters.destination());
         clusters.createMirror(MIRROR);
     }
 

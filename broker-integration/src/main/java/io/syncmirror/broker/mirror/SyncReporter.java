@@ -74,7 +74,6 @@ final class SyncReporter implements AutoCloseable
     private volatile boolean running = true;
     private MirrorWireClient client;
     private boolean fullReportDue = true;
-    private long reportsSent;
 
     /** What was last reported for one partition, and whether it waits in the dirty queue. */
     private static final class ReportState
@@ -178,11 +177,6 @@ final class SyncReporter implements AutoCloseable
         LockSupport.unpark(thread);
     }
 
-    /** Reports sent so far (for tests and diagnostics). */
-    long reportsSent()
-    {
-        return reportsSent;
-    }
 
     private void run()
     {
@@ -295,7 +289,6 @@ final class SyncReporter implements AutoCloseable
             return TimeUnit.MILLISECONDS.toNanos(retryMs);
         }
         fullReportDue = false;
-        reportsSent++;
         handleResponse(response, sent, clockMs.getAsLong());
         return 0L;
     }
