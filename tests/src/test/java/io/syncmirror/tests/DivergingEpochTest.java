@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -15,11 +16,17 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.requests.FetchResponse;
 import org.apache.kafka.server.storage.log.FetchIsolation;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -27,6 +34,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 import io.syncmirror.broker.cluster.EmbeddedCluster;
 import io.syncmirror.broker.replica.Partition;
 import io.syncmirror.broker.storage.PartitionLog;
+import io.syncmirror.protocol.MirrorWireClient;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -233,6 +241,41 @@ class DivergingEpochTest
                     "record at offset " + record.offset());
             }
         }
+    }
+
+    @Test
+    @DisplayName("a fetch whose LastFetchedEpoch is above every epoch of the leader gets OFFSET_OUT_OF_RANGE, as "
+        + "from Kafka, not a DivergingEpoch of -1/-1 that reads as no divergence")
+    void shouldAnswerOffsetOutOfRangeForAnEpochTheLeaderNeverHad() throws Exception
+    {
+        try (KafkaProducer<byte[], byte[]> producer = Clients.producer(cluster.bootstrapServers(), Map.of()))
+        {
+            producer.send(new ProducerRecord<>(TOPIC, 0, null, bytes("only"))).get(10, TimeUnit.SECONDS);
+        }
+        final Partition leader = cluster.broker(2).replicaManager().partitionOrNull(TP);
+        final int epoch = leader.role().leaderEpoch();
+        try (MirrorWireClient client = MirrorWireClient.connect("127.0.0.1", cluster.port(2), "epoch-test", 10_000,
+            10_000))
+        {
+            final FetchResponseData.PartitionData known = fetchAt(client, leader, epoch);
+            assertEquals(Errors.NONE.code(), known.errorCode());
+            assertFalse(FetchResponse.isDivergingEpoch(known));
+            final FetchResponseData.PartitionData unknown = fetchAt(client, leader, epoch + 3);
+            assertEquals(Errors.OFFSET_OUT_OF_RANGE.code(), unknown.errorCode(), unknown.toString());
+        }
+    }
+
+    /** A consumer-type Fetch v18 at the leader's log end carrying {@code lastFetchedEpoch}. */
+    private static FetchResponseData.PartitionData fetchAt(final MirrorWireClient client, final Partition leader,
+        final int lastFetchedEpoch) throws Exception
+    {
+        final FetchRequestData fetch = new FetchRequestData().setReplicaId(-1).setMaxWaitMs(0).setMinBytes(0)
+            .setMaxBytes(1 << 20).setSessionId(0).setSessionEpoch(-1).setRackId("");
+        fetch.topics().add(new FetchRequestData.FetchTopic().setTopicId(leader.topicId()).setPartitions(List.of(
+            new FetchRequestData.FetchPartition().setPartition(0).setFetchOffset(leader.log().logEndOffset())
+                .setPartitionMaxBytes(1 << 20).setCurrentLeaderEpoch(leader.role().leaderEpoch())
+                .setLastFetchedEpoch(lastFetchedEpoch))));
+        return client.fetch(fetch, null, (short)18).responses().get(0).partitions().get(0);
     }
 
     private static byte[] bytes(final String value)

@@ -2,6 +2,7 @@ package io.syncmirror.tests;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.Timeout;
 
 import io.syncmirror.broker.cluster.EmbeddedCluster;
 import io.syncmirror.broker.mirror.MirrorPartitionState;
+import io.syncmirror.broker.replica.Partition;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -67,6 +69,42 @@ class MirrorFailbackTest
         assertArrayEquals(AsyncMirroringTest.batchBytes(standby, TP), AsyncMirroringTest.batchBytes(primary, TP),
             "the old primary's log is the new primary's, byte for byte");
         assertEquals(target, AsyncMirroringTest.leader(primary, TP).log().logEndOffset());
+    }
+
+    @Test
+    @DisplayName("AM-10 failback of an old source whose last leadership wrote nothing: its epoch cache ends with "
+        + "an epoch the new primary never had, and the mirror still fetches from the epoch of its last batch")
+    void shouldFailBackWhenTheOldSourceLedAnEpochWithoutBatches() throws Exception
+    {
+        final EmbeddedCluster primary = clusters.source();
+        final EmbeddedCluster standby = clusters.destination();
+        try (Admin admin = Clients.admin(primary.bootstrapServers()))
+        {
+            Clients.createTopic(admin, TOPIC, 1, (short)1, Map.of());
+        }
+        produce(primary, "before", 100);
+        Mirrors.create(standby, "dr", primary);
+        Mirrors.addOk(standby, "dr", TOPIC);
+        Clients.awaitCondition(() -> AsyncMirroringTest.hw(standby, TP) == 100, 30_000, "mirrored");
+        Mirrors.remove(standby, "dr", TOPIC);
+        Mirrors.awaitState(standby, "dr", TOPIC, 1, MirrorPartitionState.STOPPED, "STOPPED");
+
+        // The old primary takes new leaderships (a restart does this) but no writes: its cache ends with an epoch
+        // above every epoch of the new primary, starting at its log end.
+        final Partition old = AsyncMirroringTest.leader(primary, TP);
+        final int bumped = Math.max(old.role().leaderEpoch(),
+            AsyncMirroringTest.leader(standby, TP).role().leaderEpoch()) + 5;
+        primary.broker(1).mirrorController().bumpLeaderEpochs(old.topicId(), Map.of(0, bumped), -1L)
+            .get(10, TimeUnit.SECONDS);
+        Clients.awaitCondition(() -> old.log().latestEpoch().orElse(-1) >= bumped, 10_000, "epoch applied");
+        produce(standby, "after", 30);
+
+        Mirrors.create(primary, "back", standby);
+        Mirrors.addOk(primary, "back", TOPIC);
+        Clients.awaitCondition(() -> Mirrors.allIn(primary, "back", TOPIC, 1, MirrorPartitionState.MIRRORING.id()) &&
+            AsyncMirroringTest.hw(primary, TP) == 130, 30_000, "failed back and caught up");
+        assertArrayEquals(AsyncMirroringTest.batchBytes(standby, TP), AsyncMirroringTest.batchBytes(primary, TP),
+            "the old primary's log is the new primary's, byte for byte");
     }
 
     private static void produce(final EmbeddedCluster cluster, final String prefix, final int count) throws Exception

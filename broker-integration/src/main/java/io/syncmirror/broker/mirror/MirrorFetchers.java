@@ -330,7 +330,11 @@ final class MirrorFetchers implements AutoCloseable
                     tp, leo, sourceEnd);
                 return mirror.partition.truncateAsMirrorLeader(sourceEnd, false, clockMs.getAsLong(), true);
             }
-            return leo; // in range now (the source's log moved meanwhile): fetch again
+            // In range: the source's log moved meanwhile, or it knows no end for this log's last epoch. Fetch
+            // again, and show why in case it repeats.
+            mirror.error(Errors.OFFSET_OUT_OF_RANGE, "the source answered OFFSET_OUT_OF_RANGE for offset " + leo +
+                " inside its range [" + sourceStart + ", " + sourceEnd + "]");
+            return leo;
         }
 
         @Override
@@ -419,8 +423,17 @@ final class MirrorFetchers implements AutoCloseable
         @Override
         public int latestEpoch(final TopicPartition tp)
         {
+            // The epoch of the last batch, not the cache's latest: a log that led on this cluster (the old source
+            // failing back) has its last leadership's epoch in the cache with no batch of it. Sent as
+            // LastFetchedEpoch, an epoch the source never had would find no end offset there.
             final MirrorPartition mirror = partitions.get(tp);
-            return mirror == null ? -1 : mirror.partition.log().latestEpoch().orElse(-1);
+            if (mirror == null)
+            {
+                return -1;
+            }
+            final PartitionLog log = mirror.partition.log();
+            final long leo = log.logEndOffset();
+            return leo == 0 ? -1 : log.epochForOffset(leo - 1).orElse(-1);
         }
     }
 

@@ -601,14 +601,20 @@ public final class ReplicaApis
         if (lastFetchedEpoch >= 0)
         {
             final Optional<PartitionLog.EpochEndOffset> end = partition.endOffsetForEpoch(lastFetchedEpoch);
-            if (end.isEmpty() || end.get().epoch() != lastFetchedEpoch || end.get().endOffset() < fetchOffset)
+            if (end.isEmpty() || end.get().epoch() < 0 || end.get().endOffset() < 0)
+            {
+                // As Kafka: no end for the fetcher's epoch is an OFFSET_OUT_OF_RANGE. A DivergingEpoch of -1/-1
+                // would read as "no divergence" and leave the fetcher asking again for nothing, forever.
+                return data.setErrorCode(Errors.OFFSET_OUT_OF_RANGE.code())
+                    .setHighWatermark(log.highWatermark()).setLogStartOffset(log.logStartOffset())
+                    .setLastStableOffset(log.lastStableOffset());
+            }
+            if (end.get().epoch() != lastFetchedEpoch || end.get().endOffset() < fetchOffset)
             {
                 // The fetcher's tail diverges from this leader's history: tell it where to truncate, and credit
                 // nothing of that tail (hazard 1).
-                final int epoch = end.map(PartitionLog.EpochEndOffset::epoch).orElse(-1);
-                final long endOffset = end.map(PartitionLog.EpochEndOffset::endOffset).orElse(-1L);
-                return data.setDivergingEpoch(new FetchResponseData.EpochEndOffset().setEpoch(epoch)
-                    .setEndOffset(endOffset))
+                return data.setDivergingEpoch(new FetchResponseData.EpochEndOffset().setEpoch(end.get().epoch())
+                    .setEndOffset(end.get().endOffset()))
                     .setHighWatermark(log.highWatermark()).setLogStartOffset(log.logStartOffset())
                     .setLastStableOffset(log.lastStableOffset());
             }
@@ -691,8 +697,7 @@ public final class ReplicaApis
                     timestamp == ListOffsetsRequest.EARLIEST_LOCAL_TIMESTAMP)
                 {
                     final long offset = log.logStartOffset();
-                    response.setOffset(offset).setLeaderEpoch(log.endOffsetForEpoch(Integer.MAX_VALUE).isPresent() ?
-                        epochAt(log, offset) : -1);
+                    response.setOffset(offset).setLeaderEpoch(log.epochForOffset(offset).orElse(-1));
                     continue;
                 }
                 try
@@ -737,31 +742,6 @@ public final class ReplicaApis
             return currentLeaderEpoch < role.leaderEpoch() ? Errors.FENCED_LEADER_EPOCH : Errors.UNKNOWN_LEADER_EPOCH;
         }
         return Errors.NONE;
-    }
-
-    private static int epochAt(final PartitionLog log, final long offset)
-    {
-        // The epoch of the batch at offset: the smallest epoch whose end is above it.
-        final java.util.OptionalInt latest = log.latestEpoch();
-        if (latest.isEmpty())
-        {
-            return -1;
-        }
-        int answer = latest.getAsInt();
-        for (int epoch = latest.getAsInt(); epoch >= 0; )
-        {
-            final Optional<PartitionLog.EpochEndOffset> end = log.endOffsetForEpoch(epoch);
-            if (end.isEmpty())
-            {
-                break;
-            }
-            if (end.get().endOffset() > offset)
-            {
-                answer = end.get().epoch();
-            }
-            epoch = end.get().epoch() - 1;
-        }
-        return answer;
     }
 
     public CompletableFuture<AbstractResponse> handleOffsetsForLeaderEpoch(final RequestContext context,

@@ -775,6 +775,16 @@ public final class MemoryPartitionLog implements PartitionLog
     }
 
     @Override
+    public OptionalInt epochForOffset(final long offset)
+    {
+        return optimisticRead(() ->
+        {
+            final int epoch = epochForOffsetLocked(offset);
+            return epoch == RecordBatch.NO_PARTITION_LEADER_EPOCH ? OptionalInt.empty() : OptionalInt.of(epoch);
+        });
+    }
+
+    @Override
     public Optional<EpochEndOffset> endOffsetForEpoch(final int leaderEpoch)
     {
         return optimisticRead(() -> endOffsetForEpochLocked(leaderEpoch));
@@ -853,7 +863,7 @@ public final class MemoryPartitionLog implements PartitionLog
         epochCount++;
     }
 
-    private int epochForOffset(final long offset)
+    private int epochForOffsetLocked(final long offset)
     {
         int found = RecordBatch.NO_PARTITION_LEADER_EPOCH;
         for (int i = 0; i < epochCount && epochStartOffsets[i] <= offset; i++)
@@ -1014,7 +1024,7 @@ public final class MemoryPartitionLog implements PartitionLog
         if (timestamp == ListOffsetsRequest.EARLIEST_TIMESTAMP || timestamp == ListOffsetsRequest.EARLIEST_LOCAL_TIMESTAMP)
         {
             final long start = logStartOffset;
-            return Optional.of(new TimestampOffset(RecordBatch.NO_TIMESTAMP, start, epochForOffset(start)));
+            return Optional.of(new TimestampOffset(RecordBatch.NO_TIMESTAMP, start, epochForOffsetLocked(start)));
         }
         if (timestamp == ListOffsetsRequest.LATEST_TIMESTAMP)
         {

@@ -114,8 +114,18 @@ public interface PartitionLog extends AutoCloseable
         return max;
     }
 
-    /** The latest leader epoch in the log's epoch cache, if any. */
+    /**
+     * The latest leader epoch in the log's epoch cache, if any. A leader's cache gains its epoch when it takes the
+     * leadership, before any batch of that epoch exists: for the epoch of the last batch, use
+     * {@link #epochForOffset}{@code (logEndOffset() - 1)}.
+     */
     OptionalInt latestEpoch();
+
+    /**
+     * Kafka's {@code epochForOffset}: the epoch of the cache entry whose range holds {@code offset} (the latest
+     * entry starting at or below it); empty when the cache has none.
+     */
+    OptionalInt epochForOffset(long offset);
 
     /**
      * Kafka's {@code endOffsetForEpoch}: the end offset of the largest epoch at or below {@code leaderEpoch}, with

@@ -243,6 +243,12 @@ public final class UnifiedLogPartitionLog implements PartitionLog
     }
 
     @Override
+    public OptionalInt epochForOffset(final long offset)
+    {
+        return log.leaderEpochCache().epochForOffset(offset);
+    }
+
+    @Override
     public Optional<EpochEndOffset> endOffsetForEpoch(final int leaderEpoch)
     {
         final Optional<OffsetAndEpoch> found = log.endOffsetForEpoch(leaderEpoch);

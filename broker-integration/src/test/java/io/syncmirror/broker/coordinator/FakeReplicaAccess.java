@@ -338,6 +338,12 @@ final class FakeReplicaAccess implements ReplicaAccess
         }
 
         @Override
+        public OptionalInt epochForOffset(final long offset)
+        {
+            return OptionalInt.empty();
+        }
+
+        @Override
         public long lastDataOffsetOf(final long producerId)
         {
             return -1L; // the coordinator logs written here are never idempotent

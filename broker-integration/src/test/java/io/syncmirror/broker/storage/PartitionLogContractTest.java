@@ -327,6 +327,23 @@ abstract class PartitionLogContractTest
     }
 
     @Test
+    void epochForOffsetNamesTheEpochHoldingTheOffsetNotAnEmptyLeadershipAfterIt()
+    {
+        assertEquals(OptionalInt.empty(), log.epochForOffset(0));
+        log.appendAsLeader(plain("a", "b", "c"), 1);
+        log.appendAsLeader(plain("d", "e"), 3);
+        // A new leadership: its epoch enters the cache at the log end before any batch of it exists.
+        log.assignEpochStartOffset(6, 5);
+
+        assertEquals(OptionalInt.of(6), log.latestEpoch());
+        assertEquals(OptionalInt.of(3), log.epochForOffset(log.logEndOffset() - 1));
+        assertEquals(OptionalInt.of(1), log.epochForOffset(0));
+        assertEquals(OptionalInt.of(1), log.epochForOffset(2));
+        assertEquals(OptionalInt.of(3), log.epochForOffset(3));
+        assertEquals(OptionalInt.of(6), log.epochForOffset(5));
+    }
+
+    @Test
     void truncationRebuildsProducerState()
     {
         log.appendAsLeader(idempotent((short)0, 0, "a"), 0);
