@@ -44,18 +44,9 @@ class MirrorFailbackTest
     {
         final EmbeddedCluster primary = clusters.source();
         final EmbeddedCluster standby = clusters.destination();
-        try (Admin admin = Clients.admin(primary.bootstrapServers()))
-        {
-            Clients.createTopic(admin, TOPIC, 1, (short)1, Map.of());
-        }
-        produce(primary, "before", 100);
-        Mirrors.create(standby, "dr", primary);
-        Mirrors.addOk(standby, "dr", TOPIC);
-        Clients.awaitCondition(() -> AsyncMirroringTest.hw(standby, TP) == 100, 30_000, "mirrored");
+        mirrorAndFailOver(primary, standby);
 
-        // Failover to the standby; the old primary keeps taking writes that are never mirrored (split brain).
-        Mirrors.remove(standby, "dr", TOPIC);
-        Mirrors.awaitState(standby, "dr", TOPIC, 1, MirrorPartitionState.STOPPED, "STOPPED");
+        // The old primary keeps taking writes that are never mirrored (split brain).
         produce(primary, "lost", 20);
         produce(standby, "after", 30);
         assertEquals(120, AsyncMirroringTest.hw(primary, TP));
@@ -78,16 +69,7 @@ class MirrorFailbackTest
     {
         final EmbeddedCluster primary = clusters.source();
         final EmbeddedCluster standby = clusters.destination();
-        try (Admin admin = Clients.admin(primary.bootstrapServers()))
-        {
-            Clients.createTopic(admin, TOPIC, 1, (short)1, Map.of());
-        }
-        produce(primary, "before", 100);
-        Mirrors.create(standby, "dr", primary);
-        Mirrors.addOk(standby, "dr", TOPIC);
-        Clients.awaitCondition(() -> AsyncMirroringTest.hw(standby, TP) == 100, 30_000, "mirrored");
-        Mirrors.remove(standby, "dr", TOPIC);
-        Mirrors.awaitState(standby, "dr", TOPIC, 1, MirrorPartitionState.STOPPED, "STOPPED");
+        mirrorAndFailOver(primary, standby);
 
         // The old primary takes new leaderships (a restart does this) but no writes: its cache ends with an epoch
         // above every epoch of the new primary, starting at its log end.
@@ -105,6 +87,22 @@ class MirrorFailbackTest
             AsyncMirroringTest.hw(primary, TP) == 130, 30_000, "failed back and caught up");
         assertArrayEquals(AsyncMirroringTest.batchBytes(standby, TP), AsyncMirroringTest.batchBytes(primary, TP),
             "the old primary's log is the new primary's, byte for byte");
+    }
+
+    /** 100 records on the primary, mirrored to the standby, which then fails over. */
+    private static void mirrorAndFailOver(final EmbeddedCluster primary, final EmbeddedCluster standby)
+        throws Exception
+    {
+        try (Admin admin = Clients.admin(primary.bootstrapServers()))
+        {
+            Clients.createTopic(admin, TOPIC, 1, (short)1, Map.of());
+        }
+        produce(primary, "before", 100);
+        Mirrors.create(standby, "dr", primary);
+        Mirrors.addOk(standby, "dr", TOPIC);
+        Clients.awaitCondition(() -> AsyncMirroringTest.hw(standby, TP) == 100, 30_000, "mirrored");
+        Mirrors.remove(standby, "dr", TOPIC);
+        Mirrors.awaitState(standby, "dr", TOPIC, 1, MirrorPartitionState.STOPPED, "STOPPED");
     }
 
     private static void produce(final EmbeddedCluster cluster, final String prefix, final int count) throws Exception
