@@ -77,6 +77,7 @@ public final class FetchSession
     private int freeHead = NO_SLOT;
     private int slotsUsed;
     private int size;
+    private Object attachment;
 
     private int[] movesToTail = new int[16];
     private int movesToTailCount;
@@ -102,6 +103,21 @@ public final class FetchSession
         handle = new int[capacity];
         next = new int[capacity];
         prev = new int[capacity];
+    }
+
+    /**
+     * What the broker keeps with this session across fetches (its parked-fetch waker), or null. Handed from one
+     * fetch to the next with the session itself.
+     */
+    public Object attachment()
+    {
+        return attachment;
+    }
+
+    /** Sets {@link #attachment()}; the fetch holding the session only. */
+    public void attach(final Object value)
+    {
+        attachment = value;
     }
 
     /** The session id, or {@link org.apache.kafka.common.requests.FetchMetadata#INVALID_SESSION_ID} if not cached. */

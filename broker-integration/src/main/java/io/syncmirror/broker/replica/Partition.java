@@ -4,7 +4,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -67,8 +69,11 @@ public final class Partition
     private final int localBrokerId;
     private final Runnable afterCompletions;
     private final ReentrantLock appendLock = new ReentrantLock();
-    private final ConcurrentLinkedQueue<Runnable> leoWaiters = new ConcurrentLinkedQueue<>();
-    private final ConcurrentLinkedQueue<Runnable> hwWaiters = new ConcurrentLinkedQueue<>();
+    // Parked fetches: sets, so that a fetch session that parks again and again holds one entry here, not one per
+    // attempt (an idle partition would otherwise collect an entry for every fetch of its session).
+    private final Set<Runnable> leoWaiters = ConcurrentHashMap.newKeySet();
+    private final Set<Runnable> hwWaiters = ConcurrentHashMap.newKeySet();
+    private final AtomicLong wakeups = new AtomicLong();
     private volatile Role role = NONE;
     private volatile Map<String, String> topicConfig;
     /** Whether the topic is or was a mirror topic: the produce path reads this flag, not the config map. */
@@ -899,12 +904,17 @@ public final class Partition
         {
             return index; // the slot may already serve another leadership: report nothing into it
         }
-        final long hw = hotPath.onLeo(current.slot, index, leo);
-        maybeAdvanceHighWatermark(current.slot, hw);
-        final Runnable reportSignal = syncReportSignal;
-        if (reportSignal != null)
+        // A fetch at the offset the row already holds changes nothing the gate or a sync report reads: most of a
+        // follower's fetches are of partitions without new records.
+        if (hotPath.replicaLeo(current.slot, index) != leo)
         {
-            reportSignal.run();
+            final long hw = hotPath.onLeo(current.slot, index, leo);
+            maybeAdvanceHighWatermark(current.slot, hw);
+            final Runnable reportSignal = syncReportSignal;
+            if (reportSignal != null)
+            {
+                reportSignal.run();
+            }
         }
         final int gateMask = hotPath.isrMask(current.slot);
         if ((gateMask & (1 << index)) == 0 && current.isr.contains(followerId))
@@ -1117,7 +1127,10 @@ public final class Partition
     // Parked fetches.
     // ------------------------------------------------------------------------------------------------------
 
-    /** Parks a fetch until this partition's LEO moves (replica fetches read to LEO). */
+    /**
+     * Parks a fetch until this partition's LEO moves (replica fetches read to LEO). A waiter already parked here
+     * stays parked once: the sets hold each waiter at most once.
+     */
     public void parkUntilAppend(final Runnable wake)
     {
         leoWaiters.add(wake);
@@ -1129,18 +1142,43 @@ public final class Partition
         hwWaiters.add(wake);
     }
 
+    /** Takes a parked fetch's waiter off this partition (a fetch without a session that is done with it). */
+    public void unpark(final Runnable wake)
+    {
+        leoWaiters.remove(wake);
+        hwWaiters.remove(wake);
+    }
+
+    /**
+     * How many times this partition has woken its parked fetches. A fetch reads it before it reads the partition
+     * and again after it parks: a change in between is a wake-up it may have missed (the wake ran before it
+     * parked), so it tries again rather than wait for the next one or its deadline.
+     */
+    public long wakeups()
+    {
+        return wakeups.get();
+    }
+
     private void wakeAll()
     {
         wake(leoWaiters);
         wake(hwWaiters);
     }
 
-    private static void wake(final ConcurrentLinkedQueue<Runnable> waiters)
+    private void wake(final Set<Runnable> waiters)
     {
-        Runnable waiter;
-        while ((waiter = waiters.poll()) != null)
+        // Counted before the waiters are taken: a fetch that parks after this sees the count moved.
+        wakeups.incrementAndGet();
+        if (waiters.isEmpty())
         {
-            waiter.run();
+            return;
+        }
+        for (final Runnable waiter : waiters)
+        {
+            if (waiters.remove(waiter))
+            {
+                waiter.run();
+            }
         }
     }
 

@@ -23,6 +23,7 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.FetchMetadata;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.FetchResponse;
 import org.apache.kafka.common.requests.ListOffsetsRequest;
@@ -481,6 +482,7 @@ public final class ReplicaApis
         final FetchResponseAssembler assembler = new FetchResponseAssembler(fetch, version);
         final FetchResponseData.PartitionData[] answers = new FetchResponseData.PartitionData[session.size()];
         final Partition[] partitions = new Partition[session.size()];
+        final long[] wakeups = new long[session.size()];
         int remainingBytes = Math.max(0, request.maxBytes());
         int bytes = 0;
         boolean mustAnswer = false;
@@ -490,6 +492,7 @@ public final class ReplicaApis
         {
             final Partition partition = lookup(session, slot, version);
             partitions[index] = partition;
+            wakeups[index] = partition == null ? 0L : partition.wakeups();
             // A sync mirror's fetch reads its registered partitions up to the LEO, as a follower's does.
             final boolean toLeo = mirror != null && partition != null && partition.syncLinkRegistered(mirror.link());
             readsToLeo |= toLeo;
@@ -514,7 +517,21 @@ public final class ReplicaApis
             {
                 assembler.maybeAdd(slot, answers[index++]);
             }
-            future.complete(withReportErrors(assembler.build(replicas.nowMs(), 0), mirror, session));
+            final FetchResponse response = assembler.build(replicas.nowMs(), 0);
+            // A response without a session id: nobody else holds this session, and no later fetch parks it again.
+            final boolean sessionless = response.sessionId() == FetchMetadata.INVALID_SESSION_ID;
+            future.complete(withReportErrors(response, mirror, session));
+            if (sessionless && session.attachment() instanceof FetchWaker waker)
+            {
+                // Leave no entry on partitions that may stay idle.
+                for (final Partition partition : partitions)
+                {
+                    if (partition != null)
+                    {
+                        partition.unpark(waker);
+                    }
+                }
+            }
             return;
         }
         final AtomicBoolean fired = new AtomicBoolean();
@@ -525,18 +542,56 @@ public final class ReplicaApis
                 executor.execute(() -> attemptFetch(request, fetch, version, deadlineMs, executor, future, mirror));
             }
         };
-        for (final Partition partition : partitions)
+        // One waker per session, parked on each of its partitions at most once however often the session parks.
+        final FetchWaker waker = session.attachment() instanceof FetchWaker w ? w : new FetchWaker();
+        session.attach(waker);
+        waker.park(retry);
+        boolean missed = false;
+        for (int i = 0; i < partitions.length; i++)
         {
+            final Partition partition = partitions[i];
             if (partition != null)
             {
-                partition.parkUntilHighWatermark(retry);
+                partition.parkUntilHighWatermark(waker);
                 if (follower || readsToLeo)
                 {
-                    partition.parkUntilAppend(retry);
+                    partition.parkUntilAppend(waker);
                 }
+                missed |= partition.wakeups() != wakeups[i];
             }
         }
+        if (missed)
+        {
+            // A partition woke its waiters after it was read and before the waker was parked there.
+            retry.run();
+            return;
+        }
         executor.schedule(retry, Math.max(1, deadlineMs - nowMs), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * A fetch session's wake-up. Partitions hold it in their waiter sets, so a session parks on each partition at
+     * most once, however many fetches it parks; running it runs the session's currently parked attempt, once.
+     */
+    private static final class FetchWaker implements Runnable
+    {
+        private final java.util.concurrent.atomic.AtomicReference<Runnable> parked =
+            new java.util.concurrent.atomic.AtomicReference<>();
+
+        void park(final Runnable attempt)
+        {
+            parked.set(attempt);
+        }
+
+        @Override
+        public void run()
+        {
+            final Runnable attempt = parked.getAndSet(null);
+            if (attempt != null)
+            {
+                attempt.run();
+            }
+        }
     }
 
     private static FetchResponseData.PartitionData errorAnswer(final FetchSession session, final int slot,
@@ -626,6 +681,17 @@ public final class ReplicaApis
             {
                 replicas.onFollowerCaughtUp(partition);
             }
+        }
+        final long highWatermark = log.highWatermark();
+        final long readEnd = isolation == FetchIsolation.LOG_END ? log.logEndOffset() :
+            isolation == FetchIsolation.HIGH_WATERMARK ? highWatermark : log.lastStableOffset();
+        if (fetchOffset == readEnd && fetchOffset >= log.logStartOffset())
+        {
+            // Nothing to read, the common case of a parked fetch's partitions: answer from the offsets alone.
+            return data.setHighWatermark(highWatermark)
+                .setLastStableOffset(log.lastStableOffset())
+                .setLogStartOffset(log.logStartOffset())
+                .setAbortedTransactions(isolation == FetchIsolation.TXN_COMMITTED ? List.of() : null);
         }
         try
         {

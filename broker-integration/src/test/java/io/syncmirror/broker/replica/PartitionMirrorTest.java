@@ -3,7 +3,6 @@ package io.syncmirror.broker.replica;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
@@ -29,15 +28,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** A mirror topic's partition on the destination: read-only, mirrored appends, and the failover's guards. */
 class PartitionMirrorTest
 {
-    private static final int BROKER = 1;
+    private static final int BROKER = SingleBrokerReplicas.BROKER;
     private static final Uuid TOPIC_ID = Uuid.randomUuid();
     private static final TopicPartition TP = new TopicPartition("t", 0);
 
     private final MemoryLogStore logs = new MemoryLogStore(Map.of(), Time.SYSTEM);
-    private final ReplicaManager replicas = new ReplicaManager(
-        new ReplicaConfig(BROKER, 1, 10_000, ReplicaConfig.MAX_REPLICAS, 64, 16, 64), logs,
-        (partition, topicId, leaderEpoch, partitionEpoch, isr) -> new CompletableFuture<>(),
-        (topic, partitions, rf, config) -> CompletableFuture.completedFuture(null), System::currentTimeMillis);
+    private final ReplicaManager replicas = SingleBrokerReplicas.create(logs);
     private Partition partition;
 
     @BeforeEach
