@@ -321,6 +321,7 @@ public final class MirrorCoordinator implements AutoCloseable
         final MetadataImage current = image.get();
         refreshSources(current);
         final Set<TopicPartition> led = new HashSet<>();
+        final StateLoader loader = new StateLoader();
         for (final TopicMetadata topic : current.topics())
         {
             final Map<String, String> topicConfig = topic.config();
@@ -349,7 +350,7 @@ public final class MirrorCoordinator implements AutoCloseable
                 {
                     try
                     {
-                        mirror = load(mirrorName, partition);
+                        mirror = load(mirrorName, partition, loader);
                         coordinated.put(tp, mirror);
                     }
                     catch (final RuntimeException e)
@@ -372,10 +373,42 @@ public final class MirrorCoordinator implements AutoCloseable
         fetchers.shutdownIdleFetchers();
     }
 
-    private MirrorPartition load(final String mirrorName, final Partition partition)
+    /**
+     * Reads the states of the partitions one tick takes over: the first with one read, and once there is a second,
+     * all of them in one pass over the store (a new leader of thousands of partitions, a mirror's first tick).
+     */
+    private final class StateLoader
+    {
+        private int loads;
+        private Map<StateKey, MirrorStateRecord> all;
+
+        Optional<MirrorStateRecord> read(final String mirrorName, final Uuid topicId, final int partition)
+        {
+            if (all == null && ++loads > 1)
+            {
+                final List<MirrorStateRecord> records = store.readAll();
+                if (records != null)
+                {
+                    all = new HashMap<>(records.size() * 2);
+                    for (final MirrorStateRecord record : records)
+                    {
+                        all.put(new StateKey(record.mirrorName(), record.topicId(), record.partition()), record);
+                    }
+                }
+            }
+            return all == null ? store.read(mirrorName, topicId, partition) :
+                Optional.ofNullable(all.get(new StateKey(mirrorName, topicId, partition)));
+        }
+    }
+
+    private record StateKey(String mirrorName, Uuid topicId, int partition)
+    {
+    }
+
+    private MirrorPartition load(final String mirrorName, final Partition partition, final StateLoader loader)
     {
         final TopicPartition tp = partition.topicPartition();
-        final MirrorStateRecord record = store.read(mirrorName, partition.topicId(), tp.partition())
+        final MirrorStateRecord record = loader.read(mirrorName, partition.topicId(), tp.partition())
             .orElse(MirrorStateRecord.unknown(mirrorName, partition.topicId(), tp.partition(), tp.topic()));
         final MirrorPartition mirror = new MirrorPartition(mirrorName, partition, record);
         partition.mirrorAppends(false);
@@ -414,6 +447,10 @@ public final class MirrorCoordinator implements AutoCloseable
 
     private void step(final MirrorPartition mirror, final boolean mirrored, final MetadataImage current)
     {
+        if (writePending(mirror))
+        {
+            return; // nothing acts on a state before it is committed
+        }
         final MirrorStateRecord record = mirror.record;
         if (mirrored)
         {
@@ -426,7 +463,10 @@ public final class MirrorCoordinator implements AutoCloseable
                     mirror.partition.mirrorPidResetOffset(-1L);
                     // Mirrored again: what the last failover recorded no longer describes this log.
                     mirror.record = mirror.record.withStop(-1L, -1).withPidResetOffset(-1L);
-                    transition(mirror, MirrorPartitionState.PREPARING);
+                    // Sent without waiting: the alignment below does not need it committed (a crash before the
+                    // commit leaves the previous state, from which the partition aligns again), and a mirror
+                    // starting many partitions sends all their writes before it waits for any.
+                    transitionAsync(mirror, MirrorPartitionState.PREPARING);
                     prepare(mirror, current);
                 }
                 case PREPARING -> prepare(mirror, current);
@@ -502,7 +542,14 @@ public final class MirrorCoordinator implements AutoCloseable
         {
             return;
         }
-        transition(mirror, MirrorPartitionState.MIRRORING);
+        // Fetching starts once MIRRORING is committed (this tick when the write was quick, else a later one, from
+        // MIRRORING's ensureFetching): a crash must never find fetched records under a state that would align them
+        // away again.
+        transitionAsync(mirror, MirrorPartitionState.MIRRORING);
+        if (writePending(mirror))
+        {
+            return;
+        }
         mirror.partition.mirrorAppends(true);
         fetchers.add(mirror, source, leader, securityConfigs(mirror.mirrorName));
     }
@@ -741,6 +788,52 @@ public final class MirrorCoordinator implements AutoCloseable
         final MirrorPartitionState previous = mirror.record.state();
         persist(mirror, mirror.record.moveTo(next));
         LOG.info("Mirror '{}' {}: {} -> {}", mirror.mirrorName, mirror.topicPartition, previous, next);
+    }
+
+    /**
+     * Moves to {@code next} and sends its write without waiting for the commit: {@link #step} does nothing more for
+     * the partition until {@link #writePending} sees it committed. The record in memory is the new one at once, so
+     * that any write after it (a command's, a synchronous one) starts from it; writes of one key commit in order.
+     */
+    private void transitionAsync(final MirrorPartition mirror, final MirrorPartitionState next)
+    {
+        final MirrorPartitionState previous = mirror.record.state();
+        final MirrorStateRecord record = mirror.record.moveTo(next);
+        final CompletableFuture<Void> committed = store.writeAsync(record);
+        mirror.record = record;
+        mirror.pendingWrite = committed;
+        if (!committed.isDone())
+        {
+            committed.whenComplete((ignored, e) -> wakeup());
+        }
+        LOG.info("Mirror '{}' {}: {} -> {}", mirror.mirrorName, mirror.topicPartition, previous, next);
+    }
+
+    /**
+     * Whether the partition's last write sent without waiting is still on its way; a failed one throws (the step
+     * fails, and the partition moves to FAILED and retries).
+     */
+    private static boolean writePending(final MirrorPartition mirror)
+    {
+        final CompletableFuture<Void> pending = mirror.pendingWrite;
+        if (pending == null)
+        {
+            return false;
+        }
+        if (!pending.isDone())
+        {
+            return true;
+        }
+        mirror.pendingWrite = null;
+        try
+        {
+            pending.join();
+        }
+        catch (final java.util.concurrent.CompletionException e)
+        {
+            throw e.getCause() instanceof RuntimeException r ? r : e;
+        }
+        return false;
     }
 
     private void persist(final MirrorPartition mirror, final MirrorStateRecord next)

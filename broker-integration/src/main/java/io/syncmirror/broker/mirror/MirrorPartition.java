@@ -20,8 +20,13 @@ final class MirrorPartition
     final TopicPartition topicPartition;
     final Uuid topicId;
 
-    /** The persisted state; written by the coordinator thread only. */
+    /**
+     * The state, as persisted or (while {@link #pendingWrite} runs) as being persisted; written by the coordinator
+     * thread only.
+     */
     volatile MirrorStateRecord record;
+    /** The commit of {@link #record} when it was sent without waiting; null once the coordinator saw it done. */
+    volatile java.util.concurrent.CompletableFuture<Void> pendingWrite;
     /** When a FAILED partition may be retried, ms on the coordinator's clock. */
     volatile long retryAtMs;
     /** PREPARING's first phase (alignment with the source's last mirrored offset) is done. */

@@ -1,6 +1,8 @@
 package io.syncmirror.broker.mirror;
 
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 import org.apache.kafka.common.Uuid;
 
@@ -20,6 +22,25 @@ public interface MirrorStateStore extends AutoCloseable
      */
     void write(MirrorStateRecord record);
 
+    /**
+     * Sends a partition's state and returns at once; the future completes once it is committed (acks=all), or
+     * fails with {@code org.apache.kafka.common.KafkaException}. Writes of one key are committed in the order they
+     * were sent, by this method or {@link #write}. Lets a coordinator starting thousands of partitions wait for
+     * their writes together rather than one after another.
+     */
+    default CompletableFuture<Void> writeAsync(final MirrorStateRecord record)
+    {
+        try
+        {
+            write(record);
+            return CompletableFuture.completedFuture(null);
+        }
+        catch (final RuntimeException e)
+        {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
     /** Writes one record of any type (its key's first int16 says which), committed as {@link #write} is. */
     void writeRaw(byte[] key, byte[] value);
 
@@ -28,6 +49,15 @@ public interface MirrorStateStore extends AutoCloseable
 
     /** The latest state written for the mirror partition, or empty; throws KafkaException when unreadable now. */
     Optional<MirrorStateRecord> read(String mirrorName, Uuid topicId, int partition);
+
+    /**
+     * Every mirror partition's latest state, or null when this store reads only one at a time. A coordinator taking
+     * over thousands of partitions reads them all in one pass instead of one read each.
+     */
+    default List<MirrorStateRecord> readAll()
+    {
+        return null;
+    }
 
     /**
      * The latest state of the partition under any mirror name (a failback asks by topic id and partition only),

@@ -1,11 +1,13 @@
 package io.syncmirror.broker.mirror;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -86,6 +88,33 @@ public final class TopicMirrorStateStore implements MirrorStateStore
     }
 
     @Override
+    public synchronized CompletableFuture<Void> writeAsync(final MirrorStateRecord record)
+    {
+        final CompletableFuture<Void> committed = new CompletableFuture<>();
+        try
+        {
+            ensureOpen();
+            final byte[] key = record.key();
+            producer.send(new ProducerRecord<>(TOPIC, partitionFor(key), key, record.value()), (metadata, e) ->
+            {
+                if (e == null)
+                {
+                    committed.complete(null);
+                }
+                else
+                {
+                    committed.completeExceptionally(new KafkaException("writing " + TOPIC + " failed: " + e, e));
+                }
+            });
+        }
+        catch (final RuntimeException e)
+        {
+            committed.completeExceptionally(e);
+        }
+        return committed;
+    }
+
+    @Override
     public synchronized void writeRaw(final byte[] key, final byte[] value)
     {
         ensureOpen();
@@ -127,9 +156,31 @@ public final class TopicMirrorStateStore implements MirrorStateStore
     @Override
     public synchronized Optional<MirrorStateRecord> readAnyMirror(final Uuid topicId, final int partition)
     {
+        final MirrorStateRecord[] found = new MirrorStateRecord[1];
+        final long[] foundOffset = {-1L};
+        forEachPartitionState((record, offset) ->
+        {
+            if (record.topicId().equals(topicId) && record.partition() == partition && offset > foundOffset[0])
+            {
+                found[0] = record;
+                foundOffset[0] = offset;
+            }
+        });
+        return Optional.ofNullable(found[0]);
+    }
+
+    @Override
+    public synchronized List<MirrorStateRecord> readAll()
+    {
+        final List<MirrorStateRecord> all = new ArrayList<>();
+        forEachPartitionState((record, offset) -> all.add(record));
+        return all;
+    }
+
+    /** Every partition-state record's latest value, with its offset, read to the end of every state partition. */
+    private void forEachPartitionState(final java.util.function.ObjLongConsumer<MirrorStateRecord> action)
+    {
         ensureOpen();
-        MirrorStateRecord found = null;
-        long foundOffset = -1L;
         for (int p = 0; p < partitions; p++)
         {
             for (final Map.Entry<KeyBytes, byte[]> entry : scan(p).entrySet())
@@ -139,25 +190,16 @@ public final class TopicMirrorStateStore implements MirrorStateStore
                 {
                     continue; // another record type (the source's registration ledger)
                 }
-                final MirrorStateRecord record;
                 try
                 {
-                    record = MirrorStateRecord.parse(key, entry.getValue());
+                    action.accept(MirrorStateRecord.parse(key, entry.getValue()), entry.getKey().offset);
                 }
                 catch (final IllegalArgumentException e)
                 {
                     LOG.warn("Skipping an unreadable {} record: {}", TOPIC, e.getMessage());
-                    continue;
-                }
-                if (record.topicId().equals(topicId) && record.partition() == partition &&
-                    entry.getKey().offset > foundOffset)
-                {
-                    found = record;
-                    foundOffset = entry.getKey().offset;
                 }
             }
         }
-        return Optional.ofNullable(found);
     }
 
     /** Every key's latest value in one partition, up to its current end: what was read before plus the tail. */

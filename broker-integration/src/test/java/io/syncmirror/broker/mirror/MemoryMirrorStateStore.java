@@ -1,6 +1,8 @@
 package io.syncmirror.broker.mirror;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -35,6 +37,12 @@ final class MemoryMirrorStateStore implements MirrorStateStore
     public Optional<MirrorStateRecord> read(final String mirrorName, final Uuid topicId, final int partition)
     {
         return Optional.ofNullable(records.get(mirrorName + "/" + topicId + "/" + partition));
+    }
+
+    @Override
+    public List<MirrorStateRecord> readAll()
+    {
+        return new ArrayList<>(records.values());
     }
 
     @Override

@@ -81,17 +81,31 @@ class MirrorCoordinatorTest
         logs.close();
     }
 
-    @Test
-    @DisplayName("AM-16 AM-06 a fetch error that stops mirroring (tiered storage) moves the partition to FAILED with "
-        + "its error, persisted, and it is retried with exponential backoff")
-    void shouldFailWithTheFetchErrorAndRetryWithBackoff()
+    /** A MIRRORING partition its fetcher runs. */
+    private MirrorPartition fetching()
     {
         final MirrorPartition mirror = new MirrorPartition(MIRROR, partition,
             MirrorStateRecord.unknown(MIRROR, TOPIC_ID, TP.partition(), TP.topic())
                 .moveTo(MirrorPartitionState.MIRRORING));
         mirror.fetching = true;
+        return mirror;
+    }
+
+    /** A fetching partition whose fetcher hit an error that stops mirroring (tiered storage). */
+    private MirrorPartition fetchingWithTieredStorageError()
+    {
+        final MirrorPartition mirror = fetching();
         mirror.error(Errors.OFFSET_MOVED_TO_TIERED_STORAGE, "the source moved offset 0 to tiered storage");
         mirror.fatalError = Errors.OFFSET_MOVED_TO_TIERED_STORAGE;
+        return mirror;
+    }
+
+    @Test
+    @DisplayName("AM-16 AM-06 a fetch error that stops mirroring (tiered storage) moves the partition to FAILED with "
+        + "its error, persisted, and it is retried with exponential backoff")
+    void shouldFailWithTheFetchErrorAndRetryWithBackoff()
+    {
+        final MirrorPartition mirror = fetchingWithTieredStorageError();
 
         coordinator.stepOrFail(mirror, true, MetadataImage.EMPTY);
         MirrorStateRecord record = mirror.record;
@@ -117,5 +131,30 @@ class MirrorCoordinatorTest
         assertEquals(2, record.retryAttempt());
         assertTrue(record.errorMessage().contains("'" + MIRROR + "' is not defined"), record.errorMessage());
         assertEquals(nowMs.get() + 200, mirror.retryAtMs);
+    }
+
+    @Test
+    @DisplayName("a state write sent without waiting holds its partition until it is committed, and one that fails "
+        + "moves the partition to FAILED with its error")
+    void shouldActOnAStateOnlyOnceItsWriteIsCommitted()
+    {
+        final MirrorPartition mirror = fetchingWithTieredStorageError();
+        final CompletableFuture<Void> committed = new CompletableFuture<>();
+        mirror.pendingWrite = committed;
+
+        coordinator.stepOrFail(mirror, true, MetadataImage.EMPTY);
+        assertEquals(MirrorPartitionState.MIRRORING, mirror.record.state(), "nothing acts on an uncommitted state");
+
+        committed.complete(null);
+        coordinator.stepOrFail(mirror, true, MetadataImage.EMPTY);
+        assertEquals(MirrorPartitionState.FAILED, mirror.record.state(), "committed: the fatal error is acted on");
+
+        final MirrorPartition other = fetching();
+        other.pendingWrite = CompletableFuture.failedFuture(
+            new org.apache.kafka.common.errors.TimeoutException("writing __mirror_state timed out"));
+        coordinator.stepOrFail(other, true, MetadataImage.EMPTY);
+        assertEquals(MirrorPartitionState.FAILED, other.record.state());
+        assertEquals(Errors.REQUEST_TIMED_OUT.code(), other.record.errorCode());
+        assertEquals(MirrorPartitionState.MIRRORING, other.record.previousState());
     }
 }
