@@ -20,6 +20,7 @@ import org.apache.kafka.common.TopicPartitionInfo;
 
 import io.syncmirror.broker.cluster.EmbeddedCluster;
 import io.syncmirror.broker.mirror.MirrorPartitionState;
+import io.syncmirror.broker.replica.ReplicaConfig;
 import io.syncmirror.broker.server.BrokerConfig;
 import io.syncmirror.protocol.CreateClusterMirrorRequestData;
 import io.syncmirror.protocol.CreateClusterMirrorResponseData;
@@ -165,6 +166,11 @@ public final class MirroredClusters implements AutoCloseable
             BrokerConfig.LOG_STORAGE_MEMORY : BrokerConfig.LOG_STORAGE_DURABLE);
         overrides.put(BrokerConfig.DEFAULT_REPLICATION_FACTOR_CONFIG, Integer.toString(options.replicationFactor()));
         overrides.put(BrokerConfig.AUTO_CREATE_TOPICS_CONFIG, "false");
+        // A leader needs a hot-path row per partition it leads: room for twice an even share of the benchmark's
+        // partitions (leadership is never perfectly even) plus the internal topics'.
+        final long evenShare = (options.partitions() + options.brokers() - 1) / options.brokers();
+        overrides.put(ReplicaConfig.PARTITION_SLOTS_CONFIG,
+            Long.toString(Math.max(ReplicaConfig.PARTITION_SLOTS_DEFAULT, 2 * evenShare + 1024)));
         return overrides;
     }
 

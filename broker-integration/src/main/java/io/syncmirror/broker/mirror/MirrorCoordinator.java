@@ -170,6 +170,8 @@ public final class MirrorCoordinator implements AutoCloseable
     private final Function<MirrorDefinition, SourceCluster> sourceFactory;
     private final Config config;
     private final LongSupplier clockMs;
+    /** When the current tick began ({@link System#nanoTime()}); coordinator thread. */
+    private long tickStartNanos;
     private final MirrorFetchers fetchers;
     private final ExecutorService lookups;
     /** Source leader lookups of partitions that are being fetched (their source broker stopped answering). */
@@ -317,6 +319,7 @@ public final class MirrorCoordinator implements AutoCloseable
     /** One pass over every mirror partition this broker leads. Coordinator thread (tests may call it directly). */
     void tick()
     {
+        tickStartNanos = System.nanoTime();
         runCommands();
         final MetadataImage current = image.get();
         refreshSources(current);
@@ -681,8 +684,9 @@ public final class MirrorCoordinator implements AutoCloseable
 
     private Node sourceLeader(final MirrorPartition mirror, final SourceCluster source)
     {
+        // A lookup this tick shares the topic's describe with the topic's other partitions looked up this tick.
         final Optional<Node> leader = source.leader(mirror.topicPartition.topic(), mirror.topicId,
-            mirror.topicPartition.partition(), mirror.leaderLookupNeeded);
+            mirror.topicPartition.partition(), mirror.leaderLookupNeeded ? tickStartNanos : Long.MIN_VALUE);
         mirror.leaderLookupNeeded = leader.isEmpty();
         if (leader.isEmpty())
         {

@@ -36,7 +36,12 @@ public final class SourceCluster implements AutoCloseable
     private final String bootstrapServers;
     private final Admin admin;
     private final long timeoutMs;
-    private final Map<String, TopicDescription> topics = new ConcurrentHashMap<>();
+    private final Map<String, Described> topics = new ConcurrentHashMap<>();
+
+    /** A topic's description and when it was asked for. */
+    private record Described(TopicDescription description, long askedAtNanos)
+    {
+    }
 
     public SourceCluster(final MirrorDefinition mirror, final String clientId, final long timeoutMs)
     {
@@ -75,11 +80,28 @@ public final class SourceCluster implements AutoCloseable
      */
     public Optional<Node> leader(final String topic, final Uuid topicId, final int partition, final boolean refresh)
     {
-        TopicDescription description = refresh ? null : topics.get(topic);
-        if (description == null)
+        return leader(topic, topicId, partition, refresh ? System.nanoTime() : Long.MIN_VALUE);
+    }
+
+    /**
+     * As {@link #leader(String, Uuid, int, boolean)}, refreshing the topic's description only when the cached one
+     * was asked for before {@code describedSinceNanos} ({@link System#nanoTime()}): the partitions of one topic
+     * that all need a fresh leader (a mirror's start, a source broker gone) share one describe.
+     */
+    public Optional<Node> leader(final String topic, final Uuid topicId, final int partition,
+        final long describedSinceNanos)
+    {
+        final Described cached = topics.get(topic);
+        final TopicDescription description;
+        if (cached != null && cached.askedAtNanos - describedSinceNanos >= 0)
         {
+            description = cached.description;
+        }
+        else
+        {
+            final long askedAtNanos = System.nanoTime();
             description = get(admin.describeTopics(List.of(topic)).allTopicNames()).get(topic);
-            topics.put(topic, description);
+            topics.put(topic, new Described(description, askedAtNanos));
         }
         if (!description.topicId().equals(topicId))
         {
