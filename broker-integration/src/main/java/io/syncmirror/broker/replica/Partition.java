@@ -42,7 +42,15 @@ public final class Partition
         /** The position of {@code brokerId} in the assignment (its ISR bit and LEO cell), or -1. */
         public int replicaIndex(final int brokerId)
         {
-            return replicas.indexOf(brokerId);
+            // Unboxed compares: this runs for every partition of every follower fetch.
+            for (int i = 0; i < replicas.size(); i++)
+            {
+                if (replicas.get(i) == brokerId)
+                {
+                    return i;
+                }
+            }
+            return -1;
         }
 
         public int isrMask()
@@ -924,6 +932,24 @@ public final class Partition
         return index;
     }
 
+    /**
+     * A follower fetch of this partition that the fetch handler skipped: the follower was at the LEO when its fetch
+     * was last answered, and the partition has not changed since, so it is at the LEO now. Keeps its lag clock
+     * as {@link #onFollowerFetch} at the LEO does, without the gate (nothing it reads moved).
+     */
+    public void onCaughtUpFollowerFetch(final int followerId, final long nowMs)
+    {
+        final Role current = role;
+        final int index = current.replicaIndex(followerId);
+        if (index < 0 || !current.leader)
+        {
+            return;
+        }
+        lastCaughtUpTimeMs.set(index, nowMs);
+        lastFetchLeaderLeo.set(index, log.logEndOffset());
+        lastFetchTimeMs.set(index, nowMs);
+    }
+
     /** A committed ISR member the gate left out (it was behind the HW) is counted again once it caught up. */
     private void rejoinGate(final Role expected, final int mask)
     {
@@ -1133,13 +1159,23 @@ public final class Partition
      */
     public void parkUntilAppend(final Runnable wake)
     {
-        leoWaiters.add(wake);
+        park(leoWaiters, wake);
     }
 
     /** Parks a fetch until this partition's HW moves (consumers read to the HW or LSO). */
     public void parkUntilHighWatermark(final Runnable wake)
     {
-        hwWaiters.add(wake);
+        park(hwWaiters, wake);
+    }
+
+    private static void park(final Set<Runnable> waiters, final Runnable wake)
+    {
+        // Mostly parked already (a session parks on all its partitions every time): a lock-free read first, since
+        // an add takes the bin's lock even when the waiter is there.
+        if (!waiters.contains(wake))
+        {
+            waiters.add(wake);
+        }
     }
 
     /** Takes a parked fetch's waiter off this partition (a fetch without a session that is done with it). */
