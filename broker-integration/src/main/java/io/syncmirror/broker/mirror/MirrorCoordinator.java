@@ -844,6 +844,8 @@ public final class MirrorCoordinator implements AutoCloseable
     {
         store.write(next);
         mirror.record = next;
+        // Committed after any write sent before it without waiting: those no longer decide the durable state.
+        mirror.pendingWrite = null;
     }
 
     private void fail(final MirrorPartition mirror, final RuntimeException e)

@@ -81,7 +81,10 @@ public final class Partition
     // attempt (an idle partition would otherwise collect an entry for every fetch of its session).
     private final Set<Runnable> leoWaiters = ConcurrentHashMap.newKeySet();
     private final Set<Runnable> hwWaiters = ConcurrentHashMap.newKeySet();
-    private final AtomicLong wakeups = new AtomicLong();
+    // Starts at a random count: a fetch session's mark (FetchSession#mark) holding a count of another Partition
+    // object for the same slot (a topic re-created under the same name) must not match by chance.
+    private final AtomicLong wakeups = new AtomicLong(java.util.concurrent.ThreadLocalRandom.current()
+        .nextLong(1L << 62));
     private volatile Role role = NONE;
     private volatile Map<String, String> topicConfig;
     /** Whether the topic is or was a mirror topic: the produce path reads this flag, not the config map. */
