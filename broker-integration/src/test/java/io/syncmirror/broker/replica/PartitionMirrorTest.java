@@ -1,7 +1,6 @@
 package io.syncmirror.broker.replica;
 
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 import java.util.Map;
 
 import org.apache.kafka.common.TopicPartition;
@@ -18,7 +17,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import io.syncmirror.broker.metadata.MirrorDefinition;
-import io.syncmirror.broker.metadata.PartitionState;
 import io.syncmirror.broker.storage.MemoryLogStore;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -28,7 +26,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** A mirror topic's partition on the destination: read-only, mirrored appends, and the failover's guards. */
 class PartitionMirrorTest
 {
-    private static final int BROKER = SingleBrokerReplicas.BROKER;
     private static final Uuid TOPIC_ID = Uuid.randomUuid();
     private static final TopicPartition TP = new TopicPartition("t", 0);
 
@@ -39,9 +36,8 @@ class PartitionMirrorTest
     @BeforeEach
     void setUp()
     {
-        replicas.onPartitionChanged(new PartitionState(TP.topic(), TOPIC_ID, TP.partition(), List.of(BROKER),
-            List.of(BROKER), BROKER, 0, 0), Map.of(MirrorDefinition.MIRROR_NAME_CONFIG, "m"));
-        partition = replicas.partitionOrNull(TP);
+        partition = SingleBrokerReplicas.lead(replicas, TP, TOPIC_ID, 0,
+            Map.of(MirrorDefinition.MIRROR_NAME_CONFIG, "m"));
     }
 
     @AfterEach

@@ -1,7 +1,6 @@
 package io.syncmirror.broker.replica;
 
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -16,7 +15,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import io.syncmirror.broker.metadata.PartitionState;
 import io.syncmirror.broker.storage.MemoryLogStore;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -29,7 +27,6 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 @Timeout(30)
 class PartitionParkingTest
 {
-    private static final int BROKER = SingleBrokerReplicas.BROKER;
     private static final TopicPartition TP = new TopicPartition("t", 0);
 
     private final MemoryLogStore logs = new MemoryLogStore(Map.of(), Time.SYSTEM);
@@ -39,9 +36,7 @@ class PartitionParkingTest
     @BeforeEach
     void setUp()
     {
-        replicas.onPartitionChanged(new PartitionState(TP.topic(), Uuid.randomUuid(), TP.partition(),
-            List.of(BROKER), List.of(BROKER), BROKER, 1, 1), Map.of());
-        partition = replicas.partitionOrNull(TP);
+        partition = SingleBrokerReplicas.lead(replicas, TP, Uuid.randomUuid(), 1, Map.of());
     }
 
     @AfterEach

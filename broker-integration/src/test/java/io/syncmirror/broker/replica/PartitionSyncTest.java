@@ -1,7 +1,6 @@
 package io.syncmirror.broker.replica;
 
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -18,7 +17,6 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import io.syncmirror.broker.metadata.PartitionState;
 import io.syncmirror.broker.storage.MemoryLogStore;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -30,7 +28,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 @Timeout(30)
 class PartitionSyncTest
 {
-    private static final int BROKER = SingleBrokerReplicas.BROKER;
     private static final Uuid TOPIC_ID = Uuid.randomUuid();
     private static final TopicPartition TP = new TopicPartition("t", 0);
 
@@ -55,9 +52,7 @@ class PartitionSyncTest
 
     private void becomeLeader(final int epoch)
     {
-        replicas.onPartitionChanged(new PartitionState(TP.topic(), TOPIC_ID, TP.partition(), List.of(BROKER),
-            List.of(BROKER), BROKER, epoch, epoch), Map.of());
-        partition = replicas.partitionOrNull(TP);
+        partition = SingleBrokerReplicas.lead(replicas, TP, TOPIC_ID, epoch, Map.of());
     }
 
     private void register(final String... mirrors)

@@ -1,7 +1,13 @@
 package io.syncmirror.broker.replica;
 
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+
+import io.syncmirror.broker.metadata.PartitionState;
 import io.syncmirror.broker.storage.MemoryLogStore;
 
 /** The replica manager of a one-broker cluster for partition unit tests: AlterPartition never answers. */
@@ -11,6 +17,15 @@ final class SingleBrokerReplicas
 
     private SingleBrokerReplicas()
     {
+    }
+
+    /** Makes this broker the only replica and the leader of {@code tp} at {@code epoch}; returns its partition. */
+    static Partition lead(final ReplicaManager replicas, final TopicPartition tp, final Uuid topicId, final int epoch,
+        final Map<String, String> topicConfig)
+    {
+        replicas.onPartitionChanged(new PartitionState(tp.topic(), topicId, tp.partition(), List.of(BROKER),
+            List.of(BROKER), BROKER, epoch, epoch), topicConfig);
+        return replicas.partitionOrNull(tp);
     }
 
     static ReplicaManager create(final MemoryLogStore logs)
