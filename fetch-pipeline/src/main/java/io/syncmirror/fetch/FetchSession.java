@@ -31,8 +31,6 @@ public final class FetchSession
     public static final int NO_SLOT = -1;
     /** A slot not bound to a broker partition handle yet. */
     public static final int NO_HANDLE = -1;
-    /** No broker mark on a slot (see {@link #mark(int)}). */
-    public static final long UNMARKED = -1L;
     /** A cached offset that matches nothing a log reports, so that the next response includes the partition. */
     static final long UNKNOWN_OFFSET = -1L;
 
@@ -72,7 +70,6 @@ public final class FetchSession
     private long[] lastStableOffset;
     private long[] logStartOffset;
     private int[] handle;
-    private long[] mark;
     private int[] next;
     private int[] prev;
     private int head = NO_SLOT;
@@ -104,7 +101,6 @@ public final class FetchSession
         lastStableOffset = new long[capacity];
         logStartOffset = new long[capacity];
         handle = new int[capacity];
-        mark = new long[capacity];
         next = new int[capacity];
         prev = new int[capacity];
     }
@@ -266,24 +262,6 @@ public final class FetchSession
     }
 
     /**
-     * The broker's mark on this slot, {@link #UNMARKED} when it has none: cleared whenever a request names the
-     * partition (a new slot, a new fetch offset or epoch), so a mark says the fetcher asks what it asked when the
-     * broker set it. A broker marks a partition it found caught up, with the partition's change count, and skips
-     * it on later fetches while the count stays: the cost of an incremental fetch follows what changed, not the
-     * size of the session.
-     */
-    public long mark(final int slot)
-    {
-        return mark[slot];
-    }
-
-    /** Sets the broker's mark (see {@link #mark(int)}); the fetch holding the session only. */
-    public void mark(final int slot, final long value)
-    {
-        mark[slot] = value;
-    }
-
-    /**
      * Whether a response for this slot must include the partition, given what the log reports now; with
      * {@code update} the cached values become the reported ones, as for a response that is sent. Kafka's rule,
      * plus the last stable offset (a read_committed consumer waits on it).
@@ -437,7 +415,6 @@ public final class FetchSession
             linkAtTail(slot);
             size++;
         }
-        mark[slot] = UNMARKED;
         fetchOffset[slot] = request.fetchOffset();
         partitionMaxBytes[slot] = request.partitionMaxBytes();
         currentLeaderEpoch[slot] = request.currentLeaderEpoch() < 0 ? NO_EPOCH : request.currentLeaderEpoch();
@@ -486,7 +463,6 @@ public final class FetchSession
         lastStableOffset = Arrays.copyOf(lastStableOffset, capacity);
         logStartOffset = Arrays.copyOf(logStartOffset, capacity);
         handle = Arrays.copyOf(handle, capacity);
-        mark = Arrays.copyOf(mark, capacity);
         next = Arrays.copyOf(next, capacity);
         prev = Arrays.copyOf(prev, capacity);
     }

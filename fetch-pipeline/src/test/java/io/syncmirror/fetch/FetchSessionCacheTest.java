@@ -112,29 +112,6 @@ class FetchSessionCacheTest
     }
 
     @Test
-    void aBrokerMarkStaysUntilARequestNamesThePartition()
-    {
-        final int id = createSession(0L, 3, true);
-        FetchContext next = context(new Request(id, 1), 1L);
-        FetchSession session = next.partitions();
-        for (int slot = session.firstSlot(); slot != FetchSession.NO_SLOT; slot = session.nextSlot(slot))
-        {
-            assertEquals(FetchSession.UNMARKED, session.mark(slot), "a new slot carries no mark");
-            session.mark(slot, 40L + session.partition(slot));
-        }
-        next.complete(1L);
-
-        // The next request changes partition 1's fetch offset and adds partition 3.
-        next = context(new Request(id, 2).fetch(FOO, 1, 7L).fetch(FOO, 3, 0L), 2L);
-        session = next.partitions();
-        assertEquals(40L, session.mark(session.slotOf(FOO, "foo", 0)), "not named: the mark stays");
-        assertEquals(FetchSession.UNMARKED, session.mark(session.slotOf(FOO, "foo", 1)), "named: cleared");
-        assertEquals(42L, session.mark(session.slotOf(FOO, "foo", 2)));
-        assertEquals(FetchSession.UNMARKED, session.mark(session.slotOf(FOO, "foo", 3)), "new: none");
-        next.complete(2L);
-    }
-
-    @Test
     void fullFetchWithEpochZeroCreatesASessionAtEpochOne()
     {
         final int id = createSession(0L, 3, true);

@@ -28,10 +28,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Incremental fetches skip the partitions that were caught up when last answered and have not changed since. The
- * skipped partitions must behave as if they had been read: a follower that fetches an idle partition stays in
- * its ISR past replica.lag.time.max.ms, and the first append after a long idle spell reaches the followers and a
- * parked consumer at once.
+ * Idle partitions in fetch sessions: a follower that keeps fetching an idle partition (answered from its offsets,
+ * without a log read) stays in its ISR past replica.lag.time.max.ms, and the first append after a long idle
+ * spell wakes the parked followers and a parked consumer at once.
  */
 @Timeout(120)
 class IdleSessionFetchTest
@@ -40,8 +39,8 @@ class IdleSessionFetchTest
     private static final long LAG_TIME_MAX_MS = 1500;
 
     @Test
-    @DisplayName("an incremental fetch that skips unchanged partitions keeps idle followers in the ISR and wakes "
-        + "followers and a parked consumer on the first append after an idle spell")
+    @DisplayName("idle followers that keep fetching stay in the ISR, and the first append after an idle spell "
+        + "wakes the parked followers and a parked consumer")
     void shouldKeepIdleFollowersInSyncAndDeliverTheFirstAppendAfterAnIdleSpell() throws Exception
     {
         // Long fetch waits: a fetch that is not woken answers only after them, well past the bounds checked below.

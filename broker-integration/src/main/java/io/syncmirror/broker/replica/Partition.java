@@ -81,10 +81,7 @@ public final class Partition
     // attempt (an idle partition would otherwise collect an entry for every fetch of its session).
     private final Set<Runnable> leoWaiters = ConcurrentHashMap.newKeySet();
     private final Set<Runnable> hwWaiters = ConcurrentHashMap.newKeySet();
-    // Starts at a random count: a fetch session's mark (FetchSession#mark) holding a count of another Partition
-    // object for the same slot (a topic re-created under the same name) must not match by chance.
-    private final AtomicLong wakeups = new AtomicLong(java.util.concurrent.ThreadLocalRandom.current()
-        .nextLong(1L << 62));
+    private final AtomicLong wakeups = new AtomicLong();
     private volatile Role role = NONE;
     private volatile Map<String, String> topicConfig;
     /** Whether the topic is or was a mirror topic: the produce path reads this flag, not the config map. */
@@ -933,24 +930,6 @@ public final class Partition
             rejoinGate(current, gateMask | (1 << index));
         }
         return index;
-    }
-
-    /**
-     * A follower fetch of this partition that the fetch handler skipped: the follower was at the LEO when its fetch
-     * was last answered, and the partition has not changed since, so it is at the LEO now. Keeps its lag clock
-     * as {@link #onFollowerFetch} at the LEO does, without the gate (nothing it reads moved).
-     */
-    public void onCaughtUpFollowerFetch(final int followerId, final long nowMs)
-    {
-        final Role current = role;
-        final int index = current.replicaIndex(followerId);
-        if (index < 0 || !current.leader)
-        {
-            return;
-        }
-        lastCaughtUpTimeMs.set(index, nowMs);
-        lastFetchLeaderLeo.set(index, log.logEndOffset());
-        lastFetchTimeMs.set(index, nowMs);
     }
 
     /** A committed ISR member the gate left out (it was behind the HW) is counted again once it caught up. */

@@ -483,9 +483,6 @@ public final class ReplicaApis
         final FetchResponseData.PartitionData[] answers = new FetchResponseData.PartitionData[session.size()];
         final Partition[] partitions = new Partition[session.size()];
         final long[] wakeups = new long[session.size()];
-        // Partitions read as caught up (nothing to read, no error): marked in the session when the answer goes out.
-        final boolean[] caughtUp = new boolean[session.size()];
-        final boolean incremental = fetch.kind() == FetchContext.Kind.INCREMENTAL;
         int remainingBytes = Math.max(0, request.maxBytes());
         int bytes = 0;
         boolean mustAnswer = false;
@@ -501,22 +498,10 @@ public final class ReplicaApis
             readsToLeo |= toLeo;
             final ReportError reportError = mirror == null || mirror.errors().isEmpty() ? null :
                 mirror.errors().get(new PartitionKey(session.topicId(slot), session.partition(slot)));
-            if (incremental && partition != null && reportError == null && session.mark(slot) == wakeups[index] &&
-                partition.log().logStartOffset() == session.sentLogStartOffset(slot))
-            {
-                // Caught up when last answered, the fetcher asks the same, and the partition has not changed
-                // since (appends, HW, leadership all count as changes; a log start moved by retention is checked
-                // here): nothing to read, nothing to tell. A follower still counts as caught up at this fetch.
-                if (follower)
-                {
-                    partition.onCaughtUpFollowerFetch(replicaId, nowMs);
-                }
-                continue;
-            }
             final FetchResponseData.PartitionData answer = reportError != null ?
                 errorAnswer(session, slot, reportError.code()) :
                 readPartition(session, slot, partition, follower, replicaId, toLeo ? FetchIsolation.LOG_END :
-                    isolation, remainingBytes, bytes == 0, version, nowMs, caughtUp, index);
+                    isolation, remainingBytes, bytes == 0, version, nowMs);
             answers[index] = answer;
             final int size = answer.records() == null ? 0 : answer.records().sizeInBytes();
             bytes += size;
@@ -528,14 +513,9 @@ public final class ReplicaApis
         if (bytes >= request.minBytes() || mustAnswer || nowMs >= deadlineMs || index == 0)
         {
             index = 0;
-            for (int slot = session.firstSlot(); slot != FetchSession.NO_SLOT; slot = session.nextSlot(slot), index++)
+            for (int slot = session.firstSlot(); slot != FetchSession.NO_SLOT; slot = session.nextSlot(slot))
             {
-                if (answers[index] != null)
-                {
-                    assembler.maybeAdd(slot, answers[index]);
-                    // Before the response is built: building hands the session back to the cache.
-                    session.mark(slot, caughtUp[index] ? wakeups[index] : FetchSession.UNMARKED);
-                }
+                assembler.maybeAdd(slot, answers[index++]);
             }
             final FetchResponse response = assembler.build(replicas.nowMs(), 0);
             // A response without a session id: nobody else holds this session, and no later fetch parks it again.
@@ -638,8 +618,7 @@ public final class ReplicaApis
 
     private FetchResponseData.PartitionData readPartition(final FetchSession session, final int slot,
         final Partition partition, final boolean follower, final int replicaId, final FetchIsolation isolation,
-        final int remainingBytes, final boolean minOneMessage, final short version, final long nowMs,
-        final boolean[] caughtUp, final int answerIndex)
+        final int remainingBytes, final boolean minOneMessage, final short version, final long nowMs)
     {
         final FetchResponseData.PartitionData data = new FetchResponseData.PartitionData()
             .setPartitionIndex(session.partition(slot))
@@ -709,7 +688,6 @@ public final class ReplicaApis
         if (fetchOffset == readEnd && fetchOffset >= log.logStartOffset())
         {
             // Nothing to read, the common case of a parked fetch's partitions: answer from the offsets alone.
-            caughtUp[answerIndex] = true;
             return data.setHighWatermark(highWatermark)
                 .setLastStableOffset(log.lastStableOffset())
                 .setLogStartOffset(log.logStartOffset())
