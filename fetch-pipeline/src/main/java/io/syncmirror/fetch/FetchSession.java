@@ -78,6 +78,16 @@ public final class FetchSession
     private int slotsUsed;
     private int size;
     private Object attachment;
+    /** Position in fetch order: a slot linked at the tail later has a larger one. */
+    private long[] order;
+    private long orderCounter;
+    /** The slots the last applied request named (added or updated). */
+    private int[] requestedSlots = new int[16];
+    private int requestedCount;
+    /** Slots forgotten since the handler last took them ({@link #clearRemovedSlots()}). */
+    private int[] removedSlots = new int[16];
+    private int removedCount;
+    private volatile boolean removedFromCache;
 
     private int[] movesToTail = new int[16];
     private int movesToTailCount;
@@ -103,6 +113,7 @@ public final class FetchSession
         handle = new int[capacity];
         next = new int[capacity];
         prev = new int[capacity];
+        order = new long[capacity];
     }
 
     /**
@@ -118,6 +129,60 @@ public final class FetchSession
     public void attach(final Object value)
     {
         attachment = value;
+    }
+
+    /**
+     * Whether the cache dropped this session (evicted, closed by a full fetch, or removed): nothing will fetch
+     * it again, so what the broker keeps for it can go. Any thread.
+     */
+    public boolean removedFromCache()
+    {
+        return removedFromCache;
+    }
+
+    void markRemovedFromCache()
+    {
+        removedFromCache = true;
+    }
+
+    /**
+     * The slot's position in fetch order: of two slots, the one with the smaller value comes first. Lets a
+     * handler that reads only some slots answer them in fetch order without walking the list.
+     */
+    public long fetchOrder(final int slot)
+    {
+        return order[slot];
+    }
+
+    /** How many partitions the last applied request named (new ones and updated ones). */
+    public int requestedCount()
+    {
+        return requestedCount;
+    }
+
+    /** The slot of the {@code i}th partition the last applied request named. */
+    public int requestedSlot(final int i)
+    {
+        return requestedSlots[i];
+    }
+
+    /**
+     * How many slots requests forgot since {@link #clearRemovedSlots()}: a handler that keeps per-slot state
+     * drops it for these before it reads the session (a slot may be reused by a later request).
+     */
+    public int removedCount()
+    {
+        return removedCount;
+    }
+
+    public int removedSlot(final int i)
+    {
+        return removedSlots[i];
+    }
+
+    public void clearRemovedSlots()
+    {
+        removedCount = 0;
     }
 
     /** The session id, or {@link org.apache.kafka.common.requests.FetchMetadata#INVALID_SESSION_ID} if not cached. */
@@ -343,6 +408,7 @@ public final class FetchSession
      */
     void applyRequest(final FetchRequestData request, final TopicNameResolver names, final boolean applyForgotten)
     {
+        requestedCount = 0;
         for (final FetchRequestData.FetchTopic topic : request.topics())
         {
             final int topicIdx = topicIndexFor(topic.topicId(), topic.topic(), names);
@@ -415,6 +481,11 @@ public final class FetchSession
             linkAtTail(slot);
             size++;
         }
+        if (requestedCount == requestedSlots.length)
+        {
+            requestedSlots = Arrays.copyOf(requestedSlots, requestedCount << 1);
+        }
+        requestedSlots[requestedCount++] = slot;
         fetchOffset[slot] = request.fetchOffset();
         partitionMaxBytes[slot] = request.partitionMaxBytes();
         currentLeaderEpoch[slot] = request.currentLeaderEpoch() < 0 ? NO_EPOCH : request.currentLeaderEpoch();
@@ -433,6 +504,11 @@ public final class FetchSession
         next[slot] = freeHead;
         freeHead = slot;
         size--;
+        if (removedCount == removedSlots.length)
+        {
+            removedSlots = Arrays.copyOf(removedSlots, removedCount << 1);
+        }
+        removedSlots[removedCount++] = slot;
     }
 
     private int allocateSlot()
@@ -465,10 +541,12 @@ public final class FetchSession
         handle = Arrays.copyOf(handle, capacity);
         next = Arrays.copyOf(next, capacity);
         prev = Arrays.copyOf(prev, capacity);
+        order = Arrays.copyOf(order, capacity);
     }
 
     private void linkAtTail(final int slot)
     {
+        order[slot] = ++orderCounter;
         prev[slot] = tail;
         next[slot] = NO_SLOT;
         if (tail == NO_SLOT)

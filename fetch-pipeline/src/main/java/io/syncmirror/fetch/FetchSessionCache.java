@@ -301,6 +301,7 @@ public final class FetchSessionCache
             return;
         }
         session.cached = false;
+        session.markRemovedFromCache();
         unlinkLru(session);
         if (session.inEvictableByAll)
         {

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TopicDescription;
@@ -65,6 +66,11 @@ class IsrAndFailoverTest
         return producer.send(new ProducerRecord<>(TOPIC, 0, null, value.getBytes(StandardCharsets.UTF_8))).get();
     }
 
+    private static Future<RecordMetadata> sendAsync(final KafkaProducer<byte[], byte[]> producer, final String value)
+    {
+        return producer.send(new ProducerRecord<>(TOPIC, 0, null, value.getBytes(StandardCharsets.UTF_8)));
+    }
+
     @Test
     void shouldShrinkTheIsrOfAPausedFollowerAndRefuseAcksAllUnderMinIsr() throws Exception
     {
@@ -73,23 +79,29 @@ class IsrAndFailoverTest
                  Map.of(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false, ProducerConfig.RETRIES_CONFIG, 0)))
         {
             send(producer, "before");
+            // Kafka's rule: a follower that holds the whole log stays in sync however long it is quiet. The next
+            // append leaves the paused one behind, and replica.lag.time.max.ms later it leaves the ISR; the
+            // acks=all produce of that append waits for it.
             cluster.broker(3).pauseReplication();
+            final Future<RecordMetadata> onePaused = sendAsync(producer, "one follower paused");
             Clients.awaitCondition(() -> Clients.sortedIsr(admin, TOPIC).equals(List.of(1, 2)),
                 30_000, "follower 3 never left the ISR");
-            assertEquals(1, send(producer, "one follower paused").offset());
+            assertEquals(1, onePaused.get().offset());
 
             cluster.broker(1).pauseReplication();
+            // Appended, then left waiting when the ISR falls under min.insync.replicas (the HW freezes there).
+            sendAsync(producer, "two followers paused");
             Clients.awaitCondition(() -> Clients.sortedIsr(admin, TOPIC).equals(List.of(2)),
                 30_000, "follower 1 never left the ISR");
             final ExecutionException refused = assertThrows(ExecutionException.class,
-                () -> send(producer, "two followers paused"));
+                () -> send(producer, "under min.insync.replicas"));
             assertInstanceOf(NotEnoughReplicasException.class, refused.getCause());
 
             cluster.broker(1).resumeReplication();
             cluster.broker(3).resumeReplication();
             Clients.awaitCondition(() -> Clients.sortedIsr(admin, TOPIC).equals(List.of(1, 2, 3)), 30_000,
                 "the followers never rejoined the ISR");
-            assertEquals(2, send(producer, "rejoined").offset());
+            assertEquals(3, send(producer, "rejoined").offset());
         }
     }
 

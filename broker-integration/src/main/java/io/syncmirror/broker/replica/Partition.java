@@ -6,7 +6,6 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -77,11 +76,9 @@ public final class Partition
     private final int localBrokerId;
     private final Runnable afterCompletions;
     private final ReentrantLock appendLock = new ReentrantLock();
-    // Parked fetches: sets, so that a fetch session that parks again and again holds one entry here, not one per
-    // attempt (an idle partition would otherwise collect an entry for every fetch of its session).
-    private final Set<Runnable> leoWaiters = ConcurrentHashMap.newKeySet();
-    private final Set<Runnable> hwWaiters = ConcurrentHashMap.newKeySet();
-    private final AtomicLong wakeups = new AtomicLong();
+    // Fetch sessions holding this partition: each is told of every change a fetch could answer differently for
+    // (append, HW, truncation, role, registration), parked or not, so that it reads only changed partitions.
+    private final Set<Runnable> watchers = ConcurrentHashMap.newKeySet();
     private volatile Role role = NONE;
     private volatile Map<String, String> topicConfig;
     /** Whether the topic is or was a mirror topic: the produce path reads this flag, not the config map. */
@@ -267,7 +264,7 @@ public final class Partition
         {
             appendLock.unlock();
         }
-        wakeAll();
+        notifyWatchers();
         return true;
     }
 
@@ -289,7 +286,7 @@ public final class Partition
         {
             appendLock.unlock();
         }
-        wakeAll();
+        notifyWatchers();
     }
 
     /** The partition is going away from this broker. */
@@ -308,7 +305,7 @@ public final class Partition
         {
             appendLock.unlock();
         }
-        wakeAll();
+        notifyWatchers();
     }
 
     private static int isrMaskOf(final PartitionState state)
@@ -378,7 +375,7 @@ public final class Partition
         {
             appendLock.unlock();
         }
-        wake(leoWaiters);
+        notifyWatchers();
         return result;
     }
 
@@ -398,7 +395,7 @@ public final class Partition
             {
                 afterCompletions.run();
             }
-            wake(hwWaiters);
+            notifyWatchers();
         }
     }
 
@@ -565,7 +562,7 @@ public final class Partition
         {
             appendLock.unlock();
         }
-        wake(leoWaiters);
+        notifyWatchers();
         return leo;
     }
 
@@ -628,7 +625,7 @@ public final class Partition
         finally
         {
             appendLock.unlock();
-            wakeAll();
+            notifyWatchers();
         }
     }
 
@@ -702,7 +699,7 @@ public final class Partition
         {
             appendLock.unlock();
         }
-        wake(hwWaiters);
+        notifyWatchers();
     }
 
     /** Whether any sync mirror gates this partition's HW (its topic has registered mirrors). */
@@ -962,6 +959,7 @@ public final class Partition
             return null;
         }
         final long hw = log.highWatermark();
+        final long leaderLeo = log.logEndOffset();
         final java.util.ArrayList<Integer> next = new java.util.ArrayList<>(current.replicas.size());
         boolean changed = false;
         for (int index = 0; index < current.replicas.size(); index++)
@@ -974,7 +972,10 @@ public final class Partition
                 changed |= !inIsr;
                 continue;
             }
-            final boolean laggingOut = nowMs - lastCaughtUpTimeMs.get(index) > lagTimeMaxMs;
+            // Kafka's Replica.isCaughtUp: a follower holding the whole log is in sync however long ago it last
+            // fetched the partition (fetch sessions leave idle partitions out; a dead broker is fenced instead).
+            final boolean laggingOut = followerLeo.get(index) != leaderLeo &&
+                nowMs - lastCaughtUpTimeMs.get(index) > lagTimeMaxMs;
             if (inIsr && !laggingOut)
             {
                 next.add(id);
@@ -1136,67 +1137,37 @@ public final class Partition
     // ------------------------------------------------------------------------------------------------------
 
     /**
-     * Parks a fetch until this partition's LEO moves (replica fetches read to LEO). A waiter already parked here
-     * stays parked once: the sets hold each waiter at most once.
+     * Tells {@code watcher} of every later change to what a fetch of this partition reads: records appended or
+     * truncated, the HW, LSO or log start moved by an append, a role or mirror registration change. It runs on
+     * the changing thread, after the change is visible, and must be quick (a fetch session marks the partition
+     * changed and wakes its parked fetch). Watching again changes nothing.
      */
-    public void parkUntilAppend(final Runnable wake)
+    public void watch(final Runnable watcher)
     {
-        park(leoWaiters, wake);
+        watchers.add(watcher);
     }
 
-    /** Parks a fetch until this partition's HW moves (consumers read to the HW or LSO). */
-    public void parkUntilHighWatermark(final Runnable wake)
+    /** Stops telling {@code watcher} of changes (its fetch session is gone or no longer holds the partition). */
+    public void unwatch(final Runnable watcher)
     {
-        park(hwWaiters, wake);
+        watchers.remove(watcher);
     }
 
-    private static void park(final Set<Runnable> waiters, final Runnable wake)
+    /** How many fetch sessions watch this partition (for tests). */
+    int watcherCount()
     {
-        // Mostly parked already (a session parks on all its partitions every time): a lock-free read first, since
-        // an add takes the bin's lock even when the waiter is there.
-        if (!waiters.contains(wake))
-        {
-            waiters.add(wake);
-        }
+        return watchers.size();
     }
 
-    /** Takes a parked fetch's waiter off this partition (a fetch without a session that is done with it). */
-    public void unpark(final Runnable wake)
+    private void notifyWatchers()
     {
-        leoWaiters.remove(wake);
-        hwWaiters.remove(wake);
-    }
-
-    /**
-     * How many times this partition has woken its parked fetches. A fetch reads it before it reads the partition
-     * and again after it parks: a change in between is a wake-up it may have missed (the wake ran before it
-     * parked), so it tries again rather than wait for the next one or its deadline.
-     */
-    public long wakeups()
-    {
-        return wakeups.get();
-    }
-
-    private void wakeAll()
-    {
-        wake(leoWaiters);
-        wake(hwWaiters);
-    }
-
-    private void wake(final Set<Runnable> waiters)
-    {
-        // Counted before the waiters are taken: a fetch that parks after this sees the count moved.
-        wakeups.incrementAndGet();
-        if (waiters.isEmpty())
+        if (watchers.isEmpty())
         {
             return;
         }
-        for (final Runnable waiter : waiters)
+        for (final Runnable watcher : watchers)
         {
-            if (waiters.remove(waiter))
-            {
-                waiter.run();
-            }
+            watcher.run();
         }
     }
 

@@ -333,7 +333,7 @@ public final class ReplicaApis
         final io.netty.util.concurrent.EventExecutor executor = replicas.ownerForCurrentThread().executor();
         final MirrorFetch mirror = context.mirrorReplicaInfo().filter(info -> !info.mirrorName().isEmpty())
             .map(this::applyMirrorReport).orElse(null);
-        attemptFetch(request, fetch, version, deadlineMs, executor, future, mirror);
+        attemptFetch(request, fetch, version, deadlineMs, executor, future, mirror, true);
         return future;
     }
 
@@ -460,13 +460,15 @@ public final class ReplicaApis
     }
 
     /**
-     * Reads every partition of the fetch; answers when there is enough data, an error, a HW change a follower
-     * must learn (Kafka's DelayedFetch case G), or the deadline; otherwise parks on the partitions until an
-     * append (followers) or a HW move (consumers), then reads again.
+     * Reads the fetch's partitions; answers when there is enough data, an error, a HW change a follower must
+     * learn (Kafka's DelayedFetch case G), or the deadline; otherwise parks until one of the session's partitions
+     * changes, then reads again. A full or sessionless fetch reads every partition; an incremental one only those
+     * its request names, those changed since they were last read, and those a response left with more to read
+     * ({@link SessionWatch}): the others would be left out of the response anyway.
      */
     private void attemptFetch(final FetchRequest request, final FetchContext fetch, final short version,
         final long deadlineMs, final io.netty.util.concurrent.EventExecutor executor,
-        final CompletableFuture<AbstractResponse> future, final MirrorFetch mirror)
+        final CompletableFuture<AbstractResponse> future, final MirrorFetch mirror, final boolean first)
     {
         if (future.isDone())
         {
@@ -479,58 +481,79 @@ public final class ReplicaApis
                 FetchIsolation.HIGH_WATERMARK;
         final long nowMs = replicas.nowMs();
         final FetchSession session = fetch.partitions();
+        final boolean incremental = fetch.kind() == FetchContext.Kind.INCREMENTAL;
+        SessionWatch watch = session.attachment() instanceof SessionWatch w ? w : null;
+        if (watch == null)
+        {
+            watch = new SessionWatch(session);
+            session.attach(watch);
+        }
+        if (first)
+        {
+            watch.beginFetch();
+            if (incremental)
+            {
+                watch.queueRequestedAndLeftOver();
+                queueReportErrors(watch, session, mirror);
+            }
+        }
+        watch.drainChanged();
+        if (!incremental)
+        {
+            for (int slot = session.firstSlot(); slot != FetchSession.NO_SLOT; slot = session.nextSlot(slot))
+            {
+                watch.queueRead(slot);
+            }
+        }
+        watch.sortReads();
+        final int reads = watch.readCount();
         final FetchResponseAssembler assembler = new FetchResponseAssembler(fetch, version);
-        final FetchResponseData.PartitionData[] answers = new FetchResponseData.PartitionData[session.size()];
-        final Partition[] partitions = new Partition[session.size()];
-        final long[] wakeups = new long[session.size()];
+        final FetchResponseData.PartitionData[] answers = new FetchResponseData.PartitionData[reads];
+        final boolean[] moreToRead = new boolean[reads];
         int remainingBytes = Math.max(0, request.maxBytes());
         int bytes = 0;
         boolean mustAnswer = false;
-        boolean readsToLeo = false;
-        int index = 0;
-        for (int slot = session.firstSlot(); slot != FetchSession.NO_SLOT; slot = session.nextSlot(slot), index++)
+        for (int i = 0; i < reads; i++)
         {
+            final int slot = watch.readSlot(i);
             final Partition partition = lookup(session, slot, version);
-            partitions[index] = partition;
-            wakeups[index] = partition == null ? 0L : partition.wakeups();
+            // Watched before it is read: a change from here on reaches the session.
+            watch.watch(slot, partition);
             // A sync mirror's fetch reads its registered partitions up to the LEO, as a follower's does.
             final boolean toLeo = mirror != null && partition != null && partition.syncLinkRegistered(mirror.link());
-            readsToLeo |= toLeo;
             final ReportError reportError = mirror == null || mirror.errors().isEmpty() ? null :
                 mirror.errors().get(new PartitionKey(session.topicId(slot), session.partition(slot)));
             final FetchResponseData.PartitionData answer = reportError != null ?
                 errorAnswer(session, slot, reportError.code()) :
                 readPartition(session, slot, partition, follower, replicaId, toLeo ? FetchIsolation.LOG_END :
-                    isolation, remainingBytes, bytes == 0, version, nowMs);
-            answers[index] = answer;
+                    isolation, remainingBytes, bytes == 0, version, nowMs, moreToRead, i);
+            answers[i] = answer;
             final int size = answer.records() == null ? 0 : answer.records().sizeInBytes();
             bytes += size;
             remainingBytes = Math.max(0, remainingBytes - size);
             mustAnswer |= answer.errorCode() != Errors.NONE.code() || FetchResponse.isDivergingEpoch(answer) ||
-                (follower && fetch.kind() == FetchContext.Kind.INCREMENTAL && size == 0 &&
-                    assembler.wouldInclude(slot, answer));
+                (follower && incremental && size == 0 && assembler.wouldInclude(slot, answer));
         }
-        if (bytes >= request.minBytes() || mustAnswer || nowMs >= deadlineMs || index == 0)
+        if (bytes >= request.minBytes() || mustAnswer || nowMs >= deadlineMs || session.isEmpty())
         {
-            index = 0;
-            for (int slot = session.firstSlot(); slot != FetchSession.NO_SLOT; slot = session.nextSlot(slot))
+            for (int i = 0; i < reads; i++)
             {
-                assembler.maybeAdd(slot, answers[index++]);
+                final int slot = watch.readSlot(i);
+                assembler.maybeAdd(slot, answers[i]);
+                final FetchResponseData.PartitionData answer = answers[i];
+                if (moreToRead[i] || answer.errorCode() != Errors.NONE.code() ||
+                    FetchResponse.isDivergingEpoch(answer))
+                {
+                    // Nothing may change on it before the fetcher asks again: read it next time regardless.
+                    watch.leaveOver(slot);
+                }
             }
             final FetchResponse response = assembler.build(replicas.nowMs(), 0);
-            // A response without a session id: nobody else holds this session, and no later fetch parks it again.
-            final boolean sessionless = response.sessionId() == FetchMetadata.INVALID_SESSION_ID;
             future.complete(withReportErrors(response, mirror, session));
-            if (sessionless && session.attachment() instanceof FetchWaker waker)
+            // A response without a session id, or a session the cache dropped meanwhile: nothing fetches it again.
+            if (response.sessionId() == FetchMetadata.INVALID_SESSION_ID || session.removedFromCache())
             {
-                // Leave no entry on partitions that may stay idle.
-                for (final Partition partition : partitions)
-                {
-                    if (partition != null)
-                    {
-                        partition.unpark(waker);
-                    }
-                }
+                watch.close();
             }
             return;
         }
@@ -539,57 +562,34 @@ public final class ReplicaApis
         {
             if (fired.compareAndSet(false, true))
             {
-                executor.execute(() -> attemptFetch(request, fetch, version, deadlineMs, executor, future, mirror));
+                executor.execute(() -> attemptFetch(request, fetch, version, deadlineMs, executor, future, mirror,
+                    false));
             }
         };
-        // One waker per session, parked on each of its partitions at most once however often the session parks.
-        final FetchWaker waker = session.attachment() instanceof FetchWaker w ? w : new FetchWaker();
-        session.attach(waker);
-        waker.park(retry);
-        boolean missed = false;
-        for (int i = 0; i < partitions.length; i++)
+        watch.park(retry);
+        if (watch.hasChanges())
         {
-            final Partition partition = partitions[i];
-            if (partition != null)
-            {
-                partition.parkUntilHighWatermark(waker);
-                if (follower || readsToLeo)
-                {
-                    partition.parkUntilAppend(waker);
-                }
-                missed |= partition.wakeups() != wakeups[i];
-            }
-        }
-        if (missed)
-        {
-            // A partition woke its waiters after it was read and before the waker was parked there.
+            // A partition changed after it was read and before the fetch parked: nobody would wake it for that.
             retry.run();
             return;
         }
         executor.schedule(retry, Math.max(1, deadlineMs - nowMs), TimeUnit.MILLISECONDS);
     }
 
-    /**
-     * A fetch session's wake-up. Partitions hold it in their waiter sets, so a session parks on each partition at
-     * most once, however many fetches it parks; running it runs the session's currently parked attempt, once.
-     */
-    private static final class FetchWaker implements Runnable
+    /** A mirror report's errors are answered for their partitions even when nothing else changed there. */
+    private static void queueReportErrors(final SessionWatch watch, final FetchSession session,
+        final MirrorFetch mirror)
     {
-        private final java.util.concurrent.atomic.AtomicReference<Runnable> parked =
-            new java.util.concurrent.atomic.AtomicReference<>();
-
-        void park(final Runnable attempt)
+        if (mirror == null || mirror.errors().isEmpty())
         {
-            parked.set(attempt);
+            return;
         }
-
-        @Override
-        public void run()
+        for (final PartitionKey key : mirror.errors().keySet())
         {
-            final Runnable attempt = parked.getAndSet(null);
-            if (attempt != null)
+            final int slot = session.slotOf(key.topicId(), null, key.partition());
+            if (slot != FetchSession.NO_SLOT)
             {
-                attempt.run();
+                watch.queueRead(slot);
             }
         }
     }
@@ -618,7 +618,8 @@ public final class ReplicaApis
 
     private FetchResponseData.PartitionData readPartition(final FetchSession session, final int slot,
         final Partition partition, final boolean follower, final int replicaId, final FetchIsolation isolation,
-        final int remainingBytes, final boolean minOneMessage, final short version, final long nowMs)
+        final int remainingBytes, final boolean minOneMessage, final short version, final long nowMs,
+        final boolean[] moreToRead, final int readIndex)
     {
         final FetchResponseData.PartitionData data = new FetchResponseData.PartitionData()
             .setPartitionIndex(session.partition(slot))
@@ -697,10 +698,16 @@ public final class ReplicaApis
         {
             final PartitionLog.ReadResult read = log.read(fetchOffset,
                 Math.min(session.partitionMaxBytes(slot), remainingBytes), isolation, minOneMessage);
+            // As Kafka (for Fetch v3+): a first batch cut short by the byte limit goes out as no records, since
+            // a consumer that finds no complete batch cannot move on.
+            final org.apache.kafka.common.record.internal.Records records =
+                read.records() == null || firstBatchIncomplete(read.records()) ? MemoryRecords.EMPTY : read.records();
             data.setHighWatermark(read.highWatermark())
                 .setLastStableOffset(read.lastStableOffset())
                 .setLogStartOffset(read.logStartOffset())
-                .setRecords(read.records() == null ? MemoryRecords.EMPTY : read.records());
+                .setRecords(records);
+            // Records past the response's byte limit: the fetcher gets them next time, though nothing may change.
+            moreToRead[readIndex] = fetchOffset < readEnd && records.sizeInBytes() == 0;
             if (isolation == FetchIsolation.TXN_COMMITTED)
             {
                 data.setAbortedTransactions(read.abortedTransactions() == null ? List.of() :
@@ -718,6 +725,21 @@ public final class ReplicaApis
                 .setHighWatermark(log.highWatermark()).setLogStartOffset(log.logStartOffset())
                 .setLastStableOffset(log.lastStableOffset());
         }
+    }
+
+    private static boolean firstBatchIncomplete(final org.apache.kafka.common.record.internal.Records records)
+    {
+        if (records.sizeInBytes() == 0)
+        {
+            return false;
+        }
+        if (records instanceof MemoryRecords memory)
+        {
+            final Integer size = memory.firstBatchSize();
+            return size == null || size > memory.sizeInBytes();
+        }
+        // A file slice yields only whole batches.
+        return !records.batches().iterator().hasNext();
     }
 
     // ------------------------------------------------------------------------------------------------------
