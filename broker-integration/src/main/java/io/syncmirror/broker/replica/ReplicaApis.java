@@ -462,9 +462,10 @@ public final class ReplicaApis
     /**
      * Reads the fetch's partitions; answers when there is enough data, an error, a HW change a follower must
      * learn (Kafka's DelayedFetch case G), or the deadline; otherwise parks until one of the session's partitions
-     * changes, then reads again. A full or sessionless fetch reads every partition; an incremental one only those
-     * its request names, those changed since they were last read, and those a response left with more to read
-     * ({@link SessionWatch}): the others would be left out of the response anyway.
+     * changes, then reads again. A full or sessionless fetch reads every partition, and so does an incremental one
+     * that reads differently from its session's last fetch (another isolation, fetcher or mirror link); any other
+     * incremental fetch reads only the partitions its request names, those changed since they were last read, and
+     * those a response left with more to read ({@link SessionWatch}): the others would be left out anyway.
      */
     private void attemptFetch(final FetchRequest request, final FetchContext fetch, final short version,
         final long deadlineMs, final io.netty.util.concurrent.EventExecutor executor,
@@ -481,24 +482,30 @@ public final class ReplicaApis
                 FetchIsolation.HIGH_WATERMARK;
         final long nowMs = replicas.nowMs();
         final FetchSession session = fetch.partitions();
-        final boolean incremental = fetch.kind() == FetchContext.Kind.INCREMENTAL;
         SessionWatch watch = session.attachment() instanceof SessionWatch w ? w : null;
         if (watch == null)
         {
             watch = new SessionWatch(session);
             session.attach(watch);
         }
+        boolean readsAll = fetch.kind() != FetchContext.Kind.INCREMENTAL;
         if (first)
         {
-            watch.beginFetch();
-            if (incremental)
+            // What decides how each partition is read, besides the partition itself.
+            final long readShape = ((long)isolation.ordinal() << 40) | ((replicaId & 0xFFFFFFL) << 16) |
+                ((mirror == null ? 0xFFFF : mirror.link()) & 0xFFFFL);
+            readsAll |= !watch.beginFetch(readShape);
+            watch.readsAll(readsAll);
+            if (!readsAll)
             {
                 watch.queueRequestedAndLeftOver();
                 queueReportErrors(watch, session, mirror);
             }
         }
+        readsAll = watch.readsAll();
+        final boolean incremental = fetch.kind() == FetchContext.Kind.INCREMENTAL;
         watch.drainChanged();
-        if (!incremental)
+        if (readsAll)
         {
             for (int slot = session.firstSlot(); slot != FetchSession.NO_SLOT; slot = session.nextSlot(slot))
             {

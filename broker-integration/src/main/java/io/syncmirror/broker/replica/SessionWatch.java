@@ -40,6 +40,8 @@ final class SessionWatch
     /** Which fetch last queued each slot in {@link #reads}: a slot is read once per attempt. */
     private long[] queuedInFetch = new long[16];
     private long fetchNumber;
+    private long lastReadShape = Long.MIN_VALUE;
+    private boolean readsAll;
     private int[] leftOver = new int[16];
     private int leftOverCount;
 
@@ -91,8 +93,21 @@ final class SessionWatch
 
     /**
      * Starts a fetch: forgets the partitions requests took out of the session since the last fetch, and clears
-     * the slots read. Call at the fetch's first attempt.
+     * the slots read. Call at the fetch's first attempt. Returns false when the fetch reads differently from the
+     * session's last one ({@code readShape}: its isolation, fetcher and mirror link), so that a partition read
+     * then can answer differently now without having changed: the fetch must read every partition. A sync
+     * mirror's fetch that arrived before its link was known read its partitions only up to the HW, and the
+     * record waiting above it (whose ack waits for this very mirror) would otherwise never be read.
      */
+    boolean beginFetch(final long readShape)
+    {
+        final boolean sameShape = readShape == lastReadShape;
+        lastReadShape = readShape;
+        beginFetch();
+        return sameShape;
+    }
+
+    /** {@link #beginFetch(long)} for a caller that reads every partition anyway. */
     void beginFetch()
     {
         for (int i = 0; i < session.removedCount(); i++)
@@ -110,6 +125,22 @@ final class SessionWatch
         if (queuedInFetch.length < bySlot.length)
         {
             queuedInFetch = Arrays.copyOf(queuedInFetch, bySlot.length);
+        }
+    }
+
+    /** Whether the fetch holding the session reads every partition (set at its first attempt). */
+    boolean readsAll()
+    {
+        return readsAll;
+    }
+
+    void readsAll(final boolean value)
+    {
+        readsAll = value;
+        if (value)
+        {
+            // Read anyway; the fetch's answers leave their own.
+            leftOverCount = 0;
         }
     }
 
