@@ -10,7 +10,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import org.apache.kafka.clients.FetchSessionHandler;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.TopicPartition;
@@ -21,29 +20,31 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.Records;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.FetchResponse;
-import org.apache.kafka.common.utils.internals.LogContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The fetch loop of one fetcher: a set of partitions fetched from one source node through a
- * {@link FetchTransport}, in a KIP-227 incremental session kept by kafka-clients' own
- * {@link FetchSessionHandler}, with what arrives handed to a {@link FetchTarget}. Used by followers (replica
- * fetchers) and, later, by cross-cluster mirror fetchers.
+ * {@link FetchTransport}, in a KIP-227 incremental session kept by a {@link ClientFetchSession}, with what
+ * arrives handed to a {@link FetchTarget}. Used by followers (replica fetchers) and cross-cluster mirror fetchers.
  *
  * <p>Thread-safety: {@link #addPartition}, {@link #removePartition}, {@link #wakeup()} and the queries may be
  * called from any thread; they queue a command or read a published value. Everything else — {@link #doWork},
- * the session handler, the callbacks into the target — runs on one owner thread ({@link FetcherThread}, or a
- * test calling {@link #doWork} with a manual clock). Commands are applied at the start of {@link #doWork}, so a
- * response for a partition removed or re-added meanwhile is dropped (its request's fetch offset or leader epoch
- * no longer matches, as in Kafka's AbstractFetcherThread).
+ * the session, the callbacks into the target — runs on one owner thread ({@link FetcherThread}, or a test
+ * calling {@link #doWork} with a manual clock). Commands are applied at the start of {@link #doWork}, so a
+ * response for a partition removed or re-added meanwhile is dropped (the session no longer holds what was sent
+ * for that partition object, or its fetch offset or leader epoch no longer match, as in Kafka's
+ * AbstractFetcherThread).
  *
  * <p>Never busy-spins: with a request in flight it waits for the response (bounded by maxWaitMs +
  * requestTimeoutMs); after a failed request it waits backoffMs; with nothing fetchable it waits for a command or
- * the end of the earliest partition delay. Per request it costs O(fetchable partitions) in the session handler's
- * builder (kafka-clients' design: it diffs the full partition set against the session), but each partition's
- * request entry is a cached immutable object rebuilt only when its offset or epochs change, and LastFetchedEpoch
- * and the log start offset are asked of the target only after an append or truncation.
+ * the end of the earliest partition delay. An incremental request costs O(partitions whose request data or
+ * fetchable state changed since the last request, plus commands applied): every such change is reported to the
+ * session where it happens, and an unchanged partition is not looked at. Handling a response costs O(partitions
+ * in it); retrying delays costs O(partitions not fetching). Only a full request (a new session: the first one,
+ * after a session error or a failed request) and its response cost O(partitions). Each partition's request entry
+ * is a cached immutable object rebuilt only when its offset or epochs change, and LastFetchedEpoch and the log
+ * start offset are asked of the target only after an append or truncation.
  *
  * <p>{@link #wakeup()} makes the next request go out with maxWaitMs 0 and ends an idle wait; a sync mirror uses it
  * to report a destination ISR advance without waiting for a parked long-poll.
@@ -60,7 +61,7 @@ public final class FetcherEngine
     private final FetcherConfig config;
     private final FetchTransport transport;
     private final FetchTarget target;
-    private final FetchSessionHandler sessionHandler;
+    private final ClientFetchSession session;
     private final ConcurrentLinkedQueue<Command> commands = new ConcurrentLinkedQueue<>();
     private final ConcurrentHashMap<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
     private final AtomicBoolean immediateFetchRequested = new AtomicBoolean();
@@ -69,18 +70,20 @@ public final class FetcherEngine
     private volatile Runnable signal = () -> {};
 
     private CompletableFuture<FetchResponse> inFlight;
-    private FetchSessionHandler.FetchRequestData inFlightData;
     private short inFlightVersion;
     private long inFlightDeadlineMs;
     private long backoffUntilMs = Long.MIN_VALUE;
     private int consecutiveFailures;
     private long requestsSent;
 
-    /** One partition's fetch state; written by the owner thread, the volatile fields read by any. */
-    private static final class Partition
+    /**
+     * One partition's fetch state; written by the owner thread, the volatile fields read by any. Whoever changes
+     * its state or what its request carries reports it to the session (ClientFetchSession#changed), which is how
+     * an incremental request finds what to carry without looking at every partition.
+     */
+    private static final class Partition extends ClientFetchSession.Member
     {
-        final TopicPartition topicPartition;
-        final Uuid topicId;
+        final int partitionMaxBytes;
         volatile long fetchOffset;
         volatile int currentLeaderEpoch;
         volatile PartitionFetchState state = PartitionFetchState.FETCHING;
@@ -92,12 +95,37 @@ public final class FetcherEngine
         long divergingEndOffset;
         FetchRequest.PartitionData requestData;
 
-        Partition(final TopicIdPartition partition, final long fetchOffset, final int currentLeaderEpoch)
+        Partition(final TopicIdPartition partition, final long fetchOffset, final int currentLeaderEpoch,
+            final int partitionMaxBytes)
         {
-            this.topicPartition = partition.topicPartition();
-            this.topicId = partition.topicId();
+            super(partition);
             this.fetchOffset = fetchOffset;
             this.currentLeaderEpoch = currentLeaderEpoch;
+            this.partitionMaxBytes = partitionMaxBytes;
+        }
+
+        @Override
+        boolean fetchable()
+        {
+            return state == PartitionFetchState.FETCHING;
+        }
+
+        @Override
+        FetchRequest.PartitionData requestData()
+        {
+            FetchRequest.PartitionData data = requestData;
+            if (data == null)
+            {
+                data = new FetchRequest.PartitionData(
+                    topicId,
+                    fetchOffset,
+                    localLogStartOffset,
+                    partitionMaxBytes,
+                    Optional.of(currentLeaderEpoch),
+                    lastFetchedEpoch < 0 ? Optional.empty() : Optional.of(lastFetchedEpoch));
+                requestData = data;
+            }
+            return data;
         }
     }
 
@@ -106,7 +134,7 @@ public final class FetcherEngine
     }
 
     /**
-     * @param sourceNodeId the node fetched from (names the session in the session handler's logs).
+     * @param sourceNodeId the node fetched from (names the session in the logs).
      */
     public FetcherEngine(
         final FetcherConfig config, final int sourceNodeId, final FetchTransport transport, final FetchTarget target)
@@ -114,8 +142,7 @@ public final class FetcherEngine
         this.config = config;
         this.transport = transport;
         this.target = target;
-        this.sessionHandler = new FetchSessionHandler(
-            new LogContext("[Fetcher replica=" + config.replicaId() + " source=" + sourceNodeId + "] "), sourceNodeId);
+        this.session = new ClientFetchSession("[Fetcher replica=" + config.replicaId() + " source=" + sourceNodeId + "] ");
     }
 
     /** What to run when a command, a wakeup or a response arrives (the owner thread's unpark). */
@@ -183,7 +210,19 @@ public final class FetcherEngine
     /** The session id the fetcher will use next, 0 when its next fetch is a full one (owner thread). */
     public int sessionId()
     {
-        return sessionHandler.sessionId();
+        return session.sessionId();
+    }
+
+    /** Partitions the source's fetch session holds, as of the last request (owner thread). */
+    int sessionSize()
+    {
+        return session.size();
+    }
+
+    /** Partitions looked at to build requests so far (owner thread): what building requests cost. */
+    long requestBuildVisits()
+    {
+        return session.membersVisited();
     }
 
     /**
@@ -203,7 +242,7 @@ public final class FetcherEngine
                 {
                     return inFlightDeadlineMs - nowMs;
                 }
-                // Abandon it; the session handler starts a new session, so a late answer cannot be misread.
+                // Abandon it; the session starts again, so a late answer cannot be misread.
                 inFlight = null;
                 onRequestFailed(new TimeoutException("fetch response timed out"), nowMs);
             }
@@ -238,14 +277,19 @@ public final class FetcherEngine
         {
             if (command.removed() != null)
             {
-                partitions.remove(command.removed());
+                final Partition removed = partitions.remove(command.removed());
+                if (removed != null)
+                {
+                    session.remove(removed);
+                }
                 continue;
             }
             final Partition existing = partitions.get(command.partition().topicPartition());
             if (existing != null && existing.currentLeaderEpoch == command.leaderEpoch() &&
-                existing.state == PartitionFetchState.FETCHING)
+                existing.state == PartitionFetchState.FETCHING && existing.topicId.equals(command.partition().topicId()))
             {
-                // Same leader and epoch (an ISR change, say): nothing to restart.
+                // Same topic, leader and epoch (an ISR change, say): nothing to restart. A new topic id is a topic
+                // re-created under the same name, whose epochs start again.
                 continue;
             }
             long fetchOffset = command.fetchOffset();
@@ -258,9 +302,15 @@ public final class FetcherEngine
             {
                 // Keep the caller's offset; a wrong one fails the append and is retried.
             }
-            final Partition partition = new Partition(command.partition(), fetchOffset, command.leaderEpoch());
+            final Partition partition = new Partition(
+                command.partition(), fetchOffset, command.leaderEpoch(), config.partitionMaxBytes());
             refreshFromLog(partition);
-            partitions.put(partition.topicPartition, partition);
+            final Partition replaced = partitions.put(partition.topicPartition, partition);
+            if (replaced != null)
+            {
+                session.remove(replaced);
+            }
+            session.add(partition);
         }
     }
 
@@ -282,6 +332,7 @@ public final class FetcherEngine
                 if (partition.state == PartitionFetchState.DELAYED)
                 {
                     partition.state = PartitionFetchState.FETCHING;
+                    session.changed(partition);
                 }
                 else
                 {
@@ -300,23 +351,14 @@ public final class FetcherEngine
 
     private boolean maybeSend(final long nowMs)
     {
-        final FetchSessionHandler.Builder builder = sessionHandler.newBuilder(partitions.size(), false);
-        int fetchable = 0;
-        for (final Partition partition : partitions.values())
+        final ClientFetchSession.Request data = session.build(partitions.values());
+        if (data == null)
         {
-            if (partition.state == PartitionFetchState.FETCHING)
-            {
-                builder.add(partition.topicPartition, requestData(partition));
-                fetchable++;
-            }
-        }
-        if (fetchable == 0)
-        {
-            // Keep the session as it is: an empty incremental request would close it on the source.
+            // Nothing fetchable: keep the session as it is, as an empty incremental request would close it on
+            // the source.
             return false;
         }
-        final FetchSessionHandler.FetchRequestData data = builder.build();
-        final short version = data.canUseTopicIds() ?
+        final short version = data.usesTopicIds() ?
             config.fetchVersion() : (short)Math.min(config.fetchVersion(), LAST_VERSION_WITHOUT_TOPIC_IDS);
         final int maxWaitMs = immediateFetchRequested.getAndSet(false) ? 0 : config.maxWaitMs();
         final FetchRequest.Builder request = FetchRequest.Builder
@@ -344,7 +386,6 @@ public final class FetcherEngine
         }
         requestsSent++;
         inFlight = future;
-        inFlightData = data;
         inFlightVersion = version;
         inFlightDeadlineMs = nowMs + maxWaitMs + config.requestTimeoutMs();
         final Runnable wake = signal;
@@ -381,7 +422,8 @@ public final class FetcherEngine
             return;
         }
         final short version = responseVersion(response, inFlightVersion);
-        if (!sessionHandler.handleResponse(response, version))
+        final Map<TopicPartition, FetchResponseData.PartitionData> data = session.handleResponse(response, version);
+        if (data == null)
         {
             consecutiveFailures++;
             final Errors error = response.error();
@@ -396,15 +438,18 @@ public final class FetcherEngine
             return;
         }
         consecutiveFailures = 0;
-        final Map<TopicPartition, FetchRequest.PartitionData> requested = inFlightData.sessionPartitions();
-        for (final Map.Entry<TopicPartition, FetchResponseData.PartitionData> entry :
-            response.responseData(sessionHandler.sessionTopicNames(), version).entrySet())
+        for (final Map.Entry<TopicPartition, FetchResponseData.PartitionData> entry : data.entrySet())
         {
             final Partition partition = partitions.get(entry.getKey());
-            final FetchRequest.PartitionData sent = requested.get(entry.getKey());
-            if (partition == null || sent == null || partition.state != PartitionFetchState.FETCHING ||
-                partition.fetchOffset != sent.fetchOffset ||
-                !sent.currentLeaderEpoch.equals(Optional.of(partition.currentLeaderEpoch)))
+            if (partition == null || partition.state != PartitionFetchState.FETCHING)
+            {
+                continue;
+            }
+            // What the source's session held for this partition object when it answered: null if the object
+            // was added after the request, or left the session with it.
+            final FetchRequest.PartitionData sent = partition.sessionData();
+            if (sent == null || partition.fetchOffset != sent.fetchOffset || sent.currentLeaderEpoch.isEmpty() ||
+                sent.currentLeaderEpoch.get() != partition.currentLeaderEpoch)
             {
                 continue;
             }
@@ -451,7 +496,10 @@ public final class FetcherEngine
                     return;
                 case FENCED_LEADER_EPOCH:
                 case NOT_LEADER_OR_FOLLOWER:
-                    partitions.remove(topicPartition, partition);
+                    if (partitions.remove(topicPartition, partition))
+                    {
+                        session.remove(partition);
+                    }
                     target.onPartitionError(topicPartition, error, data);
                     return;
                 default:
@@ -488,8 +536,8 @@ public final class FetcherEngine
         }
         partition.fetchOffset = newOffset;
         partition.divergingEpochPending = false;
-        refreshFromLog(partition);
         partition.state = PartitionFetchState.FETCHING;
+        refreshFromLog(partition);
     }
 
     private void delay(final Partition partition, final long nowMs)
@@ -505,6 +553,7 @@ public final class FetcherEngine
             notFetching.add(partition);
         }
         partition.state = newState;
+        session.changed(partition);
     }
 
     private void onTargetFailed(final Partition partition, final RuntimeException e, final long nowMs)
@@ -540,12 +589,15 @@ public final class FetcherEngine
 
     private void onRequestFailed(final Throwable cause, final long nowMs)
     {
-        sessionHandler.handleError(cause);
+        session.handleError(cause);
         consecutiveFailures++;
         backoffUntilMs = nowMs + config.backoffMs();
     }
 
-    /** Re-reads what the request carries from the local log: the epoch of its last batch and its start offset. */
+    /**
+     * Re-reads what the request carries from the local log (the epoch of its last batch and its start offset),
+     * after the fetch offset or state changed, and reports the change to the session.
+     */
     private void refreshFromLog(final Partition partition)
     {
         try
@@ -559,28 +611,12 @@ public final class FetcherEngine
             partition.localLogStartOffset = -1L;
         }
         partition.requestData = null;
-    }
-
-    private FetchRequest.PartitionData requestData(final Partition partition)
-    {
-        FetchRequest.PartitionData data = partition.requestData;
-        if (data == null)
-        {
-            data = new FetchRequest.PartitionData(
-                partition.topicId,
-                partition.fetchOffset,
-                partition.localLogStartOffset,
-                config.partitionMaxBytes(),
-                Optional.of(partition.currentLeaderEpoch),
-                partition.lastFetchedEpoch < 0 ? Optional.empty() : Optional.of(partition.lastFetchedEpoch));
-            partition.requestData = data;
-        }
-        return data;
+        session.changed(partition);
     }
 
     /**
      * The version the response was read at: topic ids in it mean v13+, names mean v12 or older; with no topics
-     * the version does not change how the session handler reads it.
+     * the version does not change how the response is read.
      */
     private static short responseVersion(final FetchResponse response, final short requested)
     {
