@@ -56,10 +56,11 @@ class IncrementalFetchReadsTest
             {
                 for (int i = 0; i < RECORDS_PER_PARTITION; i++)
                 {
-                    producer.send(new ProducerRecord<>(TOPIC, p, null, new byte[VALUE_BYTES]));
+                    // One at a time: a pipelined first batch refused while the new topic reaches the broker's
+                    // partitions would leave the batches behind it out of sequence.
+                    producer.send(new ProducerRecord<>(TOPIC, p, null, new byte[VALUE_BYTES])).get(30, TimeUnit.SECONDS);
                 }
             }
-            producer.flush();
             final List<TopicPartition> assigned = new ArrayList<>();
             for (int p = 0; p < PARTITIONS; p++)
             {

@@ -90,12 +90,22 @@ class SyncSourceUncleanElectionTest
         Clients.awaitCondition(() -> clusters.source().broker(3).replicaManager().partitionOrNull(tp).log()
             .logEndOffset() == 5, 10_000, "broker 3 replicated the first 5");
         clusters.source().broker(3).pauseReplication();
+        // Kafka's rule: the paused follower holds the whole log and stays in sync until the leader appends past
+        // it; replica.lag.time.max.ms later it leaves the ISR, and the tail is acknowledged without it.
+        final List<java.util.concurrent.Future<RecordMetadata>> tail = new ArrayList<>();
+        for (int i = 0; i < 5; i++)
+        {
+            tail.add(producer.send(new ProducerRecord<>(topic, 0, null, ("tail-" + i).getBytes(StandardCharsets.UTF_8))));
+        }
         try (Admin admin = Clients.admin(clusters.source().bootstrapServers()))
         {
             Clients.awaitCondition(() -> Clients.sortedIsr(admin, topic).equals(List.of(2)), 30_000,
                 "broker 3 leaves the ISR");
         }
-        produce(producer, topic, "tail-", 5);
+        for (final java.util.concurrent.Future<RecordMetadata> ack : tail)
+        {
+            ack.get(30, TimeUnit.SECONDS);
+        }
         Clients.awaitCondition(() -> clusters.destination().broker(1).replicaManager().partitionOrNull(tp).log()
             .logEndOffset() == 10, 10_000, "the destination holds the acknowledged tail");
         clusters.source().killBroker(2);

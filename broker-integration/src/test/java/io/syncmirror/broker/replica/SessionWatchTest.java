@@ -213,6 +213,20 @@ class SessionWatchTest
         }
     }
 
+    @Test
+    void shouldAskForAFullReadWhenAFetchReadsDifferentlyFromTheSessionsLastOne()
+    {
+        final FetchContext full = cache.newContext(request(0, 0, 0, PARTITIONS, List.of()), VERSION, false,
+            id -> TOPIC, 0L);
+        final SessionWatch watch = new SessionWatch(full.partitions());
+
+        assertFalse(watch.beginFetch(7L), "the session's first fetch has nothing to compare with");
+        assertTrue(watch.beginFetch(7L), "read as the last one was: the changed partitions are enough");
+        // A sync mirror's fetch once its link is known reads registered partitions to the LEO, not the HW.
+        assertFalse(watch.beginFetch(8L), "read differently: every partition may answer differently");
+        assertTrue(watch.beginFetch(8L));
+    }
+
     private static List<Integer> sortedCopy(final List<Integer> values)
     {
         final List<Integer> copy = new ArrayList<>(values);
