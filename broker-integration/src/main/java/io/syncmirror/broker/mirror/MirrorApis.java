@@ -647,12 +647,19 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
     private AlterMirrorTopicTypeResponseData applyDesiredLocally(final AlterMirrorTopicTypeRequestData request)
     {
         final List<TopicResultsResponseData.TopicResult> results = new ArrayList<>();
+        // Every topic's writes go out before any is awaited: a request may name thousands of topics.
+        final List<CompletableFuture<java.util.Set<Integer>>> pending = new ArrayList<>();
         for (final AlterMirrorTopicTypeRequestData.AlterMirrorTopic topic : request.topics())
         {
+            pending.add(coordinator.setDesiredMirrorType(request.mirrorName(), topic.topicId(), topic.mirrorType()));
+        }
+        int index = 0;
+        for (final AlterMirrorTopicTypeRequestData.AlterMirrorTopic topic : request.topics())
+        {
+            final CompletableFuture<java.util.Set<Integer>> future = pending.get(index++);
             try
             {
-                final java.util.Set<Integer> applied = await(coordinator.setDesiredMirrorType(request.mirrorName(),
-                    topic.topicId(), topic.mirrorType()));
+                final java.util.Set<Integer> applied = await(future);
                 final StringBuilder partitions = new StringBuilder();
                 for (final int partition : applied)
                 {

@@ -840,6 +840,22 @@ public final class MirrorCoordinator implements AutoCloseable
         return false;
     }
 
+    /**
+     * Sends {@code next} without waiting, as {@link #transitionAsync} does: the record in memory is the new one at
+     * once, and {@link #step} does nothing more for the partition until it is committed.
+     */
+    private CompletableFuture<Void> persistAsync(final MirrorPartition mirror, final MirrorStateRecord next)
+    {
+        final CompletableFuture<Void> committed = store.writeAsync(next);
+        mirror.record = next;
+        mirror.pendingWrite = committed;
+        if (!committed.isDone())
+        {
+            committed.whenComplete((ignored, e) -> wakeup());
+        }
+        return committed;
+    }
+
     private void persist(final MirrorPartition mirror, final MirrorStateRecord next)
     {
         store.write(next);
@@ -1402,7 +1418,21 @@ public final class MirrorCoordinator implements AutoCloseable
         {
             try
             {
-                done.complete(applyDesiredMirrorType(mirrorName, topicId, mirrorType));
+                final List<CompletableFuture<Void>> writes = new ArrayList<>();
+                final Set<Integer> applied = applyDesiredMirrorType(mirrorName, topicId, mirrorType, writes);
+                // Answered once every write is committed; the writes of all partitions go out together.
+                CompletableFuture.allOf(writes.toArray(new CompletableFuture<?>[0])).whenComplete((ignored, e) ->
+                {
+                    if (e == null)
+                    {
+                        done.complete(applied);
+                    }
+                    else
+                    {
+                        done.completeExceptionally(e instanceof java.util.concurrent.CompletionException &&
+                            e.getCause() != null ? e.getCause() : e);
+                    }
+                });
             }
             catch (final RuntimeException e)
             {
@@ -1413,7 +1443,8 @@ public final class MirrorCoordinator implements AutoCloseable
         return done;
     }
 
-    private Set<Integer> applyDesiredMirrorType(final String mirrorName, final Uuid topicId, final byte mirrorType)
+    private Set<Integer> applyDesiredMirrorType(final String mirrorName, final Uuid topicId, final byte mirrorType,
+        final List<CompletableFuture<Void>> writes)
     {
         final Set<Integer> applied = new HashSet<>();
         final Optional<TopicMetadata> topic = image.get().topic(topicId);
@@ -1433,7 +1464,7 @@ public final class MirrorCoordinator implements AutoCloseable
             {
                 if (mirror.record.desiredMirrorType() != mirrorType)
                 {
-                    persist(mirror, mirror.record.withDesiredMirrorType(mirrorType));
+                    writes.add(persistAsync(mirror, mirror.record.withDesiredMirrorType(mirrorType)));
                 }
                 if (mirrorType == MirrorType.SYNC.id() && mirror.topicPartition.partition() == 0)
                 {
@@ -1448,7 +1479,7 @@ public final class MirrorCoordinator implements AutoCloseable
                     .orElse(MirrorStateRecord.unknown(mirrorName, topicId, state.partition(), topic.get().name()));
                 if (record.desiredMirrorType() != mirrorType)
                 {
-                    store.write(record.withDesiredMirrorType(mirrorType));
+                    writes.add(store.writeAsync(record.withDesiredMirrorType(mirrorType)));
                 }
             }
             applied.add(state.partition());

@@ -34,6 +34,8 @@ import io.syncmirror.offheap.PartitionSlotIndex;
  */
 public final class Partition
 {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Partition.class);
+
     /** The role as of the last metadata change: immutable, replaced whole. */
     public record Role(boolean leader, int leaderId, int leaderEpoch, int partitionEpoch, List<Integer> replicas,
         List<Integer> isr, int slot, int minIsr)
@@ -1167,7 +1169,15 @@ public final class Partition
         }
         for (final Runnable watcher : watchers)
         {
-            watcher.run();
+            try
+            {
+                watcher.run();
+            }
+            catch (final RuntimeException e)
+            {
+                // The change is made: one failing watcher must neither fail it nor keep the others from hearing.
+                LOG.warn("{}: a fetch session's change watcher failed", topicPartition, e);
+            }
         }
     }
 

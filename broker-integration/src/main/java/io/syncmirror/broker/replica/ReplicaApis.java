@@ -569,8 +569,15 @@ public final class ReplicaApis
         {
             if (fired.compareAndSet(false, true))
             {
-                executor.execute(() -> attemptFetch(request, fetch, version, deadlineMs, executor, future, mirror,
-                    false));
+                try
+                {
+                    executor.execute(() -> attemptFetch(request, fetch, version, deadlineMs, executor, future,
+                        mirror, false));
+                }
+                catch (final java.util.concurrent.RejectedExecutionException e)
+                {
+                    // The connection's event loop has stopped (the broker is closing): nobody waits for the answer.
+                }
             }
         };
         watch.park(retry);
