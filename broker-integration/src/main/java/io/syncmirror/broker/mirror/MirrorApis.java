@@ -871,26 +871,23 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
             }
 
             @Override
-            public Map<Integer, MirrorCoordinator.RemotePartition> remotePartitions(final String mirrorName,
-                final Uuid topicId)
+            public Map<Uuid, Map<Integer, MirrorCoordinator.RemotePartition>> remotePartitions(
+                final String mirrorName)
             {
-                final Map<Integer, MirrorCoordinator.RemotePartition> remote = new HashMap<>();
+                final Map<Uuid, Map<Integer, MirrorCoordinator.RemotePartition>> remote = new HashMap<>();
                 final DescribeClusterMirrorsResponseData described = describeEverywhere(
                     new DescribeClusterMirrorsRequestData().setMirrorNames(List.of(mirrorName)));
                 for (final DescribeClusterMirrorsResponseData.MirrorDescription mirror : described.mirrors())
                 {
                     for (final DescribeClusterMirrorsResponseData.MirrorTopic topic : mirror.topics())
                     {
-                        if (!topic.topicId().equals(topicId))
-                        {
-                            continue;
-                        }
                         for (final DescribeClusterMirrorsResponseData.MirrorPartition p : topic.partitions())
                         {
                             if (p.leaderId() != brokerId && p.destinationOffset() >= 0)
                             {
-                                remote.put(p.partitionIndex(), new MirrorCoordinator.RemotePartition(
-                                    MirrorPartitionState.forId(p.state()), p.lag(), p.syncFailingForMs()));
+                                remote.computeIfAbsent(topic.topicId(), k -> new HashMap<>()).put(p.partitionIndex(),
+                                    new MirrorCoordinator.RemotePartition(MirrorPartitionState.forId(p.state()),
+                                        p.lag(), p.syncFailingForMs()));
                             }
                         }
                     }
@@ -990,6 +987,7 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
         {
             statusByTopic.computeIfAbsent(status.partition().topic(), k -> new ArrayList<>()).add(status);
         }
+        final Map<Uuid, Byte> desiredTypes = coordinator.desiredMirrorTypes();
         final Map<org.apache.kafka.common.TopicPartition, MirrorCoordinator.SyncStatus> syncByPartition =
             new HashMap<>();
         for (final MirrorCoordinator.SyncStatus status : coordinator.syncStatuses())
@@ -1039,7 +1037,8 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
                     addUnreported(partitions, topic);
                 }
                 final byte effective = current.syncState(topic.id()).mirrorType();
-                final byte desired = (byte)Math.max(MirrorType.ASYNC.id(), coordinator.desiredMirrorType(topic.id()));
+                final byte desired = (byte)Math.max(MirrorType.ASYNC.id(),
+                    desiredTypes.getOrDefault(topic.id(), (byte)-1));
                 final boolean recovery = coordinator.recoveryPending(topic.id());
                 topics.add(new DescribeClusterMirrorsResponseData.MirrorTopic().setTopicId(topic.id())
                     .setTopicName(topic.name()).setDesiredMirrorType(desired).setEffectiveMirrorType(effective)

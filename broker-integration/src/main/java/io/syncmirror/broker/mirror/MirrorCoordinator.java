@@ -130,8 +130,11 @@ public final class MirrorCoordinator implements AutoCloseable
         /** Commits a topic's effective mirror type (MirrorTopicTypeChange) at the controller; throws when it cannot. */
         void commitMirrorType(Uuid topicId, byte mirrorType) throws Exception;
 
-        /** The topic's partitions led by other brokers, as their leaders describe them now (absent: not reported). */
-        Map<Integer, RemotePartition> remotePartitions(String mirrorName, Uuid topicId) throws Exception;
+        /**
+         * The mirror's partitions led by other brokers, by topic id, as their leaders describe them now (absent:
+         * not reported). One call answers for every topic of the mirror: a tick asks once, not once per topic.
+         */
+        Map<Uuid, Map<Integer, RemotePartition>> remotePartitions(String mirrorName) throws Exception;
 
         /** Sends a sync registration RPC to the mirror's source cluster; IOException when it cannot. */
         <T extends ApiMessage> T sendToSource(SourceCluster source, ApiMessage request, Class<T> type)
@@ -187,6 +190,8 @@ public final class MirrorCoordinator implements AutoCloseable
 
     // Synchronous mirroring.
     private final Map<Uuid, TopicSync> topicSyncs = new ConcurrentHashMap<>();
+    /** Per sync tick: each mirror's partitions other brokers lead, described once ({@link #remotePartitions}). */
+    private final Map<String, Map<Uuid, Map<Integer, RemotePartition>>> remoteThisTick = new HashMap<>();
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
     private final Map<RejectReason, java.util.concurrent.atomic.LongAdder> rejections =
         new java.util.EnumMap<>(RejectReason.class);
@@ -972,6 +977,7 @@ public final class MirrorCoordinator implements AutoCloseable
     /** Every topic with a partition coordinated here: reporting, Unregisters owed, and the driver's work. */
     void syncTick(final MetadataImage current)
     {
+        remoteThisTick.clear();
         final Map<Uuid, List<MirrorPartition>> byTopic = new HashMap<>();
         for (final MirrorPartition mirror : coordinated.values())
         {
@@ -1317,11 +1323,21 @@ public final class MirrorCoordinator implements AutoCloseable
         }
     }
 
+    /**
+     * The topic's partitions other brokers lead, from one describe of the mirror per sync tick: a tick promoting
+     * a thousand topics would otherwise describe every partition of the mirror a thousand times.
+     */
     private Map<Integer, RemotePartition> remotePartitions(final String mirrorName, final Uuid topicId)
     {
         try
         {
-            return requireSyncChannel().remotePartitions(mirrorName, topicId);
+            Map<Uuid, Map<Integer, RemotePartition>> byTopic = remoteThisTick.get(mirrorName);
+            if (byTopic == null)
+            {
+                byTopic = requireSyncChannel().remotePartitions(mirrorName);
+                remoteThisTick.put(mirrorName, byTopic);
+            }
+            return byTopic.getOrDefault(topicId, Map.of());
         }
         catch (final RuntimeException e)
         {
@@ -1558,6 +1574,17 @@ public final class MirrorCoordinator implements AutoCloseable
                 mirror.syncFailuresPropagating.sum()));
         }
         return result;
+    }
+
+    /** {@link #desiredMirrorType(Uuid)} of every topic coordinated here, in one pass over the partitions. */
+    public Map<Uuid, Byte> desiredMirrorTypes()
+    {
+        final Map<Uuid, Byte> desired = new HashMap<>();
+        for (final MirrorPartition mirror : coordinated.values())
+        {
+            desired.merge(mirror.topicId, mirror.record.desiredMirrorType(), (a, b) -> (byte)Math.max(a, b));
+        }
+        return desired;
     }
 
     /** The desired mirror type of a topic as the partitions coordinated here hold it; -1 when none is here. */

@@ -86,10 +86,9 @@ class MirrorCoordinatorSyncTest
         }
 
         @Override
-        public Map<Integer, MirrorCoordinator.RemotePartition> remotePartitions(final String mirrorName,
-            final Uuid topicId)
+        public Map<Uuid, Map<Integer, MirrorCoordinator.RemotePartition>> remotePartitions(final String mirrorName)
         {
-            return remote;
+            return Map.of(TOPIC_ID, remote);
         }
 
         @Override
