@@ -314,9 +314,18 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
     public synchronized void onSyncRegistrationChanged(final Uuid topicId)
     {
         final int mask = syncLinkMask(topicId);
-        for (final Partition partition : byName.values())
+        // The topic's own partitions, not every hosted one: promoting 1,000 topics at 100k partitions applies
+        // 1,000 registrations on every source broker.
+        final TopicPartitions partitions = byId.get(topicId);
+        if (partitions == null)
         {
-            if (partition.topicId().equals(topicId))
+            return;
+        }
+        final AtomicReferenceArray<Partition> cells = partitions.cells;
+        for (int i = 0; i < cells.length(); i++)
+        {
+            final Partition partition = cells.get(i);
+            if (partition != null && partition.topicId().equals(topicId))
             {
                 partition.syncLinks(mask);
             }
