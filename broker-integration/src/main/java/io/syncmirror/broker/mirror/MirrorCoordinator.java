@@ -38,6 +38,7 @@ import io.syncmirror.broker.metadata.PartitionState;
 import io.syncmirror.broker.metadata.TopicMetadata;
 import io.syncmirror.broker.network.NodeClientConfig;
 import io.syncmirror.broker.replica.Partition;
+import io.syncmirror.broker.replica.PartitionKey;
 import io.syncmirror.broker.replica.ReplicaManager;
 import io.syncmirror.broker.storage.PartitionLog;
 import io.syncmirror.fetch.FetcherConfig;
@@ -179,7 +180,7 @@ public final class MirrorCoordinator implements AutoCloseable
     private final ExecutorService lookups;
     /** Source leader lookups of partitions that are being fetched (their source broker stopped answering). */
     private final ExecutorService leaderLookups;
-    private final Map<TopicPartition, MirrorPartition> coordinated = new ConcurrentHashMap<>();
+    private final Map<PartitionKey, MirrorPartition> coordinated = new ConcurrentHashMap<>();
     private final Map<String, SourceCluster> sources = new HashMap<>();
     private final Map<String, MirrorDefinition> sourceDefinitions = new HashMap<>();
     private final ReentrantLock lock = new ReentrantLock();
@@ -328,7 +329,7 @@ public final class MirrorCoordinator implements AutoCloseable
         runCommands();
         final MetadataImage current = image.get();
         refreshSources(current);
-        final Set<TopicPartition> led = new HashSet<>();
+        final Set<PartitionKey> led = new HashSet<>();
         final StateLoader loader = new StateLoader();
         for (final TopicMetadata topic : current.topics())
         {
@@ -341,14 +342,14 @@ public final class MirrorCoordinator implements AutoCloseable
             final String mirrorName = active != null ? active : MirrorTopicConfig.removedMirror(topicConfig);
             for (final PartitionState state : topic.partitions())
             {
-                final Partition partition = replicas.partitionOrNull(state.topicPartition());
+                final Partition partition = replicas.partitionOrNull(topic.id(), state.partition());
                 if (partition == null || !partition.isLeader() || !partition.topicId().equals(topic.id()))
                 {
                     continue;
                 }
                 final TopicPartition tp = state.topicPartition();
-                led.add(tp);
-                MirrorPartition mirror = coordinated.get(tp);
+                led.add(PartitionKey.of(tp));
+                MirrorPartition mirror = coordinated.get(PartitionKey.of(tp));
                 if (mirror != null && (mirror.partition != partition || !mirror.mirrorName.equals(mirrorName)))
                 {
                     release(mirror);
@@ -359,7 +360,7 @@ public final class MirrorCoordinator implements AutoCloseable
                     try
                     {
                         mirror = load(mirrorName, partition, loader);
-                        coordinated.put(tp, mirror);
+                        coordinated.put(PartitionKey.of(tp), mirror);
                     }
                     catch (final RuntimeException e)
                     {
@@ -372,7 +373,7 @@ public final class MirrorCoordinator implements AutoCloseable
         }
         for (final MirrorPartition mirror : new ArrayList<>(coordinated.values()))
         {
-            if (!led.contains(mirror.topicPartition))
+            if (!led.contains(PartitionKey.of(mirror.topicPartition)))
             {
                 release(mirror);
             }
@@ -435,7 +436,7 @@ public final class MirrorCoordinator implements AutoCloseable
     {
         // Another broker leads it now and reports for it; this one's reports would be fenced anyway.
         syncReporting(mirror, false);
-        coordinated.remove(mirror.topicPartition, mirror);
+        coordinated.remove(PartitionKey.of(mirror.topicPartition), mirror);
         fetchers.remove(mirror.topicPartition);
         mirror.partition.mirrorAppends(false);
     }
@@ -1475,7 +1476,7 @@ public final class MirrorCoordinator implements AutoCloseable
             {
                 continue;
             }
-            final MirrorPartition mirror = coordinated.get(state.topicPartition());
+            final MirrorPartition mirror = coordinated.get(PartitionKey.of(state.topicPartition()));
             if (mirror != null && mirror.mirrorName.equals(mirrorName))
             {
                 if (mirror.record.desiredMirrorType() != mirrorType)
@@ -1632,7 +1633,7 @@ public final class MirrorCoordinator implements AutoCloseable
     /** Coordinates a partition as if a tick had loaded it, for tests of this package. */
     void coordinate(final MirrorPartition mirror)
     {
-        coordinated.put(mirror.topicPartition, mirror);
+        coordinated.put(PartitionKey.of(mirror.topicPartition), mirror);
     }
 
     /** Runs the queued commands (desired type changes) as a tick does first, for tests of this package. */
@@ -1647,7 +1648,7 @@ public final class MirrorCoordinator implements AutoCloseable
     /** The coordinated partition, for tests of this package; null when not coordinated here. */
     MirrorPartition coordinated(final TopicPartition partition)
     {
-        return coordinated.get(partition);
+        return coordinated.get(PartitionKey.of(partition));
     }
 
     public int deadFetcherThreads()

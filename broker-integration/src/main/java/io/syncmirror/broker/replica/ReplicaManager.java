@@ -63,7 +63,7 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
     private final IsrChangeChannel isrChannel;
     private final LongSupplier clockMs;
     private final TopicCreator topicCreator;
-    private final ConcurrentHashMap<TopicPartition, Partition> byName = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<PartitionKey, Partition> byName = new ConcurrentHashMap<>();
     /**
      * By topic id, the topic's partitions hosted here indexed by partition number: a fetch or produce by topic id
      * finds its partition without allocating a key (a 100k-partition fetch looks up every partition).
@@ -182,7 +182,7 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
 
     public Optional<Partition> partition(final TopicPartition topicPartition)
     {
-        return Optional.ofNullable(byName.get(topicPartition));
+        return Optional.ofNullable(byName.get(PartitionKey.of(topicPartition)));
     }
 
     public Partition partitionOrNull(final Uuid topicId, final int partition)
@@ -193,7 +193,7 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
 
     public Partition partitionOrNull(final TopicPartition topicPartition)
     {
-        return byName.get(topicPartition);
+        return byName.get(PartitionKey.of(topicPartition));
     }
 
     public java.util.Collection<Partition> partitions()
@@ -215,7 +215,7 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
                 state.replicas().size(), config.maxReplicas());
             return;
         }
-        Partition partition = byName.get(tp);
+        Partition partition = byName.get(PartitionKey.of(tp));
         if (partition != null && !partition.topicId().equals(state.topicId()))
         {
             // A topic deleted and created again under the same name while this broker was away.
@@ -236,7 +236,7 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
             final PartitionLog log = logs.getOrCreate(tp, state.topicId(), topicConfig);
             partition = new Partition(tp, state.topicId(), log, hotPath, config.brokerId(), topicConfig,
                 this::drainCurrentOwner);
-            byName.put(tp, partition);
+            byName.put(PartitionKey.of(tp), partition);
             setById(state.topicId(), tp.partition(), partition);
         }
         partition.topicConfig(topicConfig);
@@ -358,7 +358,7 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
     @Override
     public synchronized void onPartitionRemoved(final TopicPartition topicPartition)
     {
-        final Partition partition = byName.remove(topicPartition);
+        final Partition partition = byName.remove(PartitionKey.of(topicPartition));
         if (partition == null)
         {
             return;
@@ -388,7 +388,7 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
         for (final PartitionLog log : List.copyOf(logs.all()))
         {
             final TopicPartition tp = log.topicPartition();
-            if (!byName.containsKey(tp) && !keep.test(tp))
+            if (!byName.containsKey(PartitionKey.of(tp)) && !keep.test(tp))
             {
                 LOG.info("deleting the log of {}: the metadata no longer assigns it to broker {}", tp,
                     config.brokerId());
@@ -592,7 +592,7 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
         {
             owners.set(owner);
         }
-        final Partition partition = byName.get(tp);
+        final Partition partition = byName.get(PartitionKey.of(tp));
         if (partition == null)
         {
             future.completeExceptionally(new NotLeaderOrFollowerException("no replica of " + tp + " here"));
@@ -636,7 +636,7 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
     @Override
     public Optional<PartitionLog> leaderLog(final TopicPartition partition)
     {
-        final Partition p = byName.get(partition);
+        final Partition p = byName.get(PartitionKey.of(partition));
         return p != null && p.isLeader() ? Optional.of(p.log()) : Optional.empty();
     }
 
