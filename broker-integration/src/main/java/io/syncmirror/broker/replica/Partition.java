@@ -1147,6 +1147,9 @@ public final class Partition
     public void watch(final Runnable watcher)
     {
         watchers.add(watcher);
+        // With the fence in notifyWatchers: a change whose notification missed this watcher is visible to the
+        // read that follows this call (the set's own reads and writes are only acquire/release).
+        java.lang.invoke.VarHandle.fullFence();
     }
 
     /** Stops telling {@code watcher} of changes (its fetch session is gone or no longer holds the partition). */
@@ -1163,6 +1166,8 @@ public final class Partition
 
     private void notifyWatchers()
     {
+        // The change is written; a watcher added from now on reads it (see watch).
+        java.lang.invoke.VarHandle.fullFence();
         if (watchers.isEmpty())
         {
             return;
