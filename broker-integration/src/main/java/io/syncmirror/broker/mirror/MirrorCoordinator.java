@@ -1029,11 +1029,20 @@ public final class MirrorCoordinator implements AutoCloseable
         {
             syncReporting(mirror, reporting && mirror.record.state() == MirrorPartitionState.MIRRORING);
         }
+        final MirrorPartition driver = driverOf(local);
         if (!effectiveSync && sync.unregisterPending)
         {
-            maybeUnregister(sync, topic.id(), local);
+            if (driver == null && desiredSync(local))
+            {
+                // Promoted again before this broker's Unregister went out: the driver unregistered and now
+                // registers; an Unregister from here could reach the source after that Register and undo it.
+                sync.unregisterPending = false;
+            }
+            else
+            {
+                maybeUnregister(sync, topic.id(), local);
+            }
         }
-        final MirrorPartition driver = driverOf(local);
         if (driver == null)
         {
             return;
@@ -1052,6 +1061,18 @@ public final class MirrorCoordinator implements AutoCloseable
         {
             maybePromote(sync, topic, local, driver);
         }
+    }
+
+    private static boolean desiredSync(final List<MirrorPartition> local)
+    {
+        for (final MirrorPartition mirror : local)
+        {
+            if (mirror.record.desiredMirrorType() == MirrorType.SYNC.id())
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The partition that makes this broker its topic's driver (partition 0), or null. */

@@ -341,11 +341,11 @@ public final class ReplicaApis
      * What a Fetch v20's MirrorReplicaInfo changes in how it is answered: its mirror link (whose registered
      * partitions are read up to the LEO, hazard 4) and the per-partition registration errors of its report.
      */
-    private record MirrorFetch(int link, Map<PartitionKey, ReportError> errors)
+    private record MirrorFetch(int link, Map<ReportedPartition, ReportError> errors)
     {
     }
 
-    private record PartitionKey(Uuid topicId, int partition)
+    private record ReportedPartition(Uuid topicId, int partition)
     {
     }
 
@@ -363,7 +363,7 @@ public final class ReplicaApis
     private MirrorFetch applyMirrorReport(final MirrorReplicaInfo info)
     {
         final int link = replicas.mirrorLinks().indexOf(info.mirrorName());
-        final Map<PartitionKey, ReportError> errors = new HashMap<>();
+        final Map<ReportedPartition, ReportError> errors = new HashMap<>();
         final java.util.Set<Partition> reported = info.fullReport() ? new java.util.HashSet<>() : null;
         int[] replicaIds = new int[8];
         long[] leos = new long[8];
@@ -373,7 +373,7 @@ public final class ReplicaApis
             for (final MirrorReplicaInfo.MirroredTopicPartition p : topic.partitions())
             {
                 final Partition partition = replicas.partitionOrNull(topic.topicId(), p.partition());
-                final PartitionKey key = new PartitionKey(topic.topicId(), p.partition());
+                final ReportedPartition key = new ReportedPartition(topic.topicId(), p.partition());
                 if (partition == null)
                 {
                     errors.put(key, new ReportError(topic.topic(), Errors.UNKNOWN_TOPIC_ID.code()));
@@ -440,7 +440,7 @@ public final class ReplicaApis
             return response;
         }
         final Map<Uuid, FetchResponseData.FetchableTopicResponse> topics = new HashMap<>();
-        for (final Map.Entry<PartitionKey, ReportError> error : mirror.errors().entrySet())
+        for (final Map.Entry<ReportedPartition, ReportError> error : mirror.errors().entrySet())
         {
             topics.computeIfAbsent(error.getKey().topicId(), id ->
             {
@@ -529,7 +529,7 @@ public final class ReplicaApis
             // A sync mirror's fetch reads its registered partitions up to the LEO, as a follower's does.
             final boolean toLeo = mirror != null && partition != null && partition.syncLinkRegistered(mirror.link());
             final ReportError reportError = mirror == null || mirror.errors().isEmpty() ? null :
-                mirror.errors().get(new PartitionKey(session.topicId(slot), session.partition(slot)));
+                mirror.errors().get(new ReportedPartition(session.topicId(slot), session.partition(slot)));
             final FetchResponseData.PartitionData answer = reportError != null ?
                 errorAnswer(session, slot, reportError.code()) :
                 readPartition(session, slot, partition, follower, replicaId, toLeo ? FetchIsolation.LOG_END :
@@ -598,7 +598,7 @@ public final class ReplicaApis
         {
             return;
         }
-        for (final PartitionKey key : mirror.errors().keySet())
+        for (final ReportedPartition key : mirror.errors().keySet())
         {
             final int slot = session.slotOf(key.topicId(), null, key.partition());
             if (slot != FetchSession.NO_SLOT)
