@@ -1612,15 +1612,7 @@ public final class MirrorCoordinator implements AutoCloseable
     /** The desired mirror type of a topic as the partitions coordinated here hold it; -1 when none is here. */
     public byte desiredMirrorType(final Uuid topicId)
     {
-        byte desired = -1;
-        for (final MirrorPartition mirror : coordinated.values())
-        {
-            if (mirror.topicId.equals(topicId))
-            {
-                desired = (byte)Math.max(desired, mirror.record.desiredMirrorType());
-            }
-        }
-        return desired;
+        return desiredMirrorTypes().getOrDefault(topicId, (byte)-1);
     }
 
     /** True while this broker holds a pending recovery promotion for the topic (its driver does). */
