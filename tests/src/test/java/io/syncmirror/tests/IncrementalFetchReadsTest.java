@@ -87,4 +87,65 @@ class IncrementalFetchReadsTest
             assertTrue(elapsedMs < 15_000, "took " + elapsedMs + " ms");
         }
     }
+
+    @Test
+    @DisplayName("records in a response the consumer dropped (it moved to a partition on another broker) are "
+        + "delivered when it fetches the same offset again, with no further appends")
+    void shouldDeliverRecordsOfADroppedResponseAgain() throws Exception
+    {
+        final String topic = "dropped";
+        try (EmbeddedCluster cluster = EmbeddedCluster.start(2, Map.of());
+             Admin admin = Clients.admin(cluster.bootstrapServers());
+             KafkaProducer<byte[], byte[]> producer = Clients.producer(cluster.bootstrapServers(), Map.of());
+             KafkaConsumer<byte[], byte[]> consumer = Clients.consumer(cluster.bootstrapServers(), Map.of(
+                 // A fetch nothing wakes answers only after this: far beyond the bound below.
+                 ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 20_000)))
+        {
+            // Partition 0 on broker 1, partition 1 on broker 2: a consumer that moves from one to the other sends
+            // the first broker no request meanwhile, so its fetch session there keeps partition 0.
+            Clients.createTopic(admin, topic, Map.of(0, List.of(1), 1, List.of(2)), Map.of());
+            final TopicPartition first = new TopicPartition(topic, 0);
+            final TopicPartition other = new TopicPartition(topic, 1);
+            producer.send(new ProducerRecord<>(topic, 0, null, new byte[]{0})).get(30, TimeUnit.SECONDS);
+            consumer.assign(List.of(first));
+            consumer.seek(first, 0);
+            awaitRecordAt(consumer, 0, 30_000);
+            // The consumer sent its next fetch (offset 1) before returning the record; the broker parks it, and
+            // this append answers it with the record at offset 1.
+            producer.send(new ProducerRecord<>(topic, 0, null, new byte[]{1})).get(30, TimeUnit.SECONDS);
+            consumer.assign(List.of(other));
+            consumer.seek(other, 0);
+            // Polled meanwhile: the answer carrying offset 1 arrives and is dropped (no longer assigned).
+            final long pollUntilNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+            while (System.nanoTime() < pollUntilNs)
+            {
+                assertTrue(consumer.poll(Duration.ofMillis(100)).isEmpty());
+            }
+
+            // Back to partition 0 at offset 1: the fetch names nothing new, and the broker must read it anyway.
+            consumer.assign(List.of(first));
+            consumer.seek(first, 1);
+            final long startNs = System.nanoTime();
+            awaitRecordAt(consumer, 1, 15_000);
+            final long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs);
+            assertTrue(elapsedMs < 5_000, "took " + elapsedMs + " ms");
+        }
+    }
+
+    private static void awaitRecordAt(final KafkaConsumer<byte[], byte[]> consumer, final long offset,
+        final long timeoutMs)
+    {
+        final long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        while (System.nanoTime() < deadlineNs)
+        {
+            for (final ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(100)))
+            {
+                if (record.offset() == offset)
+                {
+                    return;
+                }
+            }
+        }
+        throw new AssertionError("no record at offset " + offset + " within " + timeoutMs + " ms");
+    }
 }

@@ -465,7 +465,8 @@ public final class ReplicaApis
      * changes, then reads again. A full or sessionless fetch reads every partition, and so does an incremental one
      * that reads differently from its session's last fetch (another isolation, fetcher or mirror link); any other
      * incremental fetch reads only the partitions its request names, those changed since they were last read, and
-     * those a response left with more to read ({@link SessionWatch}): the others would be left out anyway.
+     * those the last response sent records for or left with more to read ({@link SessionWatch}): the others would be
+     * left out anyway.
      */
     private void attemptFetch(final FetchRequest request, final FetchContext fetch, final short version,
         final long deadlineMs, final io.netty.util.concurrent.EventExecutor executor,
@@ -549,9 +550,13 @@ public final class ReplicaApis
                 assembler.maybeAdd(slot, answers[i]);
                 final FetchResponseData.PartitionData answer = answers[i];
                 if (moreToRead[i] || answer.errorCode() != Errors.NONE.code() ||
-                    FetchResponse.isDivergingEpoch(answer))
+                    FetchResponse.isDivergingEpoch(answer) ||
+                    (answer.records() != null && answer.records().sizeInBytes() > 0))
                 {
-                    // Nothing may change on it before the fetcher asks again: read it next time regardless.
+                    // Nothing may change on it before the fetcher asks again: read it next time regardless. That
+                    // includes records sent: a fetcher that dropped this response (a consumer that moved to other
+                    // partitions meanwhile) asks for the same offset again without naming the partition, and must
+                    // get them again. A fetcher that took them names the partition at its new offset anyway.
                     watch.leaveOver(slot);
                 }
             }

@@ -11,7 +11,8 @@ import io.syncmirror.fetch.FetchSession;
  * What the broker keeps with one fetch session so that a fetch reads only the partitions that may answer
  * differently from last time, not the whole session: a {@link PartitionWatch} on each of the session's partitions,
  * which the partition runs on every change (append, HW, truncation, role); the queue of partitions changed since
- * they were last read; the slots a response left with more to read; and the session's parked fetch, if any.
+ * they were last read; the slots a response sent records for or left with more to read; and the session's parked
+ * fetch, if any.
  *
  * <p>A fetch of an incremental session reads the slots its request names (the fetcher moved on or changed its
  * epochs), the changed ones and the ones left over; a partition in none of them would be answered exactly as the
@@ -245,7 +246,7 @@ final class SessionWatch
         partition.watch(fresh);
     }
 
-    /** Keeps a slot for the next fetch's reads: its answer left records unread or carried an error. */
+    /** Keeps a slot for the next fetch's reads: its answer carried records or an error, or left records unread. */
     void leaveOver(final int slot)
     {
         if (leftOverCount == leftOver.length)
