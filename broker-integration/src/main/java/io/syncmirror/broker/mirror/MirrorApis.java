@@ -97,6 +97,8 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
     private final int controllerPort;
     private final long timeoutMs;
     private final MirrorWireClients clients;
+    /** Requests forwarded to the controller: a longer wait than {@link #clients}' (see the constructor). */
+    private final MirrorWireClients forwardClients;
     private final ExecutorService pool;
     /** Calls to the other brokers that pool threads wait for: a pool of its own, so the waits cannot starve. */
     private final ExecutorService fanOut;
@@ -122,6 +124,11 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
         this.controllerPort = controllerPort;
         this.timeoutMs = timeoutMs;
         this.clients = new MirrorWireClients("broker-" + brokerId + "-mirror", (int)timeoutMs, (int)timeoutMs);
+        // The controller bounds its own work on a request by timeoutMs, plus the calls to other brokers it makes
+        // at the end (each bounded by timeoutMs): a forwarded request waits for both, so that a slow controller
+        // answers with what it did instead of this broker giving up first.
+        this.forwardClients = new MirrorWireClients("broker-" + brokerId + "-forward", (int)timeoutMs,
+            (int)Math.min(Integer.MAX_VALUE, 2 * timeoutMs + 1000));
         this.pool = Executors.newFixedThreadPool(4, r ->
         {
             final Thread t = new Thread(r, "mirror-apis-" + brokerId);
@@ -172,7 +179,7 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
         {
             try
             {
-                return clients.send(controllerHost, controllerPort, request, ApiMessage.class);
+                return forwardClients.send(controllerHost, controllerPort, request, ApiMessage.class);
             }
             catch (final IOException e)
             {
@@ -316,6 +323,8 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
 
     private AddTopicsToMirrorResponseData addTopics(final AddTopicsToMirrorRequestData add)
     {
+        // One deadline for the commit and the desired types of SYNC topics: the answer comes within timeoutMs.
+        final long deadlineMs = System.currentTimeMillis() + timeoutMs;
         final List<TopicResultsResponseData.TopicResult> results = new ArrayList<>();
         final Map<String, List<String>> namesByMirror = new LinkedHashMap<>();
         final Map<String, List<String>> patternsByMirror = new LinkedHashMap<>();
@@ -373,12 +382,12 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
                     if (syncNames.contains(key))
                     {
                         maybeNote(result, setDesiredSyncOnAdd(mirror, java.util.regex.Pattern.compile(
-                            java.util.regex.Pattern.quote(entry.getKey()))));
+                            java.util.regex.Pattern.quote(entry.getKey())), deadlineMs));
                     }
                     else if (syncPatterns.contains(key))
                     {
                         maybeNote(result, setDesiredSyncOnAdd(mirror, java.util.regex.Pattern.compile(
-                            entry.getKey())));
+                            entry.getKey()), deadlineMs));
                     }
                 }
                 results.add(result);
@@ -400,12 +409,14 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
      * their desired type becomes SYNC on every partition (the same path as {@code --alter --sync}); the
      * coordinators promote them when their lag is 0. Null when done, else what is left undone.
      */
-    private String setDesiredSyncOnAdd(final String mirrorName, final java.util.regex.Pattern names)
+    private String setDesiredSyncOnAdd(final String mirrorName, final java.util.regex.Pattern names,
+        final long deadlineMs)
     {
-        final long deadlineMs = System.currentTimeMillis() + timeoutMs;
         String left = "no topic matched yet";
-        while (System.currentTimeMillis() < deadlineMs)
+        boolean first = true;
+        while (first || System.currentTimeMillis() < deadlineMs)
         {
+            first = false; // at least one try, however long the commit before it took
             final List<AlterMirrorTopicTypeRequestData.AlterMirrorTopic> topics = new ArrayList<>();
             final Map<String, Integer> partitionCounts = new HashMap<>();
             for (final TopicMetadata topic : image.get().topics())
@@ -1283,5 +1294,6 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
         pool.shutdownNow();
         fanOut.shutdownNow();
         clients.close();
+        forwardClients.close();
     }
 }

@@ -88,9 +88,12 @@ import io.syncmirror.protocol.UnregisterMirrorSyncTopicResponseData;
  * failed for {@code mirror.sync.topic.demote.timeout.ms}.
  *
  * <p>Every broker sets {@link MirrorPartition#syncReporting} on the partitions it coordinates: true while the
- * topic is effectively SYNC (or the driver's registration is in flight); once the topic stops being SYNC, the
- * broker sends its own (idempotent) Unregister to the source and keeps reporting until the source acknowledged
- * it (hazard 6), so no broker's reports stop while the source may still gate on them. A partition that stops
+ * topic is effectively SYNC (or the driver's registration is in flight). Once the topic stops being SYNC, the
+ * driver sends the Unregister and keeps reporting until the source acknowledged it; every other broker keeps
+ * reporting until the source answers its partitions' reports INVALID_SYNC_REGISTRATION (hazard 6), so no
+ * broker's reports stop while the source may still gate on them. Register and Unregister of a topic come from
+ * its driver alone, one after the other: an Unregister from another broker could reach the source after a quick
+ * re-promotion's Register and undo it. A partition that stops
  * (failover) unregisters its topic first, before its fetcher is removed, goes on when the source cannot be
  * reached, and clears the topic's desired and effective types.
  */
@@ -1032,15 +1035,22 @@ public final class MirrorCoordinator implements AutoCloseable
         final MirrorPartition driver = driverOf(local);
         if (!effectiveSync && sync.unregisterPending)
         {
-            if (driver == null && desiredSync(local))
-            {
-                // Promoted again before this broker's Unregister went out: the driver unregistered and now
-                // registers; an Unregister from here could reach the source after that Register and undo it.
-                sync.unregisterPending = false;
-            }
-            else
+            if (driver != null)
             {
                 maybeUnregister(sync, topic.id(), local);
+            }
+            else if (sourceRefusesEveryReport(local))
+            {
+                // The driver's Unregister went through: the source no longer gates on these partitions. Only the
+                // driver unregisters, after its own Register and before its next one, so no Unregister can reach
+                // the source after a later promotion's Register and undo it.
+                sync.unregisterPending = false;
+                for (final MirrorPartition mirror : local)
+                {
+                    syncReporting(mirror, false);
+                }
+                LOG.info("Mirror '{}' topic {}: the source no longer gates on this broker's partitions; sync "
+                    + "reports stop", sync.mirrorName, sync.topicName);
             }
         }
         if (driver == null)
@@ -1063,16 +1073,21 @@ public final class MirrorCoordinator implements AutoCloseable
         }
     }
 
-    private static boolean desiredSync(final List<MirrorPartition> local)
+    /**
+     * Whether the source answered the last report of every reporting partition here INVALID_SYNC_REGISTRATION:
+     * its leaders, with metadata as new as their controller's, hold no registration of this mirror on the topic.
+     */
+    private static boolean sourceRefusesEveryReport(final List<MirrorPartition> local)
     {
         for (final MirrorPartition mirror : local)
         {
-            if (mirror.record.desiredMirrorType() == MirrorType.SYNC.id())
+            if (mirror.syncReporting && (mirror.syncFailingSinceMs < 0 ||
+                mirror.syncFailureCode != MirrorError.INVALID_SYNC_REGISTRATION.code()))
             {
-                return true;
+                return false;
             }
         }
-        return false;
+        return true;
     }
 
     /** The partition that makes this broker its topic's driver (partition 0), or null. */
@@ -1647,6 +1662,17 @@ public final class MirrorCoordinator implements AutoCloseable
     void coordinate(final MirrorPartition mirror)
     {
         coordinated.put(PartitionKey.of(mirror.topicPartition), mirror);
+    }
+
+    /** Stops coordinating a partition as if another broker led it now, for tests of this package. */
+    void uncoordinate(final TopicPartition partition)
+    {
+        final MirrorPartition mirror = coordinated.get(PartitionKey.of(partition));
+        if (mirror != null)
+        {
+            syncReporting(mirror, false);
+            coordinated.remove(PartitionKey.of(partition), mirror);
+        }
     }
 
     /** Runs the queued commands (desired type changes) as a tick does first, for tests of this package. */

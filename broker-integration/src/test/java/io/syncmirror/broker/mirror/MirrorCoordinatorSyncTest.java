@@ -396,6 +396,45 @@ class MirrorCoordinatorSyncTest
     }
 
     @Test
+    @DisplayName("SU-05 SI-01 demotion on a broker that does not drive the topic: no Unregister from it (a late one "
+        + "could undo a re-promotion's Register); it reports until the source refuses its partitions' reports")
+    void shouldLeaveTheUnregisterToTheDriver() throws Exception
+    {
+        promoteToSync();
+        // Partition 0 (and with it the topic's driving) is led by another broker from now on.
+        coordinator.uncoordinate(new TopicPartition(TOPIC, 0));
+        tick();
+        assertTrue(p1.syncReporting);
+        append(new MetadataRecord.MirrorTopicTypeChange(TOPIC_ID, MirrorType.ASYNC.id())); // the driver demoted
+        channel.events.clear();
+        tick();
+        tick();
+        assertEquals(List.of(), channel.events, "only the driver unregisters");
+        assertTrue(p1.syncReporting, "still reporting: the source may still gate on it");
+
+        // Promoted again before the source refused anything: reports go on, and nothing from here undoes it.
+        append(new MetadataRecord.MirrorTopicTypeChange(TOPIC_ID, MirrorType.SYNC.id()));
+        tick();
+        append(new MetadataRecord.MirrorTopicTypeChange(TOPIC_ID, MirrorType.ASYNC.id()));
+        tick();
+        assertTrue(p1.syncReporting);
+
+        // A refusal of another kind (the registration still on its way) keeps the reports going.
+        p1.syncFailureCode = MirrorError.MIRROR_REGISTRATION_PROPAGATING.code();
+        p1.syncFailingSinceMs = nowMs.get();
+        tick();
+        assertTrue(p1.syncReporting);
+
+        // The driver's Unregister went through: the source answers INVALID_SYNC_REGISTRATION, and reports stop.
+        p1.syncFailureCode = MirrorError.INVALID_SYNC_REGISTRATION.code();
+        tick();
+        assertFalse(p1.syncReporting);
+        tick();
+        assertFalse(p1.syncReporting);
+        assertEquals(List.of(), channel.events, "no Unregister and no Register from a broker that does not drive");
+    }
+
+    @Test
     @DisplayName("SU-01 an admitted Register whose SYNC commit fails is undone with an Unregister")
     void shouldUnregisterWhenTheCommitFails() throws Exception
     {
