@@ -178,6 +178,12 @@ public final class MetadataImage implements MetadataView
         return mirrors;
     }
 
+    /** Whether {@code other} holds the very same topics (ids, names, configs, partitions) as this image. */
+    public boolean sameTopicsAs(final MetadataImage other)
+    {
+        return other != null && other.topicsById == topicsById;
+    }
+
     Map<Uuid, TopicMetadata> topicsById()
     {
         return topicsById;

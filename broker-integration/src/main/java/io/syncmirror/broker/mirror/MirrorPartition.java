@@ -27,6 +27,10 @@ final class MirrorPartition
     volatile MirrorStateRecord record;
     /** The commit of {@link #record} when it was sent without waiting; null once the coordinator saw it done. */
     volatile java.util.concurrent.CompletableFuture<Void> pendingWrite;
+    /** Its topic is actively mirrored (false: removed from the mirror, failing over), as of the last walk. */
+    boolean mirrored;
+    /** The coordinator's tick whose walk last found this partition led here (coordinator thread). */
+    long ledInTick;
     /** When a FAILED partition may be retried, ms on the coordinator's clock. */
     volatile long retryAtMs;
     /** PREPARING's first phase (alignment with the source's last mirrored offset) is done. */

@@ -119,6 +119,8 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
     private final ScheduledExecutorService isrScheduler;
     private final ScheduledFuture<?> isrTask;
     private volatile FollowerFetching fetching;
+    /** Written under this object's lock (the metadata thread), read by anyone. */
+    private volatile long partitionChanges;
     private volatile java.util.function.IntPredicate isrEligible = brokerId -> true;
 
     public ReplicaManager(final ReplicaConfig config, final LogStore logs, final IsrChangeChannel isrChannel,
@@ -205,8 +207,29 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
     // Metadata (metadata thread).
     // ------------------------------------------------------------------------------------------------------
 
+    /**
+     * How many partition changes (leadership, followers, removals) this broker applied: a reader that sees the same
+     * count twice knows no partition's role changed in between.
+     */
+    public long partitionChangeCount()
+    {
+        return partitionChanges;
+    }
+
     @Override
     public synchronized void onPartitionChanged(final PartitionState state, final Map<String, String> topicConfig)
+    {
+        try
+        {
+            changePartition(state, topicConfig);
+        }
+        finally
+        {
+            partitionChanges++; // after the change: a reader of the new count sees it applied
+        }
+    }
+
+    private void changePartition(final PartitionState state, final Map<String, String> topicConfig)
     {
         final TopicPartition tp = state.topicPartition();
         if (state.replicas().size() > config.maxReplicas())
@@ -357,6 +380,18 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
 
     @Override
     public synchronized void onPartitionRemoved(final TopicPartition topicPartition)
+    {
+        try
+        {
+            removePartition(topicPartition);
+        }
+        finally
+        {
+            partitionChanges++;
+        }
+    }
+
+    private void removePartition(final TopicPartition topicPartition)
     {
         final Partition partition = byName.remove(PartitionKey.of(topicPartition));
         if (partition == null)
