@@ -99,6 +99,8 @@ public final class IntervalHistogramLog
         }
     }
 
+    private int intervalsLogged;
+
     private void loop()
     {
         long nextNs = System.nanoTime() + INTERVAL_NS;
@@ -118,8 +120,15 @@ public final class IntervalHistogramLog
         }
     }
 
+    /** How many intervals were logged so far (for tests). */
+    synchronized int intervalsLogged()
+    {
+        return intervalsLogged;
+    }
+
     private void logInterval()
     {
+        intervalsLogged++;
         final Histogram interval = recorder.getIntervalHistogram(recycled);
         total.add(interval);
         writer.outputIntervalHistogram((interval.getStartTimeStamp() - baseTimeMs) / 1000.0,

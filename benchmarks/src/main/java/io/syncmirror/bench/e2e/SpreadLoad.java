@@ -27,8 +27,9 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  *
  * <p>Record {@code i} is due at {@code start + i / rate} and goes to global partition {@code i mod partitions}
  * (topic {@code g / partitionsPerTopic}, partition {@code g mod partitionsPerTopic}) on producer
- * {@code i mod producers}, so that every partition sees the same load and a 100k-partition run really touches
- * 100k partitions. The thread parks until a record is due (never spins: the brokers share the cores) and sends
+ * {@code g mod producers}, so that every partition sees the same load, a 100k-partition run really touches
+ * 100k partitions, and each producer owns a slice of them: a producer's sender walks every partition it has sent
+ * to on each of its wake-ups, so one producer over 100k partitions spends more CPU than the brokers it loads. The thread parks until a record is due (never spins: the brokers share the cores) and sends
  * any backlog at once after a stall; the latency is taken from the due time, so a stall is charged to every record
  * it delayed (no coordinated omission). Records due before the measured window go to a warm-up recorder.
  */
@@ -160,7 +161,7 @@ public final class SpreadLoad implements AutoCloseable
                 global % partitionsPerTopic, null, value);
             try
             {
-                producers.get((int)(i % producers.size())).send(record, (metadata, exception) ->
+                producers.get(global % producers.size()).send(record, (metadata, exception) ->
                 {
                     if (exception != null)
                     {

@@ -30,7 +30,12 @@ class IntervalHistogramLogTest
         {
             log.recorder().recordValue(v);
         }
-        Thread.sleep(1_200); // at least one interval written by the logging thread
+        // At least one interval written by the logging thread (after about a second; longer on a loaded machine).
+        final long deadlineNs = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+        while (log.intervalsLogged() == 0 && System.nanoTime() < deadlineNs)
+        {
+            Thread.sleep(50);
+        }
         log.recorder().recordValue(5_000L);
         final Histogram total = log.finish();
 
