@@ -26,10 +26,12 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * {@link Recorder}s and {@link LongAdder}s.
  *
  * <p>Record {@code i} is due at {@code start + i / rate} and goes to global partition {@code i mod partitions}
- * (topic {@code g / partitionsPerTopic}, partition {@code g mod partitionsPerTopic}) on producer
- * {@code g mod producers}, so that every partition sees the same load, a 100k-partition run really touches
- * 100k partitions, and each producer owns a slice of them: a producer's sender walks every partition it has sent
- * to on each of its wake-ups, so one producer over 100k partitions spends more CPU than the brokers it loads. The thread parks until a record is due (never spins: the brokers share the cores) and sends
+ * (topic {@code t = g / partitionsPerTopic}, partition {@code g mod partitionsPerTopic}) on producer
+ * {@code t mod producers}, so that every partition sees the same load, a 100k-partition run really touches 100k
+ * partitions, and each producer owns a slice of the topics and knows the metadata of those alone. A producer's
+ * sender walks, on every wake-up, each partition it has sent to and each partition its metadata puts on the node it
+ * drains ({@code RecordAccumulator.ready} and {@code drainBatchesForOneNode}); one producer over 100k partitions
+ * spends more CPU than the brokers it loads, and so do producers that split every topic between them. The thread parks until a record is due (never spins: the brokers share the cores) and sends
  * any backlog at once after a stall; the latency is taken from the due time, so a stall is charged to every record
  * it delayed (no coordinated omission). Records due before the measured window go to a warm-up recorder.
  */
@@ -68,7 +70,15 @@ public final class SpreadLoad implements AutoCloseable
                 final KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config(bootstrapServers,
                     "sync-bench-" + (i + 1)));
                 producers.add(producer);
-                fetchMetadata(producer, topics);
+                final List<String> owned = new ArrayList<>();
+                for (int t = i; t < this.topics.size(); t += producerCount)
+                {
+                    owned.add(this.topics.get(t));
+                }
+                if (!owned.isEmpty())
+                {
+                    fetchMetadata(producer, owned);
+                }
             }
         }
         catch (final RuntimeException ex)
@@ -161,7 +171,7 @@ public final class SpreadLoad implements AutoCloseable
                 global % partitionsPerTopic, null, value);
             try
             {
-                producers.get(global % producers.size()).send(record, (metadata, exception) ->
+                producers.get((global / partitionsPerTopic) % producers.size()).send(record, (metadata, exception) ->
                 {
                     if (exception != null)
                     {

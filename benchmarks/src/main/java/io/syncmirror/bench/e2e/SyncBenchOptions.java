@@ -72,7 +72,7 @@ public record SyncBenchOptions(
         "  --min-insync-replicas N   min.insync.replicas on both sides (default RF-1, at least 1)",
         "  --destinations N          destination clusters, each mirroring the same topics (default 1)",
         "  --rate N                  records per second of all producers together (default 1000)",
-        "  --producers N             KafkaProducer instances the records are dealt to (default 1)",
+        "  --producers N             KafkaProducers, each sending to a slice of the topics (default 1)",
         "  --size BYTES              value size of every record (default 100)",
         "  --warmup-s N              seconds of load before each mode's measured window (default 5)",
         "  --duration-s N            seconds of each mode's measured window (default 15)",

@@ -93,9 +93,9 @@ import io.syncmirror.protocol.UnregisterMirrorSyncTopicResponseData;
  * reporting until the source answers its partitions' reports INVALID_SYNC_REGISTRATION (hazard 6), so no
  * broker's reports stop while the source may still gate on them. Register and Unregister of a topic come from
  * its driver alone, one after the other: an Unregister from another broker could reach the source after a quick
- * re-promotion's Register and undo it. A partition that stops
- * (failover) unregisters its topic first, before its fetcher is removed, goes on when the source cannot be
- * reached, and clears the topic's desired and effective types.
+ * re-promotion's Register and undo it. A partition that stops (failover) unregisters its topic first, before its
+ * fetcher is removed, goes on when the source cannot be reached, and clears the topic's desired and effective
+ * types.
  */
 public final class MirrorCoordinator implements AutoCloseable
 {
