@@ -219,6 +219,9 @@ public final class SyncBench
             out.printf(Locale.ROOT, "%s: every topic is SYNC on every destination after %.1f s%n", mode,
                 promotionSeconds);
         }
+        // Every mode starts on a heap without the garbage of what came before it (the setup, the other mode, the
+        // promotion): at 100k partitions a young collection of that garbage pauses the brokers for 100+ ms.
+        System.gc();
         final Path results = options.resultsDir();
         final IntervalHistogramLog ackLog = new IntervalHistogramLog(results.resolve(mode + "-ack.hlog"),
             mode + " acks=all ack latency from each record's intended send time, microseconds");
@@ -245,8 +248,6 @@ public final class SyncBench
         writePercentiles(results.resolve(mode + "-link-rtt.hgrm"), rtt);
         out.printf(Locale.ROOT, "%s: sent %d, acked %d in the measured window (%d in warm-up), %d failed%n", mode,
             outcome.sent(), ack.getTotalCount(), outcome.warmupAcked(), outcome.errors());
-        // Leave the next mode a heap without this mode's garbage.
-        System.gc();
         return new ModeResult(mode, ack, rtt, outcome.sent(), outcome.errors(), cpuPercent, promotionSeconds, null);
     }
 
