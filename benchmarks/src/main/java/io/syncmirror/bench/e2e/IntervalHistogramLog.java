@@ -33,6 +33,8 @@ public final class IntervalHistogramLog
     private volatile boolean running;
     private Histogram recycled;
     private long baseTimeMs;
+    /** Intervals logged so far; guarded by this object. */
+    private int intervalsLogged;
 
     /**
      * Opens {@code path} and writes the log header with {@code comment}.
@@ -98,8 +100,6 @@ public final class IntervalHistogramLog
             return total.copy();
         }
     }
-
-    private int intervalsLogged;
 
     private void loop()
     {

@@ -31,9 +31,10 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * partitions, and each producer owns a slice of the topics and knows the metadata of those alone. A producer's
  * sender walks, on every wake-up, each partition it has sent to and each partition its metadata puts on the node it
  * drains ({@code RecordAccumulator.ready} and {@code drainBatchesForOneNode}); one producer over 100k partitions
- * spends more CPU than the brokers it loads, and so do producers that split every topic between them. The thread parks until a record is due (never spins: the brokers share the cores) and sends
- * any backlog at once after a stall; the latency is taken from the due time, so a stall is charged to every record
- * it delayed (no coordinated omission). Records due before the measured window go to a warm-up recorder.
+ * spends more CPU than the brokers it loads, and so do producers that split every topic between them. The thread
+ * parks until a record is due (never spins: the brokers share the cores) and sends any backlog at once after a
+ * stall; the latency is taken from the due time, so a stall is charged to every record it delayed (no coordinated
+ * omission). Records due before the measured window go to a warm-up recorder.
  */
 public final class SpreadLoad implements AutoCloseable
 {
@@ -171,7 +172,9 @@ public final class SpreadLoad implements AutoCloseable
                 global % partitionsPerTopic, null, value);
             try
             {
-                producers.get((global / partitionsPerTopic) % producers.size()).send(record, (metadata, exception) ->
+                final KafkaProducer<byte[], byte[]> owner = producers.get((global / partitionsPerTopic) %
+                    producers.size());
+                owner.send(record, (metadata, exception) ->
                 {
                     if (exception != null)
                     {
