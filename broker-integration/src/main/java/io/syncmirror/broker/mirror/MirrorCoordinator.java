@@ -184,6 +184,11 @@ public final class MirrorCoordinator implements AutoCloseable
     /** The image and partition-change count of the last walk over the image's topics (coordinator thread). */
     private MetadataImage walkedImage;
     private long walkedPartitionChanges;
+    /**
+     * Desired types set on partitions led here but not coordinated yet, until a walk loads them: a load that reads
+     * the state before that write is readable would otherwise drop the type (coordinator thread).
+     */
+    private final Map<StateKey, Byte> desiredBeforeLoad = new HashMap<>();
     /** The last walk could not load a partition's state: walk again at the next tick. */
     private boolean walkDue;
     /** Counts the puts into and removals from {@link #coordinated} (coordinator thread). */
@@ -428,6 +433,11 @@ public final class MirrorCoordinator implements AutoCloseable
                 release(mirror);
             }
         }
+        if (complete)
+        {
+            // Every partition led here is loaded: what is left was set on partitions another broker leads now.
+            desiredBeforeLoad.clear();
+        }
         return complete;
     }
 
@@ -466,8 +476,15 @@ public final class MirrorCoordinator implements AutoCloseable
     private MirrorPartition load(final String mirrorName, final Partition partition, final StateLoader loader)
     {
         final TopicPartition tp = partition.topicPartition();
-        final MirrorStateRecord record = loader.read(mirrorName, partition.topicId(), tp.partition())
+        MirrorStateRecord record = loader.read(mirrorName, partition.topicId(), tp.partition())
             .orElse(MirrorStateRecord.unknown(mirrorName, partition.topicId(), tp.partition(), tp.topic()));
+        final Byte desired = desiredBeforeLoad.remove(new StateKey(mirrorName, partition.topicId(), tp.partition()));
+        if (desired != null && desired != record.desiredMirrorType())
+        {
+            // Set while the partition was led but not coordinated yet; that write may not be readable yet, and
+            // the transitions below would write the record back without it.
+            record = record.withDesiredMirrorType(desired);
+        }
         final MirrorPartition mirror = new MirrorPartition(mirrorName, partition, record);
         partition.mirrorAppends(false);
         if (record.state() == MirrorPartitionState.STOPPED)
@@ -1581,13 +1598,15 @@ public final class MirrorCoordinator implements AutoCloseable
             }
             else
             {
-                // Led but not coordinated yet: its coordinator will load the record written here.
+                // Led but not coordinated yet: its coordinator loads the record written here, or, when the load
+                // comes before the write is readable, takes the type from desiredBeforeLoad.
                 final MirrorStateRecord record = store.read(mirrorName, topicId, state.partition())
                     .orElse(MirrorStateRecord.unknown(mirrorName, topicId, state.partition(), topic.get().name()));
                 if (record.desiredMirrorType() != mirrorType)
                 {
                     writes.add(store.writeAsync(record.withDesiredMirrorType(mirrorType)));
                 }
+                desiredBeforeLoad.put(new StateKey(mirrorName, topicId, state.partition()), mirrorType);
             }
             applied.add(state.partition());
         }
