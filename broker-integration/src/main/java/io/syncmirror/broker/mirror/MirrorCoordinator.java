@@ -1746,9 +1746,7 @@ public final class MirrorCoordinator implements AutoCloseable
         final MirrorPartition mirror = coordinated.get(PartitionKey.of(partition));
         if (mirror != null)
         {
-            syncReporting(mirror, false);
-            coordinated.remove(PartitionKey.of(partition), mirror);
-            coordinatedChanges++;
+            release(mirror);
         }
     }
 
