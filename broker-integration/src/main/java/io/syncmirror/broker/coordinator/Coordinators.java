@@ -17,8 +17,9 @@ import io.syncmirror.broker.metadata.MetadataView;
 import io.syncmirror.broker.network.NodeClient;
 
 /**
- * One broker's coordinators wired together: producer ids, the transaction coordinator, consumer offsets, the
- * WriteTxnMarkers writer and the API layer over them, with the two daemon threads they need. Thread-safe.
+ * One broker's transaction coordinators wired together: producer ids, the transaction coordinator, the
+ * WriteTxnMarkers writer and the API layer over them, with the two daemon threads they need. Consumer groups and
+ * offsets are Kafka's group coordinator's ({@link GroupOffsetsPort}). Thread-safe.
  *
  * <p>Threads (started by {@link #startup()}, stopped by {@link #close()}): {@code coordinator-loader-<id>} replays
  * internal partitions on becoming their leader; {@code coordinator-scheduler-<id>} calls
@@ -34,7 +35,6 @@ public final class Coordinators implements AutoCloseable
     private final ProducerIdManager producerIds;
     private final TxnMarkerWriter markerWriter;
     private final TransactionCoordinator transactions;
-    private final OffsetCoordinator offsets;
     private final CoordinatorApis apis;
 
     /**
@@ -43,15 +43,15 @@ public final class Coordinators implements AutoCloseable
      * @param nodeClients      the client of a broker by id (WriteTxnMarkers to partitions led elsewhere)
      */
     public Coordinators(final CoordinatorConfig config, final ReplicaAccess replicas, final MetadataView metadata,
-        final LongSupplier brokerEpoch, final Supplier<NodeClient> controllerClient,
+        final GroupOffsetsPort groups, final LongSupplier brokerEpoch, final Supplier<NodeClient> controllerClient,
         final IntFunction<NodeClient> nodeClients, final Time time)
     {
-        this(config, replicas, metadata, brokerEpoch, controllerClient, nodeClients, time, () -> -1L);
+        this(config, replicas, metadata, groups, brokerEpoch, controllerClient, nodeClients, time, () -> -1L);
     }
 
     /** As above, with the cluster's producer id floor from this broker's metadata (mirror failovers raise it). */
     public Coordinators(final CoordinatorConfig config, final ReplicaAccess replicas, final MetadataView metadata,
-        final LongSupplier brokerEpoch, final Supplier<NodeClient> controllerClient,
+        final GroupOffsetsPort groups, final LongSupplier brokerEpoch, final Supplier<NodeClient> controllerClient,
         final IntFunction<NodeClient> nodeClients, final Time time, final LongSupplier producerIdFloor)
     {
         this.config = config;
@@ -63,9 +63,8 @@ public final class Coordinators implements AutoCloseable
         this.markerWriter = new TxnMarkerWriter(replicas, time, config.appendTimeoutMs());
         this.transactions = new TransactionCoordinator(config, replicas, metadata, producerIds, nodeClients,
             markerWriter, loader, time);
-        this.offsets = new OffsetCoordinator(config, replicas, metadata, loader, time);
-        this.markerWriter.setListener(offsets);
-        this.apis = new CoordinatorApis(transactions, offsets, markerWriter, metadata);
+        this.markerWriter.groups(groups);
+        this.apis = new CoordinatorApis(transactions, groups, markerWriter, metadata);
     }
 
     private static ThreadFactory daemon(final String name)
@@ -85,7 +84,6 @@ public final class Coordinators implements AutoCloseable
     public void startup()
     {
         transactions.startup();
-        offsets.startup();
         final long periodMs = Math.max(1, config.markerRetryBackoffMs());
         scheduler.scheduleWithFixedDelay(() ->
         {
@@ -108,11 +106,6 @@ public final class Coordinators implements AutoCloseable
     public TransactionCoordinator transactions()
     {
         return transactions;
-    }
-
-    public OffsetCoordinator offsets()
-    {
-        return offsets;
     }
 
     public TxnMarkerWriter markerWriter()

@@ -3,6 +3,7 @@ package io.syncmirror.broker.coordinator;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.ObjLongConsumer;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -29,6 +30,28 @@ public interface ReplicaAccess
     /** Appends COMMIT/ABORT markers as leader (WriteTxnMarkers), acks=all semantics as above. */
     CompletableFuture<PartitionLog.AppendResult> appendMarkersAndWait(TopicPartition partition,
         MemoryRecords markers, long timeoutMs);
+
+    /**
+     * Appends as leader on the calling thread and returns once the records are in the local log, before they are
+     * replicated: the group coordinator's writes, which complete when the partition's HW passes them (see
+     * {@link #highWatermarkListener}). Refuses with NOT_ENOUGH_REPLICAS while the ISR is below its minimum.
+     *
+     * @return the offset after the last appended record
+     * @throws org.apache.kafka.common.errors.ApiException the append's error (NOT_LEADER_OR_FOLLOWER, ...);
+     *         nothing was appended
+     */
+    long appendAsLeaderNow(TopicPartition partition, MemoryRecords records);
+
+    /**
+     * Sets (or with null clears) the listener of a hosted partition's HW advances, called with the partition and
+     * its new HW on the thread that advanced it (it must not block).
+     *
+     * @return false when the partition is not hosted here
+     */
+    boolean highWatermarkListener(TopicPartition partition, ObjLongConsumer<TopicPartition> listener);
+
+    /** The config overrides of a hosted partition's topic; empty when the partition is not hosted here. */
+    Optional<Map<String, String>> topicConfig(TopicPartition partition);
 
     /** The local log of a partition this broker leads, for loading coordinator state; empty otherwise. */
     Optional<PartitionLog> leaderLog(TopicPartition partition);

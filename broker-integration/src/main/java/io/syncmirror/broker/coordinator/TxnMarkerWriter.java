@@ -18,23 +18,16 @@ import org.apache.kafka.common.utils.Time;
  * coordinator epoch, to each named partition this broker leads, acks=all, and answers per partition.
  * Thread-safe (stateless apart from its collaborators).
  *
- * <p>A marker written to a {@code __consumer_offsets} partition also settles the transactional offset commits of
- * that producer there ({@link MarkerListener}), before the answer goes out, as Kafka's group coordinator does.
+ * <p>A marker for a {@code __consumer_offsets} partition is not appended here: the group coordinator that owns
+ * the partition writes it ({@link GroupOffsetsPort#completeTransaction}), as Kafka's broker hands such markers to its
+ * group coordinator, so that the producer's pending transactional offset commits there are settled with it.
  */
 public final class TxnMarkerWriter
 {
-    /** Told about every marker appended, after the append is replicated. */
-    public interface MarkerListener
-    {
-        /** {@code markerOffset} is the offset the marker got in the partition's log. */
-        void onMarkerWritten(TopicPartition partition, long producerId, short producerEpoch, boolean committed,
-            long markerOffset);
-    }
-
     private final ReplicaAccess replicas;
     private final Time time;
     private final long appendTimeoutMs;
-    private volatile MarkerListener listener;
+    private volatile GroupOffsetsPort groups;
 
     public TxnMarkerWriter(final ReplicaAccess replicas, final Time time, final long appendTimeoutMs)
     {
@@ -43,9 +36,10 @@ public final class TxnMarkerWriter
         this.appendTimeoutMs = appendTimeoutMs;
     }
 
-    public void setListener(final MarkerListener listener)
+    /** The group coordinator that writes markers to {@code __consumer_offsets}; set once before serving. */
+    public void groups(final GroupOffsetsPort groups)
     {
-        this.listener = listener;
+        this.groups = groups;
     }
 
     /** Writes every marker of the request; the future never completes exceptionally. */
@@ -81,30 +75,25 @@ public final class TxnMarkerWriter
         final WriteTxnMarkersRequestData.WritableTxnMarker marker, final ControlRecordType type,
         final WriteTxnMarkersResponseData.WritableTxnMarkerPartitionResult result)
     {
-        final MemoryRecords records = MemoryRecords.withEndTransactionMarker(time.milliseconds(), marker.producerId(),
-            marker.producerEpoch(), new EndTransactionMarker(type, marker.coordinatorEpoch()));
         final CompletableFuture<Void> done = new CompletableFuture<>();
         try
         {
-            replicas.appendMarkersAndWait(partition, records, appendTimeoutMs).whenComplete((appended, error) ->
+            final CompletableFuture<?> written;
+            final GroupOffsetsPort offsets = groups;
+            if (offsets != null && CoordinatorConfig.CONSUMER_OFFSETS_TOPIC.equals(partition.topic()))
             {
-                if (error == null)
-                {
-                    final MarkerListener current = listener;
-                    if (current != null)
-                    {
-                        try
-                        {
-                            current.onMarkerWritten(partition, marker.producerId(), marker.producerEpoch(),
-                                type == ControlRecordType.COMMIT, appended.firstOffset());
-                        }
-                        catch (final RuntimeException e)
-                        {
-                            result.setErrorCode(Errors.forException(e).code());
-                        }
-                    }
-                }
-                else
+                written = offsets.completeTransaction(partition, marker.producerId(), marker.producerEpoch(),
+                    marker.coordinatorEpoch(), type == ControlRecordType.COMMIT);
+            }
+            else
+            {
+                written = replicas.appendMarkersAndWait(partition, MemoryRecords.withEndTransactionMarker(
+                    time.milliseconds(), marker.producerId(), marker.producerEpoch(),
+                    new EndTransactionMarker(type, marker.coordinatorEpoch())), appendTimeoutMs);
+            }
+            written.whenComplete((appended, error) ->
+            {
+                if (error != null)
                 {
                     result.setErrorCode(Errors.forException(CoordinatorLogs.unwrap(error)).code());
                 }

@@ -35,6 +35,8 @@ public final class BrokerMetadataApplier implements MetadataView
     /** The cluster's producer id floor (raised by mirror failovers): no producer id below it may be handed out. */
     private volatile long producerIdFloor = -1L;
     private final List<Waiter> waiters = new ArrayList<>();
+    private final List<java.util.function.Consumer<MetadataImage>> imageListeners =
+        new java.util.concurrent.CopyOnWriteArrayList<>();
 
     public BrokerMetadataApplier(final int brokerId, final int controllerId, final MetadataListener listener)
     {
@@ -42,6 +44,17 @@ public final class BrokerMetadataApplier implements MetadataView
         this.controllerId = controllerId;
         this.listener = listener;
         this.image = new MetadataImage(-1, -1, controllerId, Map.of(), Map.of(), Map.of(), Map.of(), Map.of());
+    }
+
+    /**
+     * Adds a listener told of every newly published image, on the metadata thread before the partition listener
+     * runs; it must not block (e.g. the {@link KafkaImageBridge}, which only hands the image to its own thread).
+     * It is told of the current image at once.
+     */
+    public void addImageListener(final java.util.function.Consumer<MetadataImage> imageListener)
+    {
+        imageListeners.add(imageListener);
+        imageListener.accept(image);
     }
 
     public MetadataImage image()
@@ -127,6 +140,10 @@ public final class BrokerMetadataApplier implements MetadataView
         final long latestKnown = Math.max(before.latestKnownOffset(), Math.max(highWatermark - 1, delta.appliedOffset));
         final MetadataImage after = delta.build(latestKnown);
         image = after;
+        for (final java.util.function.Consumer<MetadataImage> imageListener : imageListeners)
+        {
+            imageListener.accept(after);
+        }
         notifyListener(delta, after);
         completeWaiters(after);
     }

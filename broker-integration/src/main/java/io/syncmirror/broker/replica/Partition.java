@@ -124,6 +124,12 @@ public final class Partition
     private volatile long syncIsrJoinFloor = -1L;
     /** Run when a replica's LEO or the ISR changes while this partition reports to a source (the reporter). */
     private volatile Runnable syncReportSignal;
+    /**
+     * Told of every HW advance while this broker leads the partition; null for all but internal partitions whose
+     * writers complete on the HW (the group coordinator's {@code __consumer_offsets}), so a data partition's HW
+     * advance pays one volatile read for it.
+     */
+    private volatile java.util.function.ObjLongConsumer<TopicPartition> highWatermarkListener;
 
     /**
      * @param afterCompletions run after this partition completed waits on the calling thread: it delivers the
@@ -148,6 +154,15 @@ public final class Partition
         this.lastFetchTimeMs = new AtomicLongArray(replicas);
         this.reportLeos = new long[replicas];
         java.util.Arrays.fill(mirrorDestinationEpoch, -1);
+    }
+
+    /**
+     * Sets (or with null clears) the listener of this partition's HW advances, called with the partition and its
+     * new HW on the thread that advanced it; it must not block. Any thread.
+     */
+    public void highWatermarkListenerVolatile(final java.util.function.ObjLongConsumer<TopicPartition> listener)
+    {
+        this.highWatermarkListener = listener;
     }
 
     public TopicPartition topicPartition()
@@ -337,6 +352,23 @@ public final class Partition
     public PartitionLog.AppendResult appendAsLeader(final MemoryRecords records, final boolean acksAll,
         final RequestShard shard, final int request, final boolean markers)
     {
+        return append(records, acksAll, shard, request, markers, false);
+    }
+
+    /**
+     * Appends an embedded coordinator's records as leader ({@link PartitionLog#appendAsCoordinator}), acks=all
+     * without a registered wait: the coordinator hears of the HW through its listener.
+     *
+     * @throws org.apache.kafka.common.errors.ApiException the append's error, nothing appended.
+     */
+    public PartitionLog.AppendResult appendAsCoordinator(final MemoryRecords records)
+    {
+        return append(records, true, null, RequestShard.NO_REQUEST, true, true);
+    }
+
+    private PartitionLog.AppendResult append(final MemoryRecords records, final boolean acksAll,
+        final RequestShard shard, final int request, final boolean markers, final boolean coordinator)
+    {
         final Role current;
         final PartitionLog.AppendResult result;
         appendLock.lock();
@@ -361,8 +393,15 @@ public final class Partition
                 throw new NotEnoughReplicasException("the ISR of " + topicPartition + " has fewer than " +
                     current.minIsr + " (min.insync.replicas) replicas");
             }
-            result = markers ? log.appendMarkerAsLeader(records, current.leaderEpoch) :
-                log.appendAsLeader(records, current.leaderEpoch);
+            if (coordinator)
+            {
+                result = log.appendAsCoordinator(records, current.leaderEpoch);
+            }
+            else
+            {
+                result = markers ? log.appendMarkerAsLeader(records, current.leaderEpoch) :
+                    log.appendAsLeader(records, current.leaderEpoch);
+            }
             if (shard != null)
             {
                 shard.watch(request, current.slot, result.lastOffset() + 1);
@@ -391,7 +430,12 @@ public final class Partition
     {
         if (hw != HotPathAdapter.NO_ADVANCE)
         {
-            log.maybeIncrementHighWatermark(hw);
+            final long logHighWatermark = log.maybeIncrementHighWatermark(hw);
+            final java.util.function.ObjLongConsumer<TopicPartition> listener = highWatermarkListener;
+            if (listener != null)
+            {
+                listener.accept(topicPartition, logHighWatermark);
+            }
             hotPath.completeWaiters(slot);
             if (deliverOwn)
             {

@@ -669,6 +669,37 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
     }
 
     @Override
+    public long appendAsLeaderNow(final TopicPartition tp, final MemoryRecords records)
+    {
+        final Partition partition = byName.get(PartitionKey.of(tp));
+        if (partition == null)
+        {
+            throw new NotLeaderOrFollowerException("no replica of " + tp + " here");
+        }
+        return partition.appendAsCoordinator(records).lastOffset() + 1;
+    }
+
+    @Override
+    public boolean highWatermarkListener(final TopicPartition tp,
+        final java.util.function.ObjLongConsumer<TopicPartition> listener)
+    {
+        final Partition partition = byName.get(PartitionKey.of(tp));
+        if (partition == null)
+        {
+            return false;
+        }
+        partition.highWatermarkListenerVolatile(listener);
+        return true;
+    }
+
+    @Override
+    public Optional<Map<String, String>> topicConfig(final TopicPartition tp)
+    {
+        final Partition partition = byName.get(PartitionKey.of(tp));
+        return partition == null ? Optional.empty() : Optional.of(partition.topicConfig());
+    }
+
+    @Override
     public Optional<PartitionLog> leaderLog(final TopicPartition partition)
     {
         final Partition p = byName.get(PartitionKey.of(partition));

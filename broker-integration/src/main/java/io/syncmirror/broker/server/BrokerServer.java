@@ -26,12 +26,15 @@ import io.syncmirror.broker.controller.MirrorController;
 import io.syncmirror.broker.controller.MirrorMetadataManager;
 import io.syncmirror.broker.controller.PartitionLogMetadataLog;
 import io.syncmirror.broker.coordinator.Coordinators;
+import io.syncmirror.broker.group.GroupApis;
+import io.syncmirror.broker.group.GroupCoordinatorHost;
 import io.syncmirror.broker.metadata.BrokerEndpoint;
 import io.syncmirror.broker.metadata.BrokerLifecycleManager;
 import io.syncmirror.broker.metadata.BrokerMetadataApplier;
 import io.syncmirror.broker.metadata.ControllerIsrChannel;
 import io.syncmirror.broker.metadata.IsrChangeChannel;
 import io.syncmirror.broker.metadata.MetadataApis;
+import io.syncmirror.broker.metadata.KafkaImageBridge;
 import io.syncmirror.broker.metadata.MetadataListener;
 import io.syncmirror.broker.metadata.MirrorTopicConfig;
 import io.syncmirror.broker.metadata.PartitionState;
@@ -42,6 +45,7 @@ import io.syncmirror.broker.mirror.MirrorMetrics;
 import io.syncmirror.broker.mirror.SourceCluster;
 import io.syncmirror.broker.mirror.TopicMirrorStateStore;
 import io.syncmirror.broker.network.KafkaSocketServer;
+import io.syncmirror.broker.network.GroupVersionFeature;
 import io.syncmirror.broker.network.MirrorSyncVersionFeature;
 import io.syncmirror.broker.network.Listener;
 import io.syncmirror.broker.network.NodeClient;
@@ -87,6 +91,8 @@ public final class BrokerServer implements AutoCloseable
     private ReplicaFetchers fetchers;
     private BrokerMetadataApplier metadata;
     private Coordinators coordinators;
+    private KafkaImageBridge imageBridge;
+    private GroupCoordinatorHost groupCoordinator;
     private MetadataApis metadataApis;
     private MirrorController mirrorController;
     private MirrorMetadataManager mirrorMetadataManager;
@@ -207,11 +213,19 @@ public final class BrokerServer implements AutoCloseable
         replicas.isrEligibility(brokerId -> metadata.image().registration(brokerId)
             .map(registration -> !registration.fenced()).orElse(false));
 
-        coordinators = new Coordinators(config.coordinatorConfig(), replicas, metadata,
+        imageBridge = new KafkaImageBridge(id);
+        groupCoordinator = new GroupCoordinatorHost(id, config.originals(), config.logDefaults(), replicas, metadata,
+            time);
+        imageBridge.subscribe(groupCoordinator);
+        imageBridge.start();
+        metadata.addImageListener(imageBridge::onImage);
+        coordinators = new Coordinators(config.coordinatorConfig(), replicas, metadata, groupCoordinator,
             this::brokerEpoch, () -> controllerClient, brokerId -> metadata.broker(brokerId)
                 .map(endpoint -> clients.get(brokerId, endpoint.host(), endpoint.port())).orElse(null), time,
             metadata::producerIdFloor);
         coordinators.startup();
+        groupCoordinator.startup();
+        final GroupApis groupApis = new GroupApis(groupCoordinator.coordinator(), metadata);
         metadataApis = new MetadataApis(id, clusterId, metadata, controllerClient, props);
 
         final ReplicaApis replicaApis = new ReplicaApis(replicas,
@@ -229,6 +243,7 @@ public final class BrokerServer implements AutoCloseable
         groups.add(group(metadataApis::maxVersion, metadataApis::minVersion, metadataApis::handle));
         groups.add(group(coordinators.apis()::maxVersion, coordinators.apis()::minVersion,
             coordinators.apis()::handle));
+        groups.add(group(groupApis::maxVersion, groupApis::minVersion, groupApis::handle));
 
         startMirroring();
 
@@ -242,7 +257,8 @@ public final class BrokerServer implements AutoCloseable
             SocketServerConfig.defaults()
                 .withMaxRequestBytes(config.getInt(BrokerConfig.SOCKET_REQUEST_MAX_BYTES_CONFIG))
                 .withNetworkThreads(config.getInt(BrokerConfig.NUM_NETWORK_THREADS_CONFIG)),
-            new MirrorSyncVersionFeature(syncVersion, syncVersion > 0 ? 0L : -1L));
+            new MirrorSyncVersionFeature(syncVersion, syncVersion > 0 ? 0L : -1L)
+                .andThen(new GroupVersionFeature()));
         socketServer.start();
 
         final BrokerConfig.Listener advertised = config.advertisedListeners().get(0);
@@ -563,6 +579,8 @@ public final class BrokerServer implements AutoCloseable
         closeQuietly(socketServer);
         closeQuietly(lifecycle);
         closeQuietly(coordinators);
+        closeQuietly(groupCoordinator);
+        closeQuietly(imageBridge);
         closeQuietly(replicas);
         closeQuietly(controllerApis);
         closeQuietly(clients);

@@ -302,6 +302,34 @@ public final class MemoryPartitionLog implements PartitionLog
         return appendAssigningOffsets(markers, leaderEpoch);
     }
 
+    @Override
+    public AppendResult appendAsCoordinator(final MemoryRecords records, final int leaderEpoch)
+    {
+        boolean allMarkers = true;
+        boolean anyMarker = false;
+        for (final MutableRecordBatch batch : records.batches())
+        {
+            allMarkers &= batch.isControlBatch();
+            anyMarker |= batch.isControlBatch();
+        }
+        if (allMarkers)
+        {
+            return appendMarkerAsLeader(records, leaderEpoch);
+        }
+        if (anyMarker)
+        {
+            throw new InvalidRecordException("a coordinator append to " + topicPartition
+                + " mixes transaction markers with records");
+        }
+        final long nowMs = time.milliseconds();
+        for (final MutableRecordBatch batch : records.batches())
+        {
+            validateBatch(batch);
+            validateTimestamps(batch, nowMs);
+        }
+        return appendAssigningOffsets(records, leaderEpoch);
+    }
+
     private AppendResult appendAssigningOffsets(final MemoryRecords records, final int leaderEpoch)
     {
         final long nowMs = time.milliseconds();

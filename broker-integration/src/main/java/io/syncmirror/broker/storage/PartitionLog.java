@@ -54,6 +54,13 @@ public interface PartitionLog extends AutoCloseable
     AppendResult appendMarkerAsLeader(MemoryRecords markers, int leaderEpoch);
 
     /**
+     * Appends an embedded coordinator's own records as leader (Kafka's {@code AppendOrigin.COORDINATOR}): offsets
+     * are assigned and producer state is recorded, transaction markers are accepted, and producer sequences are
+     * not checked (a coordinator's transactional batches carry none).
+     */
+    AppendResult appendAsCoordinator(MemoryRecords records, int leaderEpoch);
+
+    /**
      * Appends batches as a follower, keeping their offsets, epochs and bytes as they are. A gap above the LEO is
      * accepted; a first batch below the LEO throws Kafka's {@code UnexpectedAppendOffsetException} and offsets going
      * backwards inside the append throw {@code OffsetsOutOfOrderException} (neither is an {@code ApiException}: the

@@ -60,8 +60,11 @@ public final class UnifiedLogPartitionLog implements PartitionLog
         this.topicId = log.topicId().orElse(Uuid.ZERO_UUID);
     }
 
-    /** The engine underneath, for the store's checkpoints (recovery point, directory). */
-    UnifiedLog unifiedLog()
+    /**
+     * The engine underneath, for the store's checkpoints (recovery point, directory) and for Kafka components that
+     * read it themselves (the group coordinator's loader).
+     */
+    public UnifiedLog unifiedLog()
     {
         return log;
     }
@@ -162,9 +165,15 @@ public final class UnifiedLogPartitionLog implements PartitionLog
     @Override
     public AppendResult appendMarkerAsLeader(final MemoryRecords markers, final int leaderEpoch)
     {
+        return appendAsCoordinator(markers, leaderEpoch);
+    }
+
+    @Override
+    public AppendResult appendAsCoordinator(final MemoryRecords records, final int leaderEpoch)
+    {
         try
         {
-            return result(log.appendAsLeader(markers, leaderEpoch, AppendOrigin.COORDINATOR, RequestLocal.noCaching(),
+            return result(log.appendAsLeader(records, leaderEpoch, AppendOrigin.COORDINATOR, RequestLocal.noCaching(),
                 VerificationGuard.SENTINEL, TransactionVersion.TV_1.featureLevel()), false);
         }
         catch (final RecordValidationException e)

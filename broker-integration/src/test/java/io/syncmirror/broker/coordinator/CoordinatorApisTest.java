@@ -1,30 +1,19 @@
 package io.syncmirror.broker.coordinator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
 import java.util.List;
 import java.util.Map;
 
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.AddOffsetsToTxnRequestData;
 import org.apache.kafka.common.message.AddPartitionsToTxnRequestData;
 import org.apache.kafka.common.message.AllocateProducerIdsResponseData;
-import org.apache.kafka.common.message.DescribeGroupsRequestData;
-import org.apache.kafka.common.message.DescribeGroupsResponseData;
 import org.apache.kafka.common.message.EndTxnRequestData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
-import org.apache.kafka.common.message.ListGroupsRequestData;
-import org.apache.kafka.common.message.ListGroupsResponseData;
-import org.apache.kafka.common.message.OffsetCommitRequestData;
-import org.apache.kafka.common.message.OffsetCommitResponseData;
-import org.apache.kafka.common.message.OffsetFetchRequestData;
-import org.apache.kafka.common.message.OffsetFetchResponseData;
-import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
@@ -39,23 +28,13 @@ import org.apache.kafka.common.requests.AddOffsetsToTxnResponse;
 import org.apache.kafka.common.requests.AddPartitionsToTxnRequest;
 import org.apache.kafka.common.requests.AddPartitionsToTxnResponse;
 import org.apache.kafka.common.requests.AllocateProducerIdsResponse;
-import org.apache.kafka.common.requests.DescribeGroupsRequest;
-import org.apache.kafka.common.requests.DescribeGroupsResponse;
 import org.apache.kafka.common.requests.EndTxnRequest;
 import org.apache.kafka.common.requests.EndTxnResponse;
 import org.apache.kafka.common.requests.FindCoordinatorRequest;
 import org.apache.kafka.common.requests.FindCoordinatorResponse;
 import org.apache.kafka.common.requests.InitProducerIdRequest;
 import org.apache.kafka.common.requests.InitProducerIdResponse;
-import org.apache.kafka.common.requests.ListGroupsRequest;
-import org.apache.kafka.common.requests.ListGroupsResponse;
-import org.apache.kafka.common.requests.OffsetCommitRequest;
-import org.apache.kafka.common.requests.OffsetCommitResponse;
-import org.apache.kafka.common.requests.OffsetFetchRequest;
-import org.apache.kafka.common.requests.OffsetFetchResponse;
 import org.apache.kafka.common.requests.RequestHeader;
-import org.apache.kafka.common.requests.TxnOffsetCommitRequest;
-import org.apache.kafka.common.requests.TxnOffsetCommitResponse;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -75,7 +54,7 @@ class CoordinatorApisTest
     private final FakeNodeClient controller = new FakeNodeClient();
     private final CoordinatorConfig config = new CoordinatorConfig(0, 4, (short) 3, 2, 900_000, 1_000L,
         604_800_000L, 3_600_000L, 4, (short) 3, 4096, 5_000L, 100L);
-    private OffsetCoordinator offsets;
+    private FakeGroupOffsets groups;
     private CoordinatorApis apis;
 
     @BeforeEach
@@ -90,13 +69,12 @@ class CoordinatorApisTest
             .setProducerIdStart(0).setProducerIdLen(1000)));
         first.get();
         final TxnMarkerWriter markers = new TxnMarkerWriter(replicas, time, 5_000L);
-        offsets = new OffsetCoordinator(config, replicas, metadata, Runnable::run, time);
-        markers.setListener(offsets);
+        groups = new FakeGroupOffsets(config, replicas);
+        markers.groups(groups);
         final TransactionCoordinator transactions = new TransactionCoordinator(config, replicas, metadata,
             producerIds, id -> controller, markers, Runnable::run, time);
         transactions.startup();
-        offsets.startup();
-        apis = new CoordinatorApis(transactions, offsets, markers, metadata);
+        apis = new CoordinatorApis(transactions, groups, markers, metadata);
     }
 
     private void internalTopicsLedHere()
@@ -129,7 +107,7 @@ class CoordinatorApisTest
     void shouldAdvertiseOnlyTheClassicTransactionVersions()
     {
         assertEquals(4, apis.maxVersion(ApiKeys.END_TXN));
-        assertEquals(4, apis.maxVersion(ApiKeys.TXN_OFFSET_COMMIT));
+        assertEquals(-1, apis.maxVersion(ApiKeys.TXN_OFFSET_COMMIT), "served by the group coordinator");
         assertEquals(5, apis.maxVersion(ApiKeys.INIT_PRODUCER_ID));
         assertEquals(1, apis.minVersion(ApiKeys.WRITE_TXN_MARKERS));
         assertEquals(-1, apis.maxVersion(ApiKeys.PRODUCE));
@@ -165,7 +143,7 @@ class CoordinatorApisTest
     }
 
     @Test
-    void shouldRunATransactionWithConsumedOffsetsThroughTheApis() throws Exception
+    void shouldRunATransactionWithConsumedOffsetsThroughTheApisAndEndItInTheGroupCoordinator() throws Exception
     {
         internalTopicsLedHere();
         final InitProducerIdResponse init = call(new InitProducerIdRequest.Builder(new InitProducerIdRequestData()
@@ -182,22 +160,11 @@ class CoordinatorApisTest
                 .setGroupId(GROUP)), (short) 4);
         assertEquals(Errors.NONE.code(), addedOffsets.data().errorCode());
 
-        final TxnOffsetCommitRequestData commit = new TxnOffsetCommitRequestData().setTransactionalId(TXN_ID)
-            .setGroupId(GROUP).setProducerId(pid).setProducerEpoch(epoch).setTopics(List.of(
-                new TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic().setName("data").setPartitions(List.of(
-                    new TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition().setPartitionIndex(0)
-                        .setCommittedOffset(11).setCommittedMetadata("")))));
-        final TxnOffsetCommitResponse committed = call(TxnOffsetCommitRequest.Builder.forTopicNames(commit, false),
-            (short) 4);
-        assertEquals(Errors.NONE.code(), committed.data().topics().get(0).partitions().get(0).errorCode());
-
-        final OffsetFetchResponseData.OffsetFetchResponsePartitions pending = fetchV9(true);
-        assertEquals(Errors.UNSTABLE_OFFSET_COMMIT.code(), pending.errorCode());
-
         final EndTxnResponse ended = call(new EndTxnRequest.Builder(new EndTxnRequestData().setTransactionalId(TXN_ID)
             .setProducerId(pid).setProducerEpoch(epoch).setCommitted(true), false), (short) 4);
         assertEquals(Errors.NONE, ended.error());
-        assertEquals(11, fetchV9(true).committedOffset());
+        assertEquals(List.of(new FakeGroupOffsets.Completion(groups.partitionFor(GROUP), pid, epoch, 2, true)),
+            groups.completions(), "the offsets partition's marker goes to the group coordinator");
 
         final List<EndTransactionMarker> markers = new java.util.ArrayList<>();
         for (final RecordBatch batch : replicas.log(DATA).batches())
@@ -208,19 +175,6 @@ class CoordinatorApisTest
             }
         }
         assertEquals(List.of(new EndTransactionMarker(ControlRecordType.COMMIT, 2)), markers);
-    }
-
-    private OffsetFetchResponseData.OffsetFetchResponsePartitions fetchV9(final boolean requireStable)
-        throws Exception
-    {
-        final OffsetFetchRequestData data = new OffsetFetchRequestData().setRequireStable(requireStable)
-            .setGroups(List.of(new OffsetFetchRequestData.OffsetFetchRequestGroup().setGroupId(GROUP)
-                .setTopics(List.of(new OffsetFetchRequestData.OffsetFetchRequestTopics().setName("data")
-                    .setPartitionIndexes(List.of(0))))));
-        final OffsetFetchResponse response = call(OffsetFetchRequest.Builder.forTopicNames(data, true), (short) 9);
-        final OffsetFetchResponseData.OffsetFetchResponseGroup group = response.data().groups().get(0);
-        assertEquals(Errors.NONE.code(), group.errorCode());
-        return group.topics().get(0).partitions().get(0);
     }
 
     @Test
@@ -274,148 +228,5 @@ class CoordinatorApisTest
             (short) 5);
         assertEquals(Map.of(DATA, Errors.NONE, new TopicPartition("data", 1), Errors.INVALID_TXN_STATE),
             verified.errors().get(TXN_ID));
-    }
-
-    @Test
-    void shouldCommitAndFetchOffsetsByTopicIdAndByName() throws Exception
-    {
-        internalTopicsLedHere();
-        final Uuid dataId = metadata.topic("data").orElseThrow().id();
-        final OffsetCommitRequestData byId = new OffsetCommitRequestData().setGroupId(GROUP)
-            .setGenerationIdOrMemberEpoch(-1).setMemberId("").setTopics(List.of(
-                new OffsetCommitRequestData.OffsetCommitRequestTopic().setTopicId(dataId).setName("data")
-                    .setPartitions(List.of(new OffsetCommitRequestData.OffsetCommitRequestPartition()
-                        .setPartitionIndex(1).setCommittedOffset(99).setCommittedLeaderEpoch(4))),
-                new OffsetCommitRequestData.OffsetCommitRequestTopic().setTopicId(Uuid.randomUuid()).setName("gone")
-                    .setPartitions(List.of(new OffsetCommitRequestData.OffsetCommitRequestPartition()
-                        .setPartitionIndex(0).setCommittedOffset(1)))));
-        final OffsetCommitResponse committed = call(OffsetCommitRequest.Builder.forTopicIdsOrNames(byId), (short) 10);
-        final List<OffsetCommitResponseData.OffsetCommitResponseTopic> topics = committed.data().topics();
-        assertEquals(dataId, topics.get(0).topicId());
-        assertEquals(Errors.NONE.code(), topics.get(0).partitions().get(0).errorCode());
-        assertEquals(Errors.UNKNOWN_TOPIC_ID.code(), topics.get(1).partitions().get(0).errorCode());
-
-        final OffsetFetchResponse all = call(OffsetFetchRequest.Builder.forTopicIdsOrNames(new OffsetFetchRequestData()
-            .setGroups(List.of(new OffsetFetchRequestData.OffsetFetchRequestGroup().setGroupId(GROUP).setTopics(null))),
-            false), (short) 10);
-        final OffsetFetchResponseData.OffsetFetchResponseTopics fetchedTopic = all.data().groups().get(0).topics().get(0);
-        assertEquals(dataId, fetchedTopic.topicId());
-        assertEquals(99, fetchedTopic.partitions().get(0).committedOffset());
-        assertEquals(4, fetchedTopic.partitions().get(0).committedLeaderEpoch());
-
-        final OffsetFetchResponse old = call(OffsetFetchRequest.Builder.forTopicNames(new OffsetFetchRequestData()
-            .setGroupId(GROUP).setTopics(List.of(new OffsetFetchRequestData.OffsetFetchRequestTopic().setName("data")
-                .setPartitionIndexes(List.of(1))))
-            , false), (short) 1);
-        assertEquals(99, old.data().topics().get(0).partitions().get(0).committedOffset());
-    }
-
-    @Test
-    void shouldAnswerNotCoordinatorPerGroupWhenTheGroupIsServedElsewhere() throws Exception
-    {
-        metadata.addTopicLedBy(CoordinatorConfig.CONSUMER_OFFSETS_TOPIC, 4, 1);
-        final OffsetFetchResponse v7 = call(OffsetFetchRequest.Builder.forTopicNames(new OffsetFetchRequestData()
-            .setGroupId(GROUP).setTopics(null), false), (short) 7);
-        assertEquals(Errors.NOT_COORDINATOR.code(), v7.data().errorCode());
-        final OffsetCommitRequestData commit = new OffsetCommitRequestData().setGroupId(GROUP)
-            .setGenerationIdOrMemberEpoch(-1).setTopics(List.of(new OffsetCommitRequestData.OffsetCommitRequestTopic()
-                .setName("data").setPartitions(List.of(new OffsetCommitRequestData.OffsetCommitRequestPartition()
-                    .setPartitionIndex(0).setCommittedOffset(1)))));
-        final OffsetCommitResponse committed = call(OffsetCommitRequest.Builder.forTopicNames(commit), (short) 8);
-        assertTrue(committed.errorCounts().containsKey(Errors.NOT_COORDINATOR));
-    }
-
-    private void commitSimple(final String groupId, final long offset) throws Exception
-    {
-        assertEquals(Map.of(DATA, Errors.NONE), offsets.commitOffsets(groupId, "", -1, null,
-            Map.of(DATA, new OffsetCoordinator.CommittedOffset(offset, -1, "", -1L)), true).get());
-    }
-
-    private List<String> listedIds(final ListGroupsResponse response)
-    {
-        return response.data().groups().stream().map(ListGroupsResponseData.ListedGroup::groupId).sorted().toList();
-    }
-
-    @Test
-    void shouldListGroupsWithOffsetsAsEmptyClassicGroupsWithoutProtocolTypeAtEveryVersion() throws Exception
-    {
-        internalTopicsLedHere();
-        commitSimple(GROUP, 5);
-        commitSimple("second", 9);
-        assertEquals(5, apis.maxVersion(ApiKeys.LIST_GROUPS));
-        for (short version = 0; version <= 5; version++)
-        {
-            final ListGroupsResponse listed = call(new ListGroupsRequest.Builder(new ListGroupsRequestData()),
-                version);
-            assertEquals(Errors.NONE.code(), listed.data().errorCode(), "v" + version);
-            assertEquals(List.of(GROUP, "second"), listedIds(listed), "v" + version);
-            for (final ListGroupsResponseData.ListedGroup group : listed.data().groups())
-            {
-                assertEquals("", group.protocolType(), "v" + version);
-                assertEquals(version >= 4 ? "Empty" : "", group.groupState(), "v" + version);
-                assertEquals(version >= 5 ? "classic" : "", group.groupType(), "v" + version);
-            }
-        }
-    }
-
-    @Test
-    void shouldHonourTheStatesAndTypesFiltersOfListGroups() throws Exception
-    {
-        internalTopicsLedHere();
-        commitSimple(GROUP, 5);
-        final short v5 = 5;
-        assertEquals(List.of(GROUP), listedIds(call(new ListGroupsRequest.Builder(new ListGroupsRequestData()
-            .setStatesFilter(List.of("stable", "EMPTY"))), v5)));
-        assertEquals(List.of(), listedIds(call(new ListGroupsRequest.Builder(new ListGroupsRequestData()
-            .setStatesFilter(List.of("Stable"))), v5)));
-        assertEquals(List.of(GROUP), listedIds(call(new ListGroupsRequest.Builder(new ListGroupsRequestData()
-            .setTypesFilter(List.of("Classic", "consumer"))), v5)));
-        assertEquals(List.of(), listedIds(call(new ListGroupsRequest.Builder(new ListGroupsRequestData()
-            .setTypesFilter(List.of("consumer"))), v5)));
-        assertEquals(List.of(), listedIds(call(new ListGroupsRequest.Builder(new ListGroupsRequestData()
-            .setStatesFilter(List.of("Empty")).setTypesFilter(List.of("share"))), v5)));
-    }
-
-    @Test
-    void shouldListNoGroupsOnABrokerThatLeadsNoOffsetsPartition() throws Exception
-    {
-        metadata.addTopicLedBy(CoordinatorConfig.CONSUMER_OFFSETS_TOPIC, 4, 1);
-        final ListGroupsResponse listed = call(new ListGroupsRequest.Builder(new ListGroupsRequestData()), (short) 5);
-        assertEquals(Errors.NONE.code(), listed.data().errorCode());
-        assertEquals(List.of(), listedIds(listed));
-    }
-
-    @Test
-    void shouldDescribeAGroupWithOffsetsAsEmptyAndAnUnknownOneAsDeadOrNotFound() throws Exception
-    {
-        internalTopicsLedHere();
-        commitSimple(GROUP, 5);
-        final DescribeGroupsResponse v6 = call(new DescribeGroupsRequest.Builder(new DescribeGroupsRequestData()
-            .setGroups(List.of(GROUP, "unknown"))), (short) 6);
-        final DescribeGroupsResponseData.DescribedGroup known = v6.data().groups().get(0);
-        assertEquals(GROUP, known.groupId());
-        assertEquals(Errors.NONE.code(), known.errorCode());
-        assertEquals("Empty", known.groupState());
-        assertEquals("", known.protocolType());
-        assertTrue(known.members().isEmpty());
-        assertEquals(Errors.GROUP_ID_NOT_FOUND.code(), v6.data().groups().get(1).errorCode());
-        assertEquals("Dead", v6.data().groups().get(1).groupState());
-
-        final DescribeGroupsResponse v5 = call(new DescribeGroupsRequest.Builder(new DescribeGroupsRequestData()
-            .setGroups(List.of("unknown"))), (short) 5);
-        assertEquals(Errors.NONE.code(), v5.data().groups().get(0).errorCode());
-        assertEquals("Dead", v5.data().groups().get(0).groupState());
-        final DescribeGroupsResponse v0 = call(new DescribeGroupsRequest.Builder(new DescribeGroupsRequestData()
-            .setGroups(List.of(GROUP))), (short) 0);
-        assertEquals("Empty", v0.data().groups().get(0).groupState());
-    }
-
-    @Test
-    void shouldAnswerNotCoordinatorToDescribeGroupsOfAGroupServedElsewhere() throws Exception
-    {
-        metadata.addTopicLedBy(CoordinatorConfig.CONSUMER_OFFSETS_TOPIC, 4, 1);
-        final DescribeGroupsResponse described = call(new DescribeGroupsRequest.Builder(new DescribeGroupsRequestData()
-            .setGroups(List.of(GROUP))), (short) 6);
-        assertEquals(Errors.NOT_COORDINATOR.code(), described.data().groups().get(0).errorCode());
     }
 }

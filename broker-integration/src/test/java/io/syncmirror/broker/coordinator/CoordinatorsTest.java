@@ -23,17 +23,17 @@ class CoordinatorsTest
         final FakeNodeClient client = new FakeNodeClient();
         final CoordinatorConfig config = new CoordinatorConfig(0, 1, (short) 1, 1, 900_000, 1_000L, 604_800_000L,
             3_600_000L, 1, (short) 1, 4096, 5_000L, 10L);
-        try (Coordinators coordinators = new Coordinators(config, replicas, metadata, () -> 1L, () -> client,
-            id -> client, Time.SYSTEM))
+        try (Coordinators coordinators = new Coordinators(config, replicas, metadata,
+            new FakeGroupOffsets(config, replicas), () -> 1L, () -> client, id -> client, Time.SYSTEM))
         {
             coordinators.startup();
-            replicas.becomeLeader(new TopicPartition(CoordinatorConfig.CONSUMER_OFFSETS_TOPIC, 0), 1);
+            replicas.becomeLeader(new TopicPartition(CoordinatorConfig.TRANSACTION_STATE_TOPIC, 0), 1);
             final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            while (coordinators.offsets().coordinatorError("g") != Errors.NONE && System.nanoTime() < deadlineNs)
+            while (coordinators.transactions().coordinatorError("t") != Errors.NONE && System.nanoTime() < deadlineNs)
             {
                 Thread.sleep(5);
             }
-            assertEquals(Errors.NONE, coordinators.offsets().coordinatorError("g"));
+            assertEquals(Errors.NONE, coordinators.transactions().coordinatorError("t"));
         }
         Thread.sleep(50);
         for (final Thread thread : Thread.getAllStackTraces().keySet())

@@ -166,6 +166,25 @@ final class FakeReplicaAccess implements ReplicaAccess
     }
 
     @Override
+    public long appendAsLeaderNow(final TopicPartition partition, final MemoryRecords records)
+    {
+        return log(partition).appendAsCoordinator(records, 0).lastOffset() + 1;
+    }
+
+    @Override
+    public boolean highWatermarkListener(final TopicPartition partition,
+        final java.util.function.ObjLongConsumer<TopicPartition> listener)
+    {
+        return false;
+    }
+
+    @Override
+    public Optional<Map<String, String>> topicConfig(final TopicPartition partition)
+    {
+        return Optional.of(Map.of());
+    }
+
+    @Override
     public synchronized Optional<PartitionLog> leaderLog(final TopicPartition partition)
     {
         return Optional.of(log(partition));
@@ -272,6 +291,12 @@ final class FakeReplicaAccess implements ReplicaAccess
             }
             batches.add(stored);
             return new AppendResult(first, endOffset - 1, -1L, 0L, count, false);
+        }
+
+        @Override
+        public AppendResult appendAsCoordinator(final MemoryRecords records, final int leaderEpoch)
+        {
+            return appendAsLeader(records, leaderEpoch);
         }
 
         @Override
