@@ -90,6 +90,8 @@ public final class MirrorMetadataManager implements AutoCloseable
     private final Map<String, String> lastErrors = new ConcurrentHashMap<>();
     private final Map<String, Long> lastSyncMs = new ConcurrentHashMap<>();
     private final Map<String, AtomicLong> uncleanWarnings = new ConcurrentHashMap<>();
+    /** Per mirror, how often an offset sync skipped a group that has members on this cluster. */
+    private final Map<String, AtomicLong> activeGroupsSkipped = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
     /**
@@ -169,6 +171,16 @@ public final class MirrorMetadataManager implements AutoCloseable
     public long lastSyncMs(final String mirrorName)
     {
         return lastSyncMs.getOrDefault(mirrorName, -1L);
+    }
+
+    /**
+     * How many times the mirror's offset sync skipped a consumer group because it has members on this cluster
+     * (a group active here keeps its own offsets).
+     */
+    public long activeGroupOffsetSyncsSkipped(final String mirrorName)
+    {
+        final AtomicLong count = activeGroupsSkipped.get(mirrorName);
+        return count == null ? 0 : count.get();
     }
 
     /** How many unclean-leader-election warnings the mirror's syncs have logged. */
@@ -474,9 +486,32 @@ public final class MirrorMetadataManager implements AutoCloseable
             }
             catch (final Exception e)
             {
+                if (activeOnDestination(e))
+                {
+                    // The group has members here (it runs on this cluster already): its own commits win, as
+                    // MirrorMaker 2 leaves a target group with members alone. Kafka's coordinator refuses an
+                    // admin commit to such a group with UNKNOWN_MEMBER_ID.
+                    activeGroupsSkipped.computeIfAbsent(mirror.name(), k -> new AtomicLong()).incrementAndGet();
+                    LOG.debug("mirror {}: group {} has members on this cluster; its offsets are not synced",
+                        mirror.name(), group);
+                    continue;
+                }
                 errors.add("copying offsets of group " + group + " failed: " + e);
             }
         }
+    }
+
+    private static boolean activeOnDestination(final Throwable error)
+    {
+        for (Throwable cause = error; cause != null; cause = cause.getCause())
+        {
+            if (cause instanceof org.apache.kafka.common.errors.UnknownMemberIdException
+                || cause instanceof org.apache.kafka.common.errors.StaleMemberEpochException)
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     // ------------------------------------------------------------------------------------------ add topics

@@ -35,7 +35,7 @@ final class FakeGroupOffsets implements GroupOffsetsPort
     public CompletableFuture<Void> ensureTopic()
     {
         return replicas.ensureTopic(CoordinatorConfig.CONSUMER_OFFSETS_TOPIC, config.offsetsTopicPartitions(),
-            (short)2, null);
+            (short) Math.min(2, config.offsetsTopicReplicationFactor()), java.util.Map.of("cleanup.policy", "compact"));
     }
 
     @Override
