@@ -12,9 +12,9 @@ import java.util.Map;
 
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.acl.AclBindingFilter;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.message.JoinGroupRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
@@ -22,8 +22,7 @@ import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
 import org.apache.kafka.common.requests.MetadataRequest;
-import org.apache.kafka.common.requests.JoinGroupRequest;
-import org.apache.kafka.common.requests.JoinGroupResponse;
+import org.apache.kafka.common.requests.DescribeAclsRequest;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -45,8 +44,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Malformed frames close only their own connection; unsupported APIs and versions get the standard error on a
- * connection that stays usable; other clients carry on throughout.
+ * Malformed frames, and requests for APIs or versions not advertised (as in Kafka 4.4), close only their own
+ * connection; mirror RPCs with bad content get their error on a connection that stays usable; other clients carry
+ * on throughout.
  */
 @Timeout(60)
 class BadRequestsTest
@@ -145,18 +145,19 @@ class BadRequestsTest
     }
 
     @Test
-    void shouldAnswerAnUnsupportedVersionWithAnErrorAndKeepTheConnection() throws Exception
+    void shouldCloseOnlyTheConnectionThatAsksForAnUnservedApiAsKafkaDoes() throws Exception
     {
-        try (RawConnection connection = new RawConnection())
+        try (RawConnection asking = new RawConnection();
+             RawConnection other = new RawConnection())
         {
-            // Group membership is not served: the standard error, at the version asked.
-            final JoinGroupRequest unserved = new JoinGroupRequest.Builder(new JoinGroupRequestData()
-                .setGroupId("g").setMemberId("").setProtocolType("consumer").setSessionTimeoutMs(10_000))
-                .build(ApiKeys.JOIN_GROUP.latestVersion());
-            final JoinGroupResponse response = (JoinGroupResponse)connection.roundTrip(unserved);
-            assertEquals(Errors.UNSUPPORTED_VERSION, response.error());
-            // Still usable.
-            final AbstractResponse metadata = connection.roundTrip(new MetadataRequest(new MetadataRequestData()
+            // ACLs are not served: as Kafka 4.4 does with a disabled API, the connection is closed.
+            final AbstractRequest unserved = new DescribeAclsRequest.Builder(AclBindingFilter.ANY)
+                .build(ApiKeys.DESCRIBE_ACLS.latestVersion());
+            final RequestHeader header = new RequestHeader(unserved.apiKey(), unserved.version(), "raw-client", 1);
+            asking.writeFrame(unserved.serializeWithHeader(header));
+            assertTrue(asking.closedByPeer(), "a request for an unserved API left the connection open");
+            // Other connections carry on.
+            final AbstractResponse metadata = other.roundTrip(new MetadataRequest(new MetadataRequestData()
                 .setTopics(null).setAllowAutoTopicCreation(false), ApiKeys.METADATA.latestVersion()));
             assertEquals(ApiKeys.METADATA, metadata.apiKey());
         }

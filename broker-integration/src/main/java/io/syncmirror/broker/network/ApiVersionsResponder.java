@@ -1,6 +1,7 @@
 package io.syncmirror.broker.network;
 
 import org.apache.kafka.common.errors.InvalidRequestException;
+import org.apache.kafka.common.message.ApiMessageType;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersion;
 import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersionCollection;
@@ -24,6 +25,11 @@ import io.syncmirror.protocol.MirrorApiKeys;
  * the handler's {@link RequestHandler#maxVersionBeyondKafka}: Fetch up to 20 and Produce up to 14, which the
  * protocol module's codecs parse, are advertised when the handler asks for them (a real 4.4 client still picks
  * its own highest, 18 and 13). ApiVersions itself is the server's own, over every version kafka-clients knows.
+ *
+ * <p>The lowest version advertised is the one Kafka 4.4's brokers advertise when the handler serves from
+ * kafka-clients' oldest: that is kafka-clients' oldest, except Produce, listed from v0 although v0 to v2 have no
+ * schema any more (KAFKA-18659: librdkafka turns its compression codecs off unless Produce v0 is listed). A request
+ * at such a version still closes its connection, as in Kafka.
  */
 final class ApiVersionsResponder
 {
@@ -48,7 +54,8 @@ final class ApiVersionsResponder
         {
             return -1;
         }
-        final short min = (short)Math.max(handler.minVersion(key), key.oldestVersion());
+        final short handlerMin = handler.minVersion(key);
+        final short min = handlerMin <= key.oldestVersion() ? kafkaAdvertisedMin(key) : handlerMin;
         return min <= max ? min : -1;
     }
 
@@ -73,6 +80,13 @@ final class ApiVersionsResponder
             }
         }
         return (short)Math.min(max, key.latestVersion());
+    }
+
+    /** The lowest version of {@code key} a Kafka 4.4 broker advertises, from kafka-clients' own table. */
+    private static short kafkaAdvertisedMin(final ApiKeys key)
+    {
+        return key.toApiVersionForApiResponse(false, ApiMessageType.ListenerType.BROKER)
+            .map(ApiVersion::minVersion).orElse(key.oldestVersion());
     }
 
     /** Whether {@code version} of {@code key} is served and above kafka-clients' highest, for the protocol codecs. */
@@ -105,13 +119,16 @@ final class ApiVersionsResponder
 
     /**
      * Kafka's answer to ApiVersions at a version this server does not know: a v0 response with
-     * UNSUPPORTED_VERSION and the served ranges, from which the client picks a version both sides speak.
+     * UNSUPPORTED_VERSION and ApiVersions' own range only, from which the client picks the version to ask again with.
      */
     ApiVersionsResponse unsupportedVersion()
     {
+        final ApiVersionCollection apis = new ApiVersionCollection();
+        apis.add(new ApiVersion().setApiKey(ApiKeys.API_VERSIONS.id)
+            .setMinVersion(minServed(ApiKeys.API_VERSIONS)).setMaxVersion(maxServed(ApiKeys.API_VERSIONS)));
         return new ApiVersionsResponse(new ApiVersionsResponseData()
             .setErrorCode(Errors.UNSUPPORTED_VERSION.code())
-            .setApiKeys(servedApis()));
+            .setApiKeys(apis));
     }
 
     private ApiVersionCollection servedApis()

@@ -14,9 +14,10 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -62,6 +63,11 @@ import io.syncmirror.protocol.MirrorRequestHeader;
  * The exceptions are the sync-mirroring versions Fetch 19/20 and Produce 14 when the handler serves them
  * ({@link RequestHandler#maxVersionBeyondKafka}): the protocol codecs parse them into kafka-clients' requests at
  * the layout versions 18 and 13, and the responses are written in those layouts under the version's header.
+ *
+ * <p>A request for an API or a version this node does not advertise also closes the connection, as Kafka 4.4's
+ * socket server does ("Received request for disabled api"): clients pick their versions from ApiVersions, so
+ * such a request comes from a broken client. The requests read before it are answered first. ApiVersions itself is
+ * answered at any version, and the mirror RPCs keep answering an unserved key with UNSUPPORTED_VERSION.
  */
 final class KafkaConnection extends ChannelInboundHandlerAdapter
 {
@@ -83,6 +89,8 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
     private boolean reading;
     private boolean unflushed;
     private boolean closed;
+    /** Reads no more and closes once the requests before the one that set it are answered. */
+    private boolean closing;
 
     KafkaConnection(
         final RequestHandler handler,
@@ -111,7 +119,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
     public void channelRead(final ChannelHandlerContext ctx, final Object msg)
     {
         reading = true;
-        if (!closed)
+        if (!closed && !closing)
         {
             onFrame((ByteBuffer)msg);
         }
@@ -160,6 +168,22 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
         LOG.warn("Closing connection {} from {} on listener {}: {}", connectionId, client, listenerName,
             reason);
         anyCtx.channel().close();
+    }
+
+    /**
+     * Closes this connection, with one warning, for a request it will not answer, once every request read before it
+     * is answered: they are well-formed, and their answers go out first. Nothing more is read. Event loop only.
+     */
+    private void closeOnceAnswered(final String reason)
+    {
+        if (closed || closing)
+        {
+            return;
+        }
+        closing = true;
+        LOG.warn("Closing connection {} from {} on listener {}: {}", connectionId, client, listenerName, reason);
+        ctx.channel().config().setAutoRead(false);
+        drain();
     }
 
     private void onFrame(final ByteBuffer frame)
@@ -212,19 +236,23 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
             return;
         }
 
+        if (key != ApiKeys.API_VERSIONS && !apiVersions.serves(key, version))
+        {
+            // As Kafka's socket server: a client only sends what ApiVersions listed, so anything else is a broken
+            // client, answered by closing its connection.
+            closeOnceAnswered(apiVersions.maxServed(key) < 0 ?
+                "request for api " + key + " v" + version + ", which this node does not serve (correlation id " +
+                    header.correlationId() + ")" :
+                "request for " + key + " v" + version + ", outside the advertised range [" +
+                    apiVersions.minServed(key) + ", " + apiVersions.maxServed(key) + "] (correlation id " +
+                    header.correlationId() + ")");
+            return;
+        }
         final Slot slot = new Slot(header.correlationId(), key, version, version, request);
         slots.addLast(slot);
         if (key == ApiKeys.API_VERSIONS)
         {
             slot.complete(apiVersions.respond((ApiVersionsRequest)request), null);
-        }
-        else if (!apiVersions.serves(key, version))
-        {
-            final String message = apiVersions.maxServed(key) < 0 ?
-                key + " is not served by this node" :
-                key + " v" + version + " is outside the served range [" + apiVersions.minServed(key) + ", " +
-                    apiVersions.maxServed(key) + "]";
-            slot.complete(request.getErrorResponse(0, new UnsupportedVersionException(message)), null);
         }
         else
         {
@@ -433,6 +461,17 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
             {
                 write(head);
             }
+        }
+        if (closing)
+        {
+            if (slots.isEmpty() && !closed)
+            {
+                closed = true;
+                unflushed = false;
+                // Closed once every answer written before is on the wire, not dropped with the outbound buffer.
+                ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+            }
+            return;
         }
         if (!closed && !ctx.channel().config().isAutoRead() && slots.size() <= maxInFlight / 2)
         {

@@ -9,10 +9,9 @@ import org.apache.kafka.common.requests.AbstractResponse;
 /**
  * What the socket server hands parsed requests to: the broker's API layer.
  *
- * <p>The server answers ApiVersions itself from {@link #maxVersion}/{@link #minVersion}, answers a request for
- * an API or version outside that range with the standard error (UNSUPPORTED_VERSION) without calling
- * {@link #handle}, and writes responses of one connection in request order whatever order their futures
- * complete in.
+ * <p>The server answers ApiVersions itself from {@link #maxVersion}/{@link #minVersion}, closes the connection
+ * of a request for an API or version outside that range without calling {@link #handle} (as Kafka 4.4 does), and
+ * writes responses of one connection in request order whatever order their futures complete in.
  *
  * <p>Thread-safety: {@link #handle} is called on the connection's event loop; the future may be completed on
  * any thread.

@@ -13,14 +13,19 @@ import org.apache.kafka.common.requests.ProduceRequest;
 
 import io.syncmirror.broker.network.RequestContext;
 
-/** Routes the data-path API keys to {@link ReplicaApis}. Thread-safety: stateless. */
+/**
+ * Routes the data-path API keys to {@link ReplicaApis} (Produce, Fetch) and {@link OffsetApis} (ListOffsets,
+ * OffsetsForLeaderEpoch). Thread-safety: stateless.
+ */
 public final class DataPathApis
 {
     private final ReplicaApis apis;
+    private final OffsetApis offsets;
 
-    public DataPathApis(final ReplicaApis apis)
+    public DataPathApis(final ReplicaApis apis, final OffsetApis offsets)
     {
         this.apis = apis;
+        this.offsets = offsets;
     }
 
     public short maxVersion(final ApiKeys key)
@@ -39,8 +44,8 @@ public final class DataPathApis
         {
             case PRODUCE -> apis.handleProduce(context, (ProduceRequest)request);
             case FETCH -> apis.handleFetch(context, (FetchRequest)request);
-            case LIST_OFFSETS -> apis.handleListOffsets(context, (ListOffsetsRequest)request);
-            case OFFSET_FOR_LEADER_EPOCH -> apis.handleOffsetsForLeaderEpoch(context,
+            case LIST_OFFSETS -> offsets.handleListOffsets(context, (ListOffsetsRequest)request);
+            case OFFSET_FOR_LEADER_EPOCH -> offsets.handleOffsetsForLeaderEpoch(context,
                 (OffsetsForLeaderEpochRequest)request);
             default -> CompletableFuture.failedFuture(new UnsupportedVersionException(request.apiKey() +
                 " is not a data-path API"));

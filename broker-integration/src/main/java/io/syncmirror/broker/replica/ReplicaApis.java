@@ -13,10 +13,6 @@ import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.message.FetchResponseData;
-import org.apache.kafka.common.message.ListOffsetsRequestData;
-import org.apache.kafka.common.message.ListOffsetsResponseData;
-import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData;
-import org.apache.kafka.common.message.OffsetForLeaderEpochResponseData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -26,10 +22,6 @@ import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.FetchMetadata;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.FetchResponse;
-import org.apache.kafka.common.requests.ListOffsetsRequest;
-import org.apache.kafka.common.requests.ListOffsetsResponse;
-import org.apache.kafka.common.requests.OffsetsForLeaderEpochRequest;
-import org.apache.kafka.common.requests.OffsetsForLeaderEpochResponse;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.ProduceResponse;
 import org.apache.kafka.server.storage.log.FetchIsolation;
@@ -49,13 +41,15 @@ import io.syncmirror.hwgate.MirrorError;
 import io.syncmirror.hwgate.RequestShard;
 
 /**
- * The data-path APIs: Produce, Fetch (consumers and followers, long-polled), ListOffsets and
- * OffsetsForLeaderEpoch. Thread-safety: stateless apart from the replica manager; handlers run on the
+ * The data-path APIs Produce and Fetch (consumers and followers, long-polled; {@link OffsetApis} has the offset
+ * lookups). Thread-safety: stateless apart from the replica manager; handlers run on the
  * connection's event loop and complete their futures there or on the produce owner's thread.
  */
 public final class ReplicaApis
 {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicaApis.class);
+    /** The first Fetch version whose partition responses carry CurrentLeader (a tagged field). */
+    private static final short FETCH_MIN_CURRENT_LEADER_VERSION = 12;
 
     private final ReplicaManager replicas;
     private final FetchSessionCache sessions;
@@ -655,9 +649,7 @@ public final class ReplicaApis
         final PartitionLog log = partition.log();
         if (!role.leader())
         {
-            return data.setErrorCode(Errors.NOT_LEADER_OR_FOLLOWER.code())
-                .setCurrentLeader(new FetchResponseData.LeaderIdAndEpoch().setLeaderId(role.leaderId())
-                    .setLeaderEpoch(role.leaderEpoch()));
+            return data.setErrorCode(Errors.NOT_LEADER_OR_FOLLOWER.code()).setCurrentLeader(currentLeader(role, version));
         }
         final int currentLeaderEpoch = session.currentLeaderEpoch(slot);
         if (currentLeaderEpoch >= 0 && currentLeaderEpoch != role.leaderEpoch())
@@ -666,8 +658,7 @@ public final class ReplicaApis
             // an unknown source epoch, learn the epoch from the error itself.
             return data.setErrorCode((currentLeaderEpoch < role.leaderEpoch() ?
                 Errors.FENCED_LEADER_EPOCH : Errors.UNKNOWN_LEADER_EPOCH).code())
-                .setCurrentLeader(new FetchResponseData.LeaderIdAndEpoch().setLeaderId(role.leaderId())
-                    .setLeaderEpoch(role.leaderEpoch()));
+                .setCurrentLeader(currentLeader(role, version));
         }
         final long fetchOffset = session.fetchOffset(slot);
         final int lastFetchedEpoch = session.lastFetchedEpoch(slot);
@@ -746,6 +737,17 @@ public final class ReplicaApis
         }
     }
 
+    /**
+     * The CurrentLeader of a partition error: the leader and its epoch from Fetch v12, the first version with the
+     * field, and its default (nothing) below, where kafka-clients refuses to write anything else.
+     */
+    private static FetchResponseData.LeaderIdAndEpoch currentLeader(final Partition.Role role, final short version)
+    {
+        final FetchResponseData.LeaderIdAndEpoch leader = new FetchResponseData.LeaderIdAndEpoch();
+        return version < FETCH_MIN_CURRENT_LEADER_VERSION ? leader :
+            leader.setLeaderId(role.leaderId()).setLeaderEpoch(role.leaderEpoch());
+    }
+
     private static boolean firstBatchIncomplete(final org.apache.kafka.common.record.internal.Records records)
     {
         if (records.sizeInBytes() == 0)
@@ -760,126 +762,4 @@ public final class ReplicaApis
         // A file slice yields only whole batches.
         return !records.batches().iterator().hasNext();
     }
-
-    // ------------------------------------------------------------------------------------------------------
-    // ListOffsets and OffsetsForLeaderEpoch.
-    // ------------------------------------------------------------------------------------------------------
-
-    public CompletableFuture<AbstractResponse> handleListOffsets(final RequestContext context,
-        final ListOffsetsRequest request)
-    {
-        final ListOffsetsResponseData data = new ListOffsetsResponseData();
-        final boolean consumer = request.replicaId() < 0;
-        final boolean readCommitted = request.isolationLevel() == IsolationLevel.READ_COMMITTED;
-        for (final ListOffsetsRequestData.ListOffsetsTopic topic : request.data().topics())
-        {
-            final ListOffsetsResponseData.ListOffsetsTopicResponse topicResponse =
-                new ListOffsetsResponseData.ListOffsetsTopicResponse().setName(topic.name());
-            data.topics().add(topicResponse);
-            for (final ListOffsetsRequestData.ListOffsetsPartition asked : topic.partitions())
-            {
-                final ListOffsetsResponseData.ListOffsetsPartitionResponse response =
-                    new ListOffsetsResponseData.ListOffsetsPartitionResponse().setPartitionIndex(asked.partitionIndex())
-                        .setTimestamp(-1L).setOffset(-1L).setLeaderEpoch(-1);
-                topicResponse.partitions().add(response);
-                final Partition partition = replicas.partitionOrNull(
-                    new org.apache.kafka.common.TopicPartition(topic.name(), asked.partitionIndex()));
-                final Errors error = leaderError(partition, asked.currentLeaderEpoch());
-                if (error != Errors.NONE)
-                {
-                    response.setErrorCode(error.code());
-                    continue;
-                }
-                final Partition.Role role = partition.role();
-                final PartitionLog log = partition.log();
-                final long timestamp = asked.timestamp();
-                if (timestamp == ListOffsetsRequest.LATEST_TIMESTAMP)
-                {
-                    final long offset = !consumer ? log.logEndOffset() :
-                        readCommitted ? log.lastStableOffset() : log.highWatermark();
-                    response.setOffset(offset).setLeaderEpoch(role.leaderEpoch());
-                    continue;
-                }
-                if (timestamp == ListOffsetsRequest.EARLIEST_TIMESTAMP ||
-                    timestamp == ListOffsetsRequest.EARLIEST_LOCAL_TIMESTAMP)
-                {
-                    final long offset = log.logStartOffset();
-                    response.setOffset(offset).setLeaderEpoch(log.epochForOffset(offset).orElse(-1));
-                    continue;
-                }
-                try
-                {
-                    final Optional<PartitionLog.TimestampOffset> found = log.offsetForTimestamp(timestamp);
-                    final long bound = !consumer ? log.logEndOffset() :
-                        readCommitted ? log.lastStableOffset() : log.highWatermark();
-                    if (found.isPresent() && found.get().offset() < bound)
-                    {
-                        response.setTimestamp(found.get().timestamp()).setOffset(found.get().offset())
-                            .setLeaderEpoch(found.get().leaderEpoch());
-                    }
-                }
-                catch (final ApiException ex)
-                {
-                    response.setErrorCode(Errors.forException(ex).code());
-                }
-            }
-        }
-        return CompletableFuture.completedFuture(new ListOffsetsResponse(data));
-    }
-
-    /**
-     * Whether this broker may answer for {@code partition} as its leader in the epoch the client names:
-     * UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH (the client's epoch is older) or
-     * UNKNOWN_LEADER_EPOCH (newer, not applied here yet); NONE when it may. {@code currentLeaderEpoch} -1 skips
-     * the epoch check, as Kafka does.
-     */
-    private static Errors leaderError(final Partition partition, final int currentLeaderEpoch)
-    {
-        if (partition == null)
-        {
-            return Errors.UNKNOWN_TOPIC_OR_PARTITION;
-        }
-        final Partition.Role role = partition.role();
-        if (!role.leader())
-        {
-            return Errors.NOT_LEADER_OR_FOLLOWER;
-        }
-        if (currentLeaderEpoch >= 0 && currentLeaderEpoch != role.leaderEpoch())
-        {
-            return currentLeaderEpoch < role.leaderEpoch() ? Errors.FENCED_LEADER_EPOCH : Errors.UNKNOWN_LEADER_EPOCH;
-        }
-        return Errors.NONE;
-    }
-
-    public CompletableFuture<AbstractResponse> handleOffsetsForLeaderEpoch(final RequestContext context,
-        final OffsetsForLeaderEpochRequest request)
-    {
-        final OffsetForLeaderEpochResponseData data = new OffsetForLeaderEpochResponseData();
-        for (final OffsetForLeaderEpochRequestData.OffsetForLeaderTopic topic : request.data().topics())
-        {
-            final OffsetForLeaderEpochResponseData.OffsetForLeaderTopicResult result =
-                new OffsetForLeaderEpochResponseData.OffsetForLeaderTopicResult().setTopic(topic.topic());
-            data.topics().add(result);
-            for (final OffsetForLeaderEpochRequestData.OffsetForLeaderPartition asked : topic.partitions())
-            {
-                final OffsetForLeaderEpochResponseData.EpochEndOffset response =
-                    new OffsetForLeaderEpochResponseData.EpochEndOffset().setPartition(asked.partition())
-                        .setLeaderEpoch(OffsetsForLeaderEpochResponse.UNDEFINED_EPOCH)
-                        .setEndOffset(OffsetsForLeaderEpochResponse.UNDEFINED_EPOCH_OFFSET);
-                result.partitions().add(response);
-                final Partition partition = replicas.partitionOrNull(
-                    new org.apache.kafka.common.TopicPartition(topic.topic(), asked.partition()));
-                final Errors error = leaderError(partition, asked.currentLeaderEpoch());
-                if (error != Errors.NONE)
-                {
-                    response.setErrorCode(error.code());
-                    continue;
-                }
-                partition.endOffsetForEpoch(asked.leaderEpoch()).ifPresent(end ->
-                    response.setLeaderEpoch(end.epoch()).setEndOffset(end.endOffset()));
-            }
-        }
-        return CompletableFuture.completedFuture(new OffsetsForLeaderEpochResponse(data));
-    }
-
 }

@@ -54,6 +54,7 @@ import io.syncmirror.broker.network.NodeClients;
 import io.syncmirror.broker.network.RequestContext;
 import io.syncmirror.broker.network.SocketServerConfig;
 import io.syncmirror.broker.replica.DataPathApis;
+import io.syncmirror.broker.replica.OffsetApis;
 import io.syncmirror.broker.replica.ReplicaApis;
 import io.syncmirror.broker.replica.ReplicaFetchers;
 import io.syncmirror.broker.replica.ReplicaManager;
@@ -233,7 +234,7 @@ public final class BrokerServer implements AutoCloseable
                 FetchSessionCache.MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS_DEFAULT, id),
             topicId -> metadata.topic(topicId).map(TopicMetadata::name).orElse(null),
             () -> metadata.appliedOffset() < metadata.latestKnownOffset());
-        final DataPathApis dataPath = new DataPathApis(replicaApis);
+        final DataPathApis dataPath = new DataPathApis(replicaApis, new OffsetApis(replicas));
         final List<ApiGroup> groups = new ArrayList<>();
         if (controllerApis != null)
         {

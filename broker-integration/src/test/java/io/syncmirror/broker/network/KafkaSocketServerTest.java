@@ -156,52 +156,52 @@ class KafkaSocketServerTest
     }
 
     @Test
-    void shouldAnswerApiVersionsAtAnUnknownVersionWithV0UnsupportedVersionAndTheRanges() throws Exception
+    void shouldAnswerApiVersionsAtAnUnknownVersionWithV0UnsupportedVersionAndItsOwnRange() throws Exception
     {
         final RawKafkaClient client = connect();
         final short tooNew = (short)(ApiKeys.API_VERSIONS.latestVersion() + 1);
         client.sendWithHeader(ApiKeys.API_VERSIONS, tooNew, 11, new ApiVersionsRequestData(), (short)0);
 
+        // As Kafka 4.4: only ApiVersions' range, from which the client picks the version it asks again with.
         final RawKafkaClient.Received received = client.receive(ApiKeys.API_VERSIONS, (short)0, (short)0);
         assertEquals(11, received.header().correlationId());
         final ApiVersionsResponse response = (ApiVersionsResponse)received.body();
         assertEquals(Errors.UNSUPPORTED_VERSION.code(), response.data().errorCode());
         assertRange(response, ApiKeys.API_VERSIONS, ApiKeys.API_VERSIONS.oldestVersion(),
             ApiKeys.API_VERSIONS.latestVersion(false));
-        assertRange(response, ApiKeys.HEARTBEAT, 1, HEARTBEAT_MAX);
+        assertEquals(1, response.data().apiKeys().size());
 
         client.send(heartbeat(HEARTBEAT_MAX), 12);
         assertHeartbeat(client.receive(ApiKeys.HEARTBEAT, HEARTBEAT_MAX), 12, Errors.NONE);
     }
 
     @Test
-    void shouldAnswerAnUnservedApiWithUnsupportedVersionAndKeepTheConnection() throws Exception
+    void shouldCloseTheConnectionOnAnUnservedApiAsKafkaDoes() throws Exception
     {
         final RawKafkaClient client = connect();
         final short version = ApiKeys.DESCRIBE_CLUSTER.latestVersion(false);
         client.send(new DescribeClusterRequest.Builder(new DescribeClusterRequestData()).build(version), 21);
 
-        final RawKafkaClient.Received received = client.receive(ApiKeys.DESCRIBE_CLUSTER, version);
-        assertEquals(21, received.header().correlationId());
-        assertEquals(Errors.UNSUPPORTED_VERSION.code(), ((DescribeClusterResponse)received.body()).data().errorCode());
+        assertTrue(client.closedByPeer(), "a request for an API not advertised left the connection open");
         assertNull(handler.nextReceived(0), "the handler never sees an API it does not serve");
-
-        client.send(heartbeat(HEARTBEAT_MAX), 22);
-        assertHeartbeat(client.receive(ApiKeys.HEARTBEAT, HEARTBEAT_MAX), 22, Errors.NONE);
+        final RawKafkaClient other = connect();
+        other.send(heartbeat(HEARTBEAT_MAX), 22);
+        assertHeartbeat(other.receive(ApiKeys.HEARTBEAT, HEARTBEAT_MAX), 22, Errors.NONE);
     }
 
     @Test
-    void shouldAnswerAVersionOutsideTheServedRangeWithUnsupportedVersionAndKeepTheConnection() throws Exception
+    void shouldCloseTheConnectionOnAVersionOutsideTheServedRangeAsKafkaDoes() throws Exception
     {
-        final RawKafkaClient client = connect();
-        final short tooNew = (short)(HEARTBEAT_MAX + 1);
-        client.send(heartbeat(tooNew), 31);
-        client.send(heartbeat((short)0), 32);
-        client.send(heartbeat(HEARTBEAT_MAX), 33);
-
-        assertHeartbeat(client.receive(ApiKeys.HEARTBEAT, tooNew), 31, Errors.UNSUPPORTED_VERSION);
-        assertHeartbeat(client.receive(ApiKeys.HEARTBEAT, (short)0), 32, Errors.UNSUPPORTED_VERSION);
-        assertHeartbeat(client.receive(ApiKeys.HEARTBEAT, HEARTBEAT_MAX), 33, Errors.NONE);
+        for (final short version : new short[] {(short)(HEARTBEAT_MAX + 1), (short)0})
+        {
+            final RawKafkaClient client = connect();
+            client.send(heartbeat(HEARTBEAT_MAX), 31);
+            client.send(heartbeat(version), 32);
+            // Answered in order up to the bad request, then closed.
+            assertHeartbeat(client.receive(ApiKeys.HEARTBEAT, HEARTBEAT_MAX), 31, Errors.NONE);
+            assertTrue(client.closedByPeer(), "Heartbeat v" + version + " left the connection open");
+        }
+        assertEquals(HEARTBEAT_MAX, handler.nextReceived(0).request().version());
         assertEquals(HEARTBEAT_MAX, handler.nextReceived(0).request().version());
         assertNull(handler.nextReceived(0));
     }
