@@ -42,8 +42,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * records read back are the ones produced. Every kcat run has a deadline and is killed past it.
  *
  * <p>kcat must be installed ({@code .ci/run} installs Debian's). Locally the test is skipped without it; under CI
- * (the {@code CI} environment variable set) a missing kcat fails it. Group consumption ({@code kcat -G}) is not
- * covered yet: it needs the group coordinator's JoinGroup/SyncGroup, which the coordinator replacement brings.
+ * (the {@code CI} environment variable set) a missing kcat fails it. Group consumption ({@code kcat -G}) runs
+ * against the broker's group coordinator (Kafka's own).
  */
 @Timeout(180)
 class KcatTest
@@ -150,6 +150,29 @@ class KcatTest
         {
             consumer.destroyForcibly();
         }
+    }
+
+    @Test
+    @DisplayName("kcat -G consumes as a group member (librdkafka's classic protocol), commits, and a second run of "
+        + "the group resumes after the records the first one read")
+    void shouldConsumeAsAGroupAndResumeFromCommittedOffsets() throws Exception
+    {
+        final String topic = "kcat-group";
+        final List<String> first = lines("first", 0, 20);
+        assertEquals("", run(List.of("-P", "-t", topic, "-p", "0"), joined(first)).stdout());
+        assertEquals(first, groupConsume(topic, first.size()), "the first member's records");
+        final List<String> second = lines("second", 0, 10);
+        assertEquals("", run(List.of("-P", "-t", topic, "-p", "0"), joined(second)).stdout());
+        assertEquals(second, groupConsume(topic, second.size()), "the next member resumes after the commit");
+    }
+
+    /** Reads {@code count} records as a member of group {@code kcat-readers}, committing them when it leaves. */
+    private static List<String> groupConsume(final String topic, final int count) throws Exception
+    {
+        final String out = run(List.of("-G", "kcat-readers", "-X", "auto.offset.reset=earliest",
+            "-X", "enable.auto.commit=true", "-c", Integer.toString(count), "-q", "-f", "%s\\n", topic), null)
+            .stdout();
+        return out.isEmpty() ? List.of() : List.of(out.split("\n"));
     }
 
     private static List<String> consume(final String topic, final List<String> offset) throws Exception

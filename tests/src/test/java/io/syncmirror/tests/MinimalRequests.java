@@ -175,6 +175,11 @@ final class MinimalRequests
                 new AlterPartitionRequestData().setBrokerId(999).setBrokerEpoch(-1L), NO_CHECK));
             case ALLOCATE_PRODUCER_IDS -> probes.add(new Probe("an unregistered broker",
                 new AllocateProducerIdsRequestData().setBrokerId(999).setBrokerEpoch(-1L), NO_CHECK));
+            // A new member's first heartbeat (KIP-848): the group id and, from v1, the client's own member id.
+            case CONSUMER_GROUP_HEARTBEAT -> probes.add(new Probe("a joining member subscribed to the topic",
+                new org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData().setGroupId(GROUP + "-848")
+                    .setMemberId(Uuid.randomUuid().toString()).setMemberEpoch(0).setRebalanceTimeoutMs(5_000)
+                    .setSubscribedTopicNames(List.of(f.topic())).setTopicPartitions(List.of()), NO_CHECK));
             default -> probes.add(new Probe("the default request data", key.messageType.newRequest(), NO_CHECK));
         }
         return probes;

@@ -218,14 +218,15 @@ public final class BrokerServer implements AutoCloseable
         groupCoordinator = new GroupCoordinatorHost(id, config.originals(), config.logDefaults(), replicas, metadata,
             time);
         imageBridge.subscribe(groupCoordinator);
-        imageBridge.start();
-        metadata.addImageListener(imageBridge::onImage);
         coordinators = new Coordinators(config.coordinatorConfig(), replicas, metadata, groupCoordinator,
             this::brokerEpoch, () -> controllerClient, brokerId -> metadata.broker(brokerId)
                 .map(endpoint -> clients.get(brokerId, endpoint.host(), endpoint.port())).orElse(null), time,
             metadata::producerIdFloor);
         coordinators.startup();
         groupCoordinator.startup();
+        // After the service started: it refuses metadata updates before.
+        imageBridge.start();
+        metadata.addImageListener(imageBridge::onImage);
         final GroupApis groupApis = new GroupApis(groupCoordinator.coordinator(), metadata);
         metadataApis = new MetadataApis(id, clusterId, metadata, controllerClient, props);
 
