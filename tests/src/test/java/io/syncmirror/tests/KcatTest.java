@@ -70,7 +70,8 @@ class KcatTest
         try (Admin admin = Clients.admin(cluster.bootstrapServers()))
         {
             admin.createTopics(List.of(new NewTopic("kcat-lz4", 1, (short)3), new NewTopic("kcat-zstd", 1, (short)3),
-                new NewTopic("kcat-tail", 1, (short)3))).all().get(30, TimeUnit.SECONDS);
+                new NewTopic("kcat-tail", 1, (short)3), new NewTopic("kcat-group", 1, (short)3)))
+                .all().get(30, TimeUnit.SECONDS);
         }
     }
 
