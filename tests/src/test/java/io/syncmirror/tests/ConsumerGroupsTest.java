@@ -266,7 +266,8 @@ class ConsumerGroupsTest
 
     @Test
     @DisplayName("bad group input gets Kafka's error codes and nothing breaks: JoinGroup with an unknown protocol "
-        + "type, with oversized metadata, a heartbeat of an unknown member, a commit for an unknown topic")
+        + "type, with oversized metadata, a heartbeat of an unknown member, a commit for an unknown topic, a produce "
+        + "to __consumer_offsets")
     void shouldAnswerBadGroupRequestsWithKafkasErrors() throws Exception
     {
         final String topic = "bad-input";
@@ -317,6 +318,15 @@ class ConsumerGroupsTest
                                     .setCommittedOffset(5))))));
                 assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION.code(),
                     unknownTopic.data().topics().get(0).partitions().get(0).errorCode());
+            }
+            // A client may not write the group coordinator's own topic.
+            try (KafkaProducer<byte[], byte[]> producer = Clients.producer(cluster.bootstrapServers(), Map.of()))
+            {
+                final java.util.concurrent.ExecutionException refused = org.junit.jupiter.api.Assertions.assertThrows(
+                    java.util.concurrent.ExecutionException.class, () -> producer.send(new ProducerRecord<>(
+                        "__consumer_offsets", 0, null, new byte[] {1})).get(30, java.util.concurrent.TimeUnit.SECONDS));
+                assertTrue(refused.getCause() instanceof org.apache.kafka.common.errors.InvalidTopicException,
+                    refused.toString());
             }
             // The real member carries on.
             produce(topic, 0, 1);

@@ -32,7 +32,8 @@ public interface ReplicaAccess
         MemoryRecords markers, long timeoutMs);
 
     /**
-     * Appends as leader on the calling thread and returns once the records are in the local log, before they are
+     * Appends an embedded coordinator's records as leader on the calling thread (Kafka's COORDINATOR origin:
+     * transaction markers allowed, no sequence checks) and returns once they are in the local log, before they are
      * replicated: the group coordinator's writes, which complete when the partition's HW passes them (see
      * {@link #highWatermarkListener}). Refuses with NOT_ENOUGH_REPLICAS while the ISR is below its minimum.
      *

@@ -146,6 +146,12 @@ public final class ReplicaApis
                 {
                     error = version >= 13 ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION;
                 }
+                else if (org.apache.kafka.common.internals.Topic.isInternal(partition.topicPartition().topic()))
+                {
+                    // Only their coordinators write __consumer_offsets and __transaction_state, as in Kafka: the
+                    // group coordinator's state must match what it wrote there.
+                    error = Errors.INVALID_TOPIC_EXCEPTION;
+                }
                 else
                 {
                     try

@@ -45,6 +45,8 @@ class MirrorMetadataManagerTest
     private final FakeSourceClusterClient source = new FakeSourceClusterClient();
     private final AtomicInteger clientsOpened = new AtomicInteger();
     private final List<Commit> commits = new CopyOnWriteArrayList<>();
+    /** Groups that have members on the destination: the writer refuses them as Kafka's coordinator does. */
+    private final java.util.Set<String> activeHere = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private MirrorMetadataManager manager;
 
     private record Commit(String group, Map<TopicPartition, OffsetAndMetadata> offsets)
@@ -70,7 +72,13 @@ class MirrorMetadataManagerTest
         {
             @Override
             public void commit(final String groupId, final Map<TopicPartition, OffsetAndMetadata> offsets)
+                throws Exception
             {
+                if (activeHere.contains(groupId))
+                {
+                    throw new java.util.concurrent.ExecutionException(
+                        new org.apache.kafka.common.errors.UnknownMemberIdException("the group has members"));
+                }
                 commits.add(new Commit(groupId, Map.copyOf(offsets)));
             }
 
@@ -247,6 +255,29 @@ class MirrorMetadataManagerTest
         source.groups.put("g1", Map.of(orders0, new OffsetAndMetadata(1_000_001)));
         sync();
         assertEquals(new Commit("g1", Map.of(orders0, new OffsetAndMetadata(1_000_001))), commits.get(1));
+    }
+
+    @Test
+    @DisplayName("AM-11 a group with members on the destination is skipped and counted, without an error, and the "
+        + "other groups are still copied")
+    void shouldSkipAndCountAGroupActiveOnTheDestination() throws Exception
+    {
+        createMirror(List.of("orders"), List.of());
+        source.putTopic("orders", ORDERS_ID, 1, Map.of());
+        final TopicPartition orders0 = new TopicPartition("orders", 0);
+        source.groups.put("busy", Map.of(orders0, new OffsetAndMetadata(10)));
+        source.groups.put("idle", Map.of(orders0, new OffsetAndMetadata(20)));
+        activeHere.add("busy");
+        manager(60_000);
+        sync();
+        assertEquals(List.of(new Commit("idle", Map.of(orders0, new OffsetAndMetadata(20)))), commits);
+        assertEquals(1, manager.activeGroupOffsetSyncsSkipped(MIRROR));
+        assertEquals(Optional.empty(), manager.lastError(MIRROR));
+        activeHere.clear();
+        sync();
+        assertEquals(new Commit("busy", Map.of(orders0, new OffsetAndMetadata(10))), commits.get(1),
+            "copied once the group has no members here");
+        assertEquals(1, manager.activeGroupOffsetSyncsSkipped(MIRROR));
     }
 
     @Test
