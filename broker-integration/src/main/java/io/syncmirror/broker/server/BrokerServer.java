@@ -217,6 +217,9 @@ public final class BrokerServer implements AutoCloseable
         groupCoordinator = new GroupCoordinatorHost(id, config.originals(), config.logDefaults(), replicas, metadata,
             time);
         imageBridge.subscribe(groupCoordinator);
+        // Started before the bridge delivers its first delta: Kafka's service refuses an update while it is not
+        // active (CoordinatorNotAvailableException), and a refused first delta is never handed to it again.
+        groupCoordinator.startup();
         imageBridge.start();
         metadata.addImageListener(imageBridge::onImage);
         coordinators = new Coordinators(config.coordinatorConfig(), replicas, metadata, groupCoordinator,
@@ -224,7 +227,6 @@ public final class BrokerServer implements AutoCloseable
                 .map(endpoint -> clients.get(brokerId, endpoint.host(), endpoint.port())).orElse(null), time,
             metadata::producerIdFloor);
         coordinators.startup();
-        groupCoordinator.startup();
         final GroupApis groupApis = new GroupApis(groupCoordinator.coordinator(), metadata);
         metadataApis = new MetadataApis(id, clusterId, metadata, controllerClient, props);
 
