@@ -216,7 +216,7 @@ class ConsumerGroupCommandTest
 
     @ParameterizedTest(name = "group.protocol={0}")
     @ValueSource(strings = {"classic", "consumer"})
-    @DisplayName("--list, --describe, --reset-offsets --execute and --delete on a group whose member committed and left")
+    @DisplayName("--list, --describe, --reset-offsets --execute, --delete on a group whose member committed and left")
     void shouldListDescribeResetAndDeleteAnEmptyGroupWithCommittedOffsets(final String protocol) throws Exception
     {
         final String topic = "cgc-lifecycle-" + protocol;
