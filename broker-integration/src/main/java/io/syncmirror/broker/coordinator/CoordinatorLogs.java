@@ -10,7 +10,7 @@ import org.apache.kafka.server.storage.log.FetchIsolation;
 import io.syncmirror.broker.storage.PartitionLog;
 
 /** Helpers shared by the coordinators: replaying an internal partition and mapping append failures. Stateless. */
-final class CoordinatorLogs
+public final class CoordinatorLogs
 {
     private static final int READ_MAX_BYTES = 1 << 20;
 
@@ -53,7 +53,8 @@ final class CoordinatorLogs
         }
     }
 
-    static Throwable unwrap(final Throwable error)
+    /** The cause inside a future's CompletionException or ExecutionException wrappers. */
+    public static Throwable unwrap(final Throwable error)
     {
         Throwable cause = error;
         while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null)

@@ -7,6 +7,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import java.util.function.ToIntFunction;
 
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.acl.AclOperation;
@@ -56,6 +57,7 @@ import org.apache.kafka.common.utils.Utils;
 import org.apache.kafka.common.utils.internals.BufferSupplier;
 import org.apache.kafka.coordinator.group.GroupCoordinator;
 
+import io.syncmirror.broker.coordinator.CoordinatorLogs;
 import io.syncmirror.broker.metadata.MetadataView;
 import io.syncmirror.broker.metadata.TopicMetadata;
 import io.syncmirror.broker.network.RequestContext;
@@ -129,17 +131,7 @@ public final class GroupApis
         {
             return CompletableFuture.completedFuture(request.getErrorResponse(e));
         }
-        return answer.exceptionally(error -> request.getErrorResponse(unwrap(error)));
-    }
-
-    private static Throwable unwrap(final Throwable error)
-    {
-        Throwable cause = error;
-        while (cause instanceof java.util.concurrent.CompletionException && cause.getCause() != null)
-        {
-            cause = cause.getCause();
-        }
-        return cause;
+        return answer.exceptionally(error -> request.getErrorResponse(CoordinatorLogs.unwrap(error)));
     }
 
     private CompletableFuture<AbstractResponse> dispatch(final GroupRequestContext context,
@@ -269,6 +261,41 @@ public final class GroupApis
         return new ResolvedTopic(topic.get().name(), topic.get().id(), topic.get(), Errors.NONE);
     }
 
+    /** Where a request topic's partition this cluster cannot take goes: the answer's builder, with its error. */
+    @FunctionalInterface
+    private interface Rejection
+    {
+        void reject(Uuid topicId, String topicName, int partition, Errors error);
+    }
+
+    /**
+     * The partitions of one request topic that this cluster has, for the coordinator; each other one is answered
+     * through {@code rejection} with the topic's error, or UNKNOWN_TOPIC_OR_PARTITION when only the partition is
+     * missing. {@code answerId} and {@code answerName} name the topic as the answer's version does.
+     */
+    private static <P> List<P> knownPartitions(final ResolvedTopic resolved, final Uuid answerId,
+        final String answerName, final List<P> partitions, final ToIntFunction<P> index, final Rejection rejection)
+    {
+        final List<P> known = new ArrayList<>();
+        for (final P partition : partitions)
+        {
+            final int partitionIndex = index.applyAsInt(partition);
+            if (resolved.error() != Errors.NONE)
+            {
+                rejection.reject(answerId, answerName, partitionIndex, resolved.error());
+            }
+            else if (resolved.hasPartition(partitionIndex))
+            {
+                known.add(partition);
+            }
+            else
+            {
+                rejection.reject(answerId, answerName, partitionIndex, Errors.UNKNOWN_TOPIC_OR_PARTITION);
+            }
+        }
+        return known;
+    }
+
     private CompletableFuture<AbstractResponse> offsetCommit(final GroupRequestContext context,
         final OffsetCommitRequest request)
     {
@@ -279,32 +306,13 @@ public final class GroupApis
         for (final OffsetCommitRequestData.OffsetCommitRequestTopic topic : data.topics())
         {
             final ResolvedTopic resolved = resolve(useTopicIds, topic.name(), topic.topicId());
-            final Uuid answerId = useTopicIds ? topic.topicId() : Uuid.ZERO_UUID;
-            final String answerName = useTopicIds ? "" : topic.name();
-            if (resolved.error() != Errors.NONE)
+            final List<OffsetCommitRequestData.OffsetCommitRequestPartition> valid = knownPartitions(resolved,
+                useTopicIds ? topic.topicId() : Uuid.ZERO_UUID, useTopicIds ? "" : topic.name(), topic.partitions(),
+                OffsetCommitRequestData.OffsetCommitRequestPartition::partitionIndex, response::addPartition);
+            if (!valid.isEmpty())
             {
-                response.addPartitions(answerId, answerName, topic.partitions(),
-                    OffsetCommitRequestData.OffsetCommitRequestPartition::partitionIndex, resolved.error());
-                continue;
-            }
-            final OffsetCommitRequestData.OffsetCommitRequestTopic valid =
-                new OffsetCommitRequestData.OffsetCommitRequestTopic().setName(resolved.name())
-                    .setTopicId(resolved.id());
-            for (final OffsetCommitRequestData.OffsetCommitRequestPartition partition : topic.partitions())
-            {
-                if (resolved.hasPartition(partition.partitionIndex()))
-                {
-                    valid.partitions().add(partition);
-                }
-                else
-                {
-                    response.addPartition(answerId, answerName, partition.partitionIndex(),
-                        Errors.UNKNOWN_TOPIC_OR_PARTITION);
-                }
-            }
-            if (!valid.partitions().isEmpty())
-            {
-                known.add(valid);
+                known.add(new OffsetCommitRequestData.OffsetCommitRequestTopic().setName(resolved.name())
+                    .setTopicId(resolved.id()).setPartitions(valid));
             }
         }
         if (known.isEmpty())
@@ -336,32 +344,13 @@ public final class GroupApis
         for (final TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic topic : data.topics())
         {
             final ResolvedTopic resolved = resolve(useTopicIds, topic.name(), topic.topicId());
-            final Uuid answerId = useTopicIds ? topic.topicId() : Uuid.ZERO_UUID;
-            final String answerName = useTopicIds ? "" : topic.name();
-            if (resolved.error() != Errors.NONE)
+            final List<TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition> valid = knownPartitions(resolved,
+                useTopicIds ? topic.topicId() : Uuid.ZERO_UUID, useTopicIds ? "" : topic.name(), topic.partitions(),
+                TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition::partitionIndex, response::addPartition);
+            if (!valid.isEmpty())
             {
-                response.addPartitions(answerId, answerName, topic.partitions(),
-                    TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition::partitionIndex, resolved.error());
-                continue;
-            }
-            final TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic valid =
-                new TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic().setName(resolved.name())
-                    .setTopicId(resolved.id());
-            for (final TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition partition : topic.partitions())
-            {
-                if (resolved.hasPartition(partition.partitionIndex()))
-                {
-                    valid.partitions().add(partition);
-                }
-                else
-                {
-                    response.addPartition(answerId, answerName, partition.partitionIndex(),
-                        Errors.UNKNOWN_TOPIC_OR_PARTITION);
-                }
-            }
-            if (!valid.partitions().isEmpty())
-            {
-                known.add(valid);
+                known.add(new TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic().setName(resolved.name())
+                    .setTopicId(resolved.id()).setPartitions(valid));
             }
         }
         if (known.isEmpty())
@@ -502,24 +491,16 @@ public final class GroupApis
             new OffsetDeleteResponseData.OffsetDeleteResponseTopicCollection();
         for (final OffsetDeleteRequestData.OffsetDeleteRequestTopic topic : data.topics())
         {
-            final ResolvedTopic resolved = resolve(false, topic.name(), Uuid.ZERO_UUID);
-            final OffsetDeleteRequestData.OffsetDeleteRequestTopic valid =
-                new OffsetDeleteRequestData.OffsetDeleteRequestTopic().setName(topic.name());
             final OffsetDeleteResponseData.OffsetDeleteResponseTopic rejected =
                 new OffsetDeleteResponseData.OffsetDeleteResponseTopic().setName(topic.name());
-            for (final OffsetDeleteRequestData.OffsetDeleteRequestPartition partition : topic.partitions())
-            {
-                if (resolved.hasPartition(partition.partitionIndex()))
-                {
-                    valid.partitions().add(partition);
-                }
-                else
-                {
-                    rejected.partitions().add(new OffsetDeleteResponseData.OffsetDeleteResponsePartition()
-                        .setPartitionIndex(partition.partitionIndex())
-                        .setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code()));
-                }
-            }
+            final Rejection answered = (id, name, partition, error) -> rejected.partitions().add(
+                new OffsetDeleteResponseData.OffsetDeleteResponsePartition().setPartitionIndex(partition)
+                    .setErrorCode(error.code()));
+            final OffsetDeleteRequestData.OffsetDeleteRequestTopic valid =
+                new OffsetDeleteRequestData.OffsetDeleteRequestTopic().setName(topic.name()).setPartitions(
+                    knownPartitions(resolve(false, topic.name(), Uuid.ZERO_UUID), Uuid.ZERO_UUID, topic.name(),
+                        topic.partitions(), OffsetDeleteRequestData.OffsetDeleteRequestPartition::partitionIndex,
+                        answered));
             if (!valid.partitions().isEmpty())
             {
                 known.add(valid);
