@@ -6,7 +6,8 @@
 #   bin/syncmirror-bench.sh [--partitions N] [--brokers N] [--replication-factor N] [--destinations N] [--rate N]
 #                           [--duration-s N] [--delay-ms X] [--heap SIZE] ... [--help]
 #
-# It builds nothing: build the jar first with  mvn -B -pl benchmarks -am package -DskipTests
+# It builds benchmarks/target/benchmarks.jar (mvn, skipping tests) when the jar is missing or older than a pom or a
+# source file; --no-build uses the jar as it is, --rebuild always builds. Neither flag reaches the benchmark.
 # Exit status: 0 every mode measured, 1 a mode not measured or the run broke, 2 bad flag, 3 out of memory (the JVM's
 # -XX:+ExitOnOutOfMemoryError), 4 some records failed.
 set -euo pipefail
@@ -15,7 +16,15 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 jar="$root/benchmarks/target/benchmarks.jar"
 
 heap=4g
-args=("$@")
+build=auto
+args=()
+for arg in "$@"; do
+  case "$arg" in
+    --no-build) build=never ;;
+    --rebuild) build=always ;;
+    *) args+=("$arg") ;;
+  esac
+done
 for ((i = 0; i < ${#args[@]}; i++)); do
   if [[ ${args[i]} == --heap ]]; then
     if ((i + 1 >= ${#args[@]})) || [[ ${args[i + 1]} == --* ]]; then
@@ -31,13 +40,40 @@ for ((i = 0; i < ${#args[@]}; i++)); do
   fi
 done
 
-if [[ ! -f $jar ]]; then
-  echo "error: $jar is missing; build it with: mvn -B -pl benchmarks -am package -DskipTests" >&2
-  exit 1
-fi
 if ! command -v java >/dev/null 2>&1; then
   echo "error: no java on the PATH (Java 17 or newer is needed)" >&2
   exit 1
+fi
+
+stale() {
+  [[ ! -f $jar ]] && return 0
+  # The modules the benchmarks jar is built from: every one but perf-reports and tests.
+  [[ -n $(cd "$root" && find . -name target -prune -o -name .git -prune -o -name results -prune -o \
+    -path ./perf-reports -prune -o -path ./tests -prune -o \
+    \( -name pom.xml -o -path '*/src/main/*' \) -type f -newer "$jar" -print -quit) ]]
+}
+if [[ $build == always ]] || { [[ $build == auto ]] && stale; }; then
+  echo "building $jar (mvn -B -q -pl benchmarks -am package -DskipTests) ..." >&2
+  if ! (cd "$root" && mvn -B -q -pl benchmarks -am package -DskipTests >&2); then
+    echo "error: the build failed (output above)" >&2
+    exit 1
+  fi
+fi
+if [[ ! -f $jar ]]; then
+  echo "error: $jar is missing; run without --no-build" >&2
+  exit 1
+fi
+
+# The commit the jar was built from, for run.properties; "-dirty" when the checkout has uncommitted changes. A
+# checkout exported by the regression gate has no .git but a .build-commit file.
+commit=unknown
+if [[ -f $root/.build-commit ]]; then
+  commit=$(cat "$root/.build-commit")
+elif git -C "$root" rev-parse --git-dir >/dev/null 2>&1; then
+  commit=$(git -C "$root" rev-parse HEAD 2>/dev/null || echo unknown)
+  if [[ -n $(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null) ]]; then
+    commit="$commit-dirty"
+  fi
 fi
 
 # The JVM flags DESIGN.md asks every launcher to pass: Agrona's, then Chronicle Map's.
@@ -52,5 +88,5 @@ jvm_flags=(
 
 # An out-of-memory error ends the run at once instead of leaving brokers half alive.
 # shellcheck disable=SC2086 # JAVA_OPTS is several words on purpose
-exec java "${jvm_flags[@]}" "-Xmx$heap" -XX:+ExitOnOutOfMemoryError ${JAVA_OPTS:-} -cp "$jar" \
-  io.syncmirror.bench.e2e.SyncBench "$@"
+exec java "${jvm_flags[@]}" "-Xmx$heap" -XX:+ExitOnOutOfMemoryError "-Dsyncmirror.commit=$commit" ${JAVA_OPTS:-} \
+  -cp "$jar" io.syncmirror.bench.e2e.SyncBench ${args[@]+"${args[@]}"}

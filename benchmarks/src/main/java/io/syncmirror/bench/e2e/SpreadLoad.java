@@ -47,9 +47,20 @@ public final class SpreadLoad implements AutoCloseable
     private final byte[] value;
     private final List<KafkaProducer<byte[], byte[]>> producers = new ArrayList<>();
 
-    /** The outcome of one mode's load. */
-    public record Outcome(long sent, long warmupAcked, long errors)
+    /**
+     * The outcome of one mode's load.
+     *
+     * @param measuredSent     records of the measured window the producers took
+     * @param measureElapsedNs from the measured window's start until its last record was handed to a producer: the
+     *                         window's length when the pacing thread kept up, longer when it fell behind
+     */
+    public record Outcome(long sent, long warmupAcked, long errors, long measuredSent, long measureElapsedNs)
     {
+        /** Records per second the measured window achieved (NaN when nothing was measured). */
+        public double achievedRate()
+        {
+            return measureElapsedNs <= 0 ? Double.NaN : measuredSent * 1e9 / measureElapsedNs;
+        }
     }
 
     /**
@@ -156,7 +167,9 @@ public final class SpreadLoad implements AutoCloseable
         final long records = (long)ratePerSecond * (warmupSeconds + measureSeconds);
         final long warmupRecords = (long)ratePerSecond * warmupSeconds;
         final long startNs = System.nanoTime();
+        final long measureStartNs = startNs + warmupRecords * NANOS_PER_SECOND / ratePerSecond;
         long sent = 0;
+        long measuredSent = 0;
         for (long i = 0; i < records; i++)
         {
             // From the start, not by adding an interval, so that rounding never drifts the rate.
@@ -184,6 +197,10 @@ public final class SpreadLoad implements AutoCloseable
                     recorder.recordValue(Math.max(0L, (System.nanoTime() - dueNs) / 1_000L));
                 });
                 sent++;
+                if (i >= warmupRecords)
+                {
+                    measuredSent++;
+                }
             }
             catch (final RuntimeException ex)
             {
@@ -191,12 +208,16 @@ public final class SpreadLoad implements AutoCloseable
                 errors.increment();
             }
         }
+        // The window ends when its last record is due, or later when the pacing thread fell behind.
+        final long measureElapsedNs = Math.max(System.nanoTime(), startNs + records * NANOS_PER_SECOND / ratePerSecond)
+            - measureStartNs;
         for (final KafkaProducer<byte[], byte[]> producer : producers)
         {
             // flush() returns once every callback has run (delivery.timeout.ms bounds it).
             producer.flush();
         }
-        return new Outcome(sent, warmup.getIntervalHistogram().getTotalCount(), errors.sum());
+        return new Outcome(sent, warmup.getIntervalHistogram().getTotalCount(), errors.sum(), measuredSent,
+            measureElapsedNs);
     }
 
     private static void parkUntil(final long dueNs)

@@ -2,7 +2,6 @@ package io.syncmirror.bench.e2e;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,8 +33,12 @@ import io.syncmirror.protocol.MirrorWireClient;
  *
  * <pre>
  *   RESULT mode=&lt;ASYNC|SYNC&gt; partitions=&lt;n&gt; destinations=&lt;n&gt; p50_us=&lt;x&gt; p99_us=&lt;x&gt; p999_us=&lt;x&gt; max_us=&lt;x&gt; link_rtt_p50_us=&lt;x&gt; acked=&lt;n&gt;
+ *          label=&lt;window&gt; rate=&lt;asked&gt; achieved_rate=&lt;x&gt; cpu_pct=&lt;x&gt; machine_cpu_pct=&lt;x&gt; cpu_us_per_record=&lt;x&gt; gc_pause_ms=&lt;n&gt; saturated=&lt;bool&gt;
  *   ERROR mode=SYNC not measured: &lt;why, on one line&gt;
  * </pre>
+ *
+ * <p>A window that saturated the machine (see {@link WindowMeter.Totals#saturated}) is announced by a WARNING line
+ * and {@code saturated=true}. Under {@code --serve} the run takes commands instead ({@link SyncBenchServer}).
  *
  * <p>Exit status: 0 when every mode asked for was measured and every record acknowledged; 1 when a mode could not
  * be measured (its ERROR line says why: e.g. the promotion to SYNC did not finish) or setup failed; 2 for a bad
@@ -54,25 +57,57 @@ public final class SyncBench
     public static final String SUMMARY_FILE = "summary.txt";
     private static final long CLOSE_TIMEOUT_MS = 15_000;
 
-    /** One mode's figures; {@code error} is null when it was measured. */
-    record ModeResult(MirrorType mode, Histogram ack, Histogram linkRtt, long sent, long errors, double cpuPercent,
-        double promotionSeconds, String error)
+    /**
+     * One measured window's figures; {@code error} is null when it was measured.
+     *
+     * @param label        the window's name in the results directory: the mode, or a served round's label
+     * @param askedRate    records per second asked for
+     * @param achievedRate records per second the window achieved (see {@link SpreadLoad.Outcome#achievedRate})
+     * @param meter        what the window cost the machine (null when not measured)
+     */
+    record ModeResult(MirrorType mode, String label, Histogram ack, Histogram linkRtt, long sent, long errors,
+        double askedRate, double achievedRate, WindowMeter.Totals meter, double promotionSeconds, String error)
     {
+        static ModeResult notMeasured(final MirrorType mode, final String error)
+        {
+            return new ModeResult(mode, mode.name(), null, null, 0, 0, Double.NaN, Double.NaN, null, Double.NaN,
+                error);
+        }
+
         boolean measured()
         {
             return error == null;
+        }
+
+        boolean saturated()
+        {
+            return meter != null && meter.saturated(askedRate, achievedRate);
+        }
+
+        /** CPU-microseconds of this process per acknowledged record (NaN when none was acknowledged). */
+        double cpuMicrosPerRecord()
+        {
+            final long acked = ack.getTotalCount();
+            return acked == 0 ? Double.NaN : meter.processCpuPct() / 100.0 * meter.seconds() * 1e6 / acked;
         }
     }
 
     private final SyncBenchOptions options;
     private final PrintStream out;
+    private final Progress progress;
     /** The current mode's link round-trip log, or null between measured windows; written by the link source. */
     private volatile IntervalHistogramLog linkLog;
 
-    private SyncBench(final SyncBenchOptions options, final PrintStream out)
+    private SyncBench(final SyncBenchOptions options, final PrintStream out, final Progress progress)
     {
         this.options = options;
         this.out = out;
+        this.progress = progress;
+    }
+
+    SyncBenchOptions options()
+    {
+        return options;
     }
 
     public static void main(final String[] args)
@@ -94,9 +129,9 @@ public final class SyncBench
             return;
         }
         int status;
-        try
+        try (Progress progress = Progress.start(System.err, Progress.plan(options), options.quiet()))
         {
-            status = new SyncBench(options, System.out).run();
+            status = new SyncBench(options, System.out, progress).run();
         }
         catch (final Exception ex)
         {
@@ -123,17 +158,19 @@ public final class SyncBench
     {
         final Path results = options.resultsDir();
         Files.createDirectories(results);
+        RunProperties.write(results.resolve(RunProperties.FILE), options);
         out.println(String.format(Locale.ROOT, "sync-bench: %d partitions (%d topic(s) of up to %d), %d+%s brokers, "
                 + "RF %d, min ISR %d, %d destination(s), %d records/s of %d B over %d producer(s), %d s warm-up + %d s "
                 + "measured per mode, injected one-way link delay %.3f ms, %s storage, __mirror_state RF %d, max heap %d "
-                + "MiB; results in %s",
+                + "MiB, %d core(s); results in %s",
             options.partitions(), options.topics(), options.partitionsPerTopic(), options.brokers(),
             destinationBrokers(), options.replicationFactor(), options.minInsyncReplicas(), options.destinations(),
             options.ratePerSecond(), options.messageBytes(), options.producers(), options.warmupSeconds(),
             options.durationSeconds(), options.injectedDelayMs(), options.storage(),
             options.mirrorStateReplicationFactor(), Runtime.getRuntime().maxMemory() >> 20,
-            results.toAbsolutePath().normalize()));
+            Runtime.getRuntime().availableProcessors(), results.toAbsolutePath().normalize()));
         final long setupStartNs = System.nanoTime();
+        progress.enter("setup");
         final Map<MirrorType, ModeResult> byMode = new LinkedHashMap<>();
         final MirroredClusters clusters = MirroredClusters.start(options, out);
         try
@@ -154,14 +191,35 @@ public final class SyncBench
                         current.recorder().recordValue(nanos / 1_000L);
                     }
                 });
+                if (options.serve())
+                {
+                    // The server's windows are the caller's to time: no progress lines past setup.
+                    progress.close();
+                    final int status = new SyncBenchServer(this, clusters, load).serve(System.in, out);
+                    // A served run ends at its caller's word, and its caller waits for the exit: the clusters are
+                    // the run's scratch, and closing six brokers cleanly takes up to 15 s.
+                    out.flush();
+                    System.exit(status);
+                    return status;
+                }
                 for (final MirrorType mode : options.modes())
                 {
-                    final ModeResult result = runMode(mode, clusters, load);
-                    byMode.put(mode, result);
-                    if (!result.measured())
+                    double promotionSeconds = Double.NaN;
+                    if (mode == MirrorType.SYNC)
                     {
-                        out.println("mode " + mode + " not measured: " + result.error());
+                        progress.enter(mode + " promotion");
+                        try
+                        {
+                            promotionSeconds = promote(clusters);
+                        }
+                        catch (final SyncPromotion.PromotionFailedException ex)
+                        {
+                            byMode.put(mode, ModeResult.notMeasured(mode, ex.getMessage()));
+                            out.println("mode " + mode + " not measured: " + ex.getMessage());
+                            continue;
+                        }
                     }
+                    byMode.put(mode, measure(mode, mode.name(), options.durationSeconds(), load, promotionSeconds));
                 }
                 out.println("link round trips: " + link.describe());
             }
@@ -194,61 +252,91 @@ public final class SyncBench
             options.destinations() + "x" + options.brokers();
     }
 
-    private ModeResult runMode(final MirrorType mode, final MirroredClusters clusters, final SpreadLoad load)
-        throws IOException, InterruptedException
+    /**
+     * Promotes every benchmark topic to SYNC on every destination and waits until each says so.
+     *
+     * @return how long the promotion took, in seconds
+     */
+    double promote(final MirroredClusters clusters) throws SyncPromotion.PromotionFailedException, InterruptedException
     {
-        double promotionSeconds = Double.NaN;
-        if (mode == MirrorType.SYNC)
+        final List<MirrorWireClient.HostPort> controllers = new ArrayList<>();
+        for (final EmbeddedCluster destination : clusters.destinations())
         {
-            final List<MirrorWireClient.HostPort> controllers = new ArrayList<>();
-            for (final EmbeddedCluster destination : clusters.destinations())
-            {
-                controllers.add(new MirrorWireClient.HostPort("127.0.0.1", destination.port(1)));
-            }
-            out.printf(Locale.ROOT, "%s: promoting %d topic(s) to SYNC on %d destination(s) (timeout %d s)%n", mode,
-                clusters.topics().size(), controllers.size(), options.syncTimeoutSeconds());
-            try
-            {
-                promotionSeconds = SyncPromotion.promote(controllers, MirroredClusters.MIRROR_NAME, clusters.topics(),
-                    TimeUnit.SECONDS.toNanos(options.syncTimeoutSeconds())) / 1e9;
-            }
-            catch (final SyncPromotion.PromotionFailedException ex)
-            {
-                return new ModeResult(mode, null, null, 0, 0, Double.NaN, Double.NaN, ex.getMessage());
-            }
-            out.printf(Locale.ROOT, "%s: every topic is SYNC on every destination after %.1f s%n", mode,
-                promotionSeconds);
+            controllers.add(new MirrorWireClient.HostPort("127.0.0.1", destination.port(1)));
         }
-        // Every mode starts on a heap without the garbage of what came before it (the setup, the other mode, the
+        out.printf(Locale.ROOT, "SYNC: promoting %d topic(s) to SYNC on %d destination(s) (timeout %d s)%n",
+            clusters.topics().size(), controllers.size(), options.syncTimeoutSeconds());
+        final double seconds = SyncPromotion.promote(controllers, MirroredClusters.MIRROR_NAME, clusters.topics(),
+            TimeUnit.SECONDS.toNanos(options.syncTimeoutSeconds())) / 1e9;
+        out.printf(Locale.ROOT, "SYNC: every topic is SYNC on every destination after %.1f s%n", seconds);
+        return seconds;
+    }
+
+    /**
+     * Runs one warm-up and a measured window of {@code durationSeconds} of {@code mode}'s load, writing its logs
+     * under {@code label} in the results directory.
+     */
+    ModeResult measure(final MirrorType mode, final String label, final int durationSeconds, final SpreadLoad load,
+        final double promotionSeconds) throws IOException
+    {
+        // Every window starts on a heap without the garbage of what came before it (the setup, the other mode, the
         // promotion): at 100k partitions a young collection of that garbage pauses the brokers for 100+ ms.
         System.gc();
         final Path results = options.resultsDir();
-        final IntervalHistogramLog ackLog = new IntervalHistogramLog(results.resolve(mode + "-ack.hlog"),
+        final IntervalHistogramLog ackLog = new IntervalHistogramLog(results.resolve(label + "-ack.hlog"),
             mode + " acks=all ack latency from each record's intended send time, microseconds");
-        final IntervalHistogramLog rttLog = new IntervalHistogramLog(results.resolve(mode + "-link-rtt.hlog"),
+        final IntervalHistogramLog rttLog = new IntervalHistogramLog(results.resolve(label + "-link-rtt.hlog"),
             mode + " mirror link round trip, microseconds");
-        out.printf(Locale.ROOT, "%s: %d s warm-up, then %d s measured at %d records/s%n", mode,
-            options.warmupSeconds(), options.durationSeconds(), options.ratePerSecond());
-        final long[] cpuStart = new long[2];
+        out.printf(Locale.ROOT, "%s: %d s warm-up, then %d s measured at %d records/s%n", label,
+            options.warmupSeconds(), durationSeconds, options.ratePerSecond());
+        progress.enter(mode + " warm-up");
+        final WindowMeter[] meter = new WindowMeter[1];
+        final IOException[] meterFailure = new IOException[1];
         final Recorder measured = ackLog.recorder();
         final SpreadLoad.Outcome outcome = load.run(options.ratePerSecond(), options.warmupSeconds(),
-            options.durationSeconds(), measured, () ->
+            durationSeconds, measured, () ->
             {
+                progress.enter(mode + " measured");
                 ackLog.start();
                 rttLog.start();
                 linkLog = rttLog;
-                cpuStart[0] = processCpuTimeNs();
-                cpuStart[1] = System.nanoTime();
+                try
+                {
+                    meter[0] = WindowMeter.start(results.resolve(label + "-timeline.csv"));
+                }
+                catch (final IOException ex)
+                {
+                    meterFailure[0] = ex;
+                }
             });
-        final double cpuPercent = cpuPercent(cpuStart[0], processCpuTimeNs(), System.nanoTime() - cpuStart[1]);
+        if (meterFailure[0] != null)
+        {
+            throw meterFailure[0];
+        }
+        final WindowMeter.Totals totals = meter[0].finish();
         linkLog = null;
         final Histogram ack = ackLog.finish();
         final Histogram rtt = rttLog.finish();
-        writePercentiles(results.resolve(mode + "-ack.hgrm"), ack);
-        writePercentiles(results.resolve(mode + "-link-rtt.hgrm"), rtt);
-        out.printf(Locale.ROOT, "%s: sent %d, acked %d in the measured window (%d in warm-up), %d failed%n", mode,
+        writePercentiles(results.resolve(label + "-ack.hgrm"), ack);
+        writePercentiles(results.resolve(label + "-link-rtt.hgrm"), rtt);
+        out.printf(Locale.ROOT, "%s: sent %d, acked %d in the measured window (%d in warm-up), %d failed%n", label,
             outcome.sent(), ack.getTotalCount(), outcome.warmupAcked(), outcome.errors());
-        return new ModeResult(mode, ack, rtt, outcome.sent(), outcome.errors(), cpuPercent, promotionSeconds, null);
+        final ModeResult result = new ModeResult(mode, label, ack, rtt, outcome.sent(), outcome.errors(),
+            options.ratePerSecond(), outcome.achievedRate(), totals, promotionSeconds, null);
+        if (result.saturated())
+        {
+            out.println(saturationWarning(result));
+        }
+        return result;
+    }
+
+    /** The WARNING printed for a window that measured a starved machine. */
+    static String saturationWarning(final ModeResult result)
+    {
+        return String.format(Locale.ROOT, "WARNING %s saturated: machine CPU %.0f %% (this process %.0f %% of one "
+                + "core, %d cores), %.1f records/s achieved of %.0f asked; its latency measures CPU starvation, not "
+                + "the code: lower --rate or --partitions", result.label(), result.meter().machineCpuPct(),
+            result.meter().processCpuPct(), result.meter().cores(), result.achievedRate(), result.askedRate());
     }
 
     /** Prints the side-by-side table, then the WARN and ERROR lines, then one RESULT line per measured mode. */
@@ -264,11 +352,18 @@ public final class SyncBench
             {
                 allMeasured = false;
             }
-            else if (result.errors() > 0 || result.ack().getTotalCount() == 0)
+            else
             {
-                anyErrors = true;
-                lines.add(String.format(Locale.ROOT, "WARN mode=%s failed=%d acked=%d: some records were not "
-                    + "acknowledged", result.mode(), result.errors(), result.ack().getTotalCount()));
+                if (result.errors() > 0 || result.ack().getTotalCount() == 0)
+                {
+                    anyErrors = true;
+                    lines.add(String.format(Locale.ROOT, "WARN mode=%s failed=%d acked=%d: some records were not "
+                        + "acknowledged", result.mode(), result.errors(), result.ack().getTotalCount()));
+                }
+                if (result.saturated())
+                {
+                    lines.add(saturationWarning(result));
+                }
             }
         }
         for (final ModeResult result : byMode.values())
@@ -302,7 +397,11 @@ public final class SyncBench
         addRow(lines, "link rtt samples", byMode, r -> r.linkRtt().getTotalCount());
         addRow(lines, "acked", byMode, r -> r.ack().getTotalCount());
         addRow(lines, "failed", byMode, ModeResult::errors);
-        addRow(lines, "cpu % (100 per core)", byMode, r -> Math.round(r.cpuPercent()));
+        addRow(lines, "achieved records/s", byMode, r -> Math.round(r.achievedRate()));
+        addRow(lines, "cpu % (100 per core)", byMode, r -> Math.round(r.meter().processCpuPct()));
+        addRow(lines, "machine cpu %", byMode, r -> Math.round(r.meter().machineCpuPct()));
+        addRow(lines, "cpu us per record", byMode, r -> Math.round(r.cpuMicrosPerRecord()));
+        addRow(lines, "gc pause ms", byMode, r -> r.meter().gcPauseMs());
         final StringBuilder promotion = new StringBuilder(String.format(Locale.ROOT, "%-22s", "promotion s"));
         byMode.values().forEach(r -> promotion.append(String.format(Locale.ROOT, " %12s",
             Double.isNaN(r.promotionSeconds()) ? "-" : String.format(Locale.ROOT, "%.1f", r.promotionSeconds()))));
@@ -335,13 +434,21 @@ public final class SyncBench
         return result.linkRtt().getTotalCount() == 0 ? -1 : result.linkRtt().getValueAtPercentile(50.0);
     }
 
+    /**
+     * The RESULT line of a measured window. Its first fields are those of earlier versions, in the same order, so
+     * that older readers keep working; the rest say what the window cost and whether it was saturated.
+     */
     static String resultLine(final ModeResult result, final SyncBenchOptions options)
     {
         final Histogram ack = result.ack();
+        final WindowMeter.Totals meter = result.meter();
         return String.format(Locale.ROOT, "RESULT mode=%s partitions=%d destinations=%d p50_us=%d p99_us=%d "
-                + "p999_us=%d max_us=%d link_rtt_p50_us=%d acked=%d", result.mode(), options.partitions(),
-            options.destinations(), ack.getValueAtPercentile(50.0), ack.getValueAtPercentile(99.0),
-            ack.getValueAtPercentile(99.9), ack.getMaxValue(), linkP50(result), ack.getTotalCount());
+                + "p999_us=%d max_us=%d link_rtt_p50_us=%d acked=%d label=%s rate=%d achieved_rate=%.1f cpu_pct=%.1f "
+                + "machine_cpu_pct=%.1f cpu_us_per_record=%.1f gc_pause_ms=%d saturated=%b", result.mode(),
+            options.partitions(), options.destinations(), ack.getValueAtPercentile(50.0), ack.getValueAtPercentile(99.0),
+            ack.getValueAtPercentile(99.9), ack.getMaxValue(), linkP50(result), ack.getTotalCount(), result.label(),
+            options.ratePerSecond(), result.achievedRate(), meter.processCpuPct(), meter.machineCpuPct(),
+            result.cpuMicrosPerRecord(), meter.gcPauseMs(), result.saturated());
     }
 
     private static void writePercentiles(final Path file, final Histogram histogram) throws IOException
@@ -355,24 +462,5 @@ public final class SyncBench
     static String oneLine(final String text)
     {
         return text == null ? "(no message)" : text.replaceAll("\\s+", " ").trim();
-    }
-
-    private static double cpuPercent(final long cpuStartNs, final long cpuEndNs, final long wallNs)
-    {
-        if (cpuStartNs < 0 || cpuEndNs < 0 || wallNs <= 0)
-        {
-            return Double.NaN;
-        }
-        return 100.0 * (cpuEndNs - cpuStartNs) / wallNs;
-    }
-
-    /** This process's CPU time in nanoseconds, or -1 when the JVM does not say. */
-    private static long processCpuTimeNs()
-    {
-        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os)
-        {
-            return os.getProcessCpuTime();
-        }
-        return -1L;
     }
 }

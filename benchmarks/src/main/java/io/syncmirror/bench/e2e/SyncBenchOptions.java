@@ -26,6 +26,9 @@ import io.syncmirror.protocol.MirrorType;
  * @param syncTimeoutSeconds how long the promotion to SYNC may take before the SYNC run is given up
  * @param mirrorStateReplicationFactor the replication factor of each destination's {@code __mirror_state}
  * @param heap               the launcher's {@code -Xmx} (checked here so that both agree on what is valid)
+ * @param quiet              no progress lines on stderr
+ * @param serve              after setup, take commands on stdin (see {@link SyncBenchServer}) instead of running
+ *                           the modes once
  */
 public record SyncBenchOptions(
     int partitions,
@@ -46,8 +49,16 @@ public record SyncBenchOptions(
     int mirrorStateReplicationFactor,
     String storage,
     Path resultsDir,
-    String heap)
+    String heap,
+    boolean quiet,
+    boolean serve)
 {
+    /**
+     * The default rate: 200 records/s keeps the default run (100 partitions, 3+3 brokers in one JVM) near half of a
+     * 2-core machine. Measured: 1,000/s saturated both cores (about 197 % CPU), 300/s took 112-132 %, 200/s about
+     * 95 %, idle 20 %; a saturated run measures CPU starvation, not sync cost.
+     */
+    public static final int DEFAULT_RATE_PER_SECOND = 200;
     /** The most partitions a run may ask for: ten times the 100k the benchmark is built for. */
     public static final int MAX_PARTITIONS = 1_000_000;
     /** The most records per second the one pacing thread is asked for. */
@@ -71,7 +82,8 @@ public record SyncBenchOptions(
         "  --replication-factor N    replication factor on both sides (default min(3, brokers))",
         "  --min-insync-replicas N   min.insync.replicas on both sides (default RF-1, at least 1)",
         "  --destinations N          destination clusters, each mirroring the same topics (default 1)",
-        "  --rate N                  records per second of all producers together (default 1000)",
+        "  --rate N                  records per second of all producers together (default " + DEFAULT_RATE_PER_SECOND
+            + "; more saturates a 2-core machine)",
         "  --producers N             KafkaProducers, each sending to a slice of the topics (default 1)",
         "  --size BYTES              value size of every record (default 100)",
         "  --warmup-s N              seconds of load before each mode's measured window (default 5)",
@@ -85,6 +97,9 @@ public record SyncBenchOptions(
         "  --storage memory|durable  broker log storage (default memory; durable is Kafka's log engine)",
         "  --results-dir DIR         where the HdrHistogram logs go (default results/sync-bench-<time>)",
         "  --heap SIZE               the JVM's -Xmx, e.g. 4g or 12g (default 4g)",
+        "  --quiet                   no progress lines on stderr",
+        "  --serve                   after setup, take commands on stdin (measure MODE LABEL, promote, quit);",
+        "                            what bin/syncmirror-gate.sh drives its interleaved rounds with",
         "  --help                    print this text",
         "Exit status: 0 when every mode asked for was measured, 1 when one was not (an ERROR line says why)",
         "or the run broke, 2 for a bad flag, 3 when the heap ran out (raise --heap), 4 when every mode was",
@@ -99,7 +114,7 @@ public record SyncBenchOptions(
         int replicationFactor = -1;
         int minIsr = -1;
         int destinations = 1;
-        int rate = 1000;
+        int rate = DEFAULT_RATE_PER_SECOND;
         int producers = 1;
         int size = 100;
         int warmupS = 5;
@@ -112,6 +127,8 @@ public record SyncBenchOptions(
         String storage = STORAGE_MEMORY;
         Path resultsDir = null;
         String heap = "4g";
+        boolean quiet = false;
+        boolean serve = false;
         for (int i = 0; i < args.length; i++)
         {
             final String flag = args[i];
@@ -136,6 +153,8 @@ public record SyncBenchOptions(
                 case "--storage" -> storage = storage(value(args, ++i, flag));
                 case "--results-dir" -> resultsDir = path(value(args, ++i, flag), flag);
                 case "--heap" -> heap = heap(value(args, ++i, flag));
+                case "--quiet" -> quiet = true;
+                case "--serve" -> serve = true;
                 default -> throw new IllegalArgumentException("unknown flag: " + flag);
             }
         }
@@ -174,7 +193,7 @@ public record SyncBenchOptions(
         }
         return new SyncBenchOptions(partitions, partitionsPerTopic, brokers, replicationFactor, minIsr, destinations,
             rate, producers, size, warmupS, durationS, delayMs, modes, syncTimeoutS, setupTimeoutS, mirrorStateRf, storage,
-            resultsDir, heap);
+            resultsDir, heap, quiet, serve);
     }
 
     /** Whether {@code args} asks for the usage text. */

@@ -39,8 +39,11 @@ class SyncBenchOptionsTest
         assertEquals(3, options.replicationFactor());
         assertEquals(2, options.minInsyncReplicas());
         assertEquals(1, options.destinations());
-        assertEquals(1000, options.ratePerSecond());
+        assertEquals(SyncBenchOptions.DEFAULT_RATE_PER_SECOND, options.ratePerSecond());
+        assertEquals(200, options.ratePerSecond());
         assertEquals(0.0, options.injectedDelayMs());
+        assertFalse(options.quiet());
+        assertFalse(options.serve());
         assertEquals(List.of(MirrorType.ASYNC, MirrorType.SYNC), options.modes());
         assertEquals(30, options.syncTimeoutSeconds());
         assertEquals(SyncBenchOptions.STORAGE_MEMORY, options.storage());
@@ -58,7 +61,7 @@ class SyncBenchOptionsTest
             "--brokers", "3", "--replication-factor", "2", "--min-insync-replicas", "2", "--destinations", "2",
             "--rate", "5000", "--producers", "2", "--size", "64", "--warmup-s", "10", "--duration-s", "60",
             "--delay-ms", "2.5", "--modes", "sync", "--sync-timeout-s", "300", "--setup-timeout-s", "900",
-            "--storage", "durable", "--results-dir", "out/x", "--heap", "12g", "--mirror-state-rf", "3");
+            "--storage", "durable", "--results-dir", "out/x", "--heap", "12g", "--mirror-state-rf", "3", "--quiet", "--serve");
         assertEquals(100_000, options.partitions());
         assertEquals(1000, options.topics());
         assertEquals(2, options.replicationFactor());
@@ -77,6 +80,8 @@ class SyncBenchOptionsTest
         assertEquals(Paths.get("out/x"), options.resultsDir());
         assertEquals("12g", options.heap());
         assertEquals(3, options.mirrorStateReplicationFactor());
+        assertTrue(options.quiet());
+        assertTrue(options.serve());
     }
 
     @Test

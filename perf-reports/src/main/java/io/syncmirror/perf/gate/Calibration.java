@@ -1,0 +1,202 @@
+package io.syncmirror.perf.gate;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
+
+import org.apache.commons.rng.UniformRandomProvider;
+import org.apache.commons.rng.simple.RandomSource;
+
+/**
+ * How often the gate's rule cries wolf and how often it catches a real slowdown, measured on real rounds: every
+ * round of every side of some A/A gate runs (one build against itself) is pooled per metric; then thousands of
+ * synthetic gate runs draw baseline and candidate rounds from that pool (with replacement, seeded), the candidate
+ * multiplied by a planted shift, and are decided as the gate decides them. A round is drawn whole, so that the
+ * metrics of one window (its p50 and its p99) stay together as they are in a real run.
+ *
+ * <pre>
+ *   java -cp perf-reports.jar io.syncmirror.perf.gate.Calibration [--trials N] [--seed S] [--rounds N]
+ *       [--threshold-pct T] [--confidence C] GATE_RESULTS_DIR...
+ * </pre>
+ *
+ * <p>Prints, per method, the false-alarm rate (exit 1 at no shift) per metric and per run, the inconclusive rate,
+ * the detection rate of every metric at each shift, and the smallest shift each metric detects 95 % of the time.
+ * Single-threaded; the same seed gives the same figures.
+ */
+public final class Calibration
+{
+    /** One pooled round: every metric's value in one side's round of one run. */
+    record PooledRound(Map<String, Double> values)
+    {
+    }
+
+    /** The outcome counts of a batch of synthetic runs. */
+    record Rates(Map<String, double[]> perMetric, double runRegressed, double runInconclusive)
+    {
+    }
+
+    private Calibration()
+    {
+    }
+
+    public static void main(final String[] args) throws IOException
+    {
+        int trials = 2000;
+        long seed = 42;
+        int rounds = -1;
+        double threshold = 10.0;
+        double confidence = 0.99;
+        final List<Path> dirs = new ArrayList<>();
+        for (int i = 0; i < args.length; i++)
+        {
+            switch (args[i])
+            {
+                case "--trials" -> trials = Integer.parseInt(args[++i]);
+                case "--seed" -> seed = Long.parseLong(args[++i]);
+                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+                case "--threshold-pct" -> threshold = Double.parseDouble(args[++i]);
+                case "--confidence" -> confidence = Double.parseDouble(args[++i]);
+                default -> dirs.add(Paths.get(args[i]));
+            }
+        }
+        final List<PooledRound> pool = new ArrayList<>();
+        int defaultRounds = 0;
+        ToDoubleFunction<String> floor = metric -> 0.0;
+        for (final Path dir : dirs)
+        {
+            final GateResults results = GateResults.read(dir);
+            pool.addAll(pool(results.rounds()));
+            defaultRounds = Integer.parseInt(results.property("rounds", "5"));
+            floor = Suite.parseFloor(results.property("floor", ""));
+        }
+        final int n = rounds > 0 ? rounds : defaultRounds;
+        final List<String> metrics = new ArrayList<>(pool.get(0).values().keySet());
+        System.out.printf(Locale.ROOT, "calibration: %d pooled rounds from %d run(s), %d rounds per synthetic run, "
+            + "%d trials per shift, threshold %.1f %%, confidence %.3f, seed %d%n", pool.size(), dirs.size(), n,
+            trials, threshold, confidence, seed);
+        for (final DecisionRule.Method method : DecisionRule.Method.values())
+        {
+            final DecisionRule rule = new DecisionRule(threshold, confidence, method, seed).withFloor(floor);
+            final Rates aa = rates(pool, metrics, rule, n, trials, 0.0, seed, floor);
+            System.out.printf(Locale.ROOT, "%s A/A: false alarms per run %.2f %%, inconclusive runs %.2f %%%n",
+                method, 100 * aa.runRegressed(), 100 * aa.runInconclusive());
+            for (final String metric : metrics)
+            {
+                final double[] r = aa.perMetric().get(metric);
+                System.out.printf(Locale.ROOT, "%s A/A %s: regressed %.2f %%, inconclusive %.2f %%%n", method, metric,
+                    100 * r[0], 100 * r[1]);
+            }
+            for (final String metric : metrics)
+            {
+                final StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%s power %s:", method,
+                    metric));
+                int smallest = -1;
+                for (int shift = 5; shift <= 50; shift += 1)
+                {
+                    final double detected = rates(pool, List.of(metric), rule, n, trials / 4, shift / 100.0,
+                        seed + shift, floor).perMetric().get(metric)[0];
+                    if (shift % 5 == 0)
+                    {
+                        line.append(String.format(Locale.ROOT, " +%d%%=%.1f%%", shift, 100 * detected));
+                    }
+                    if (smallest < 0 && detected >= 0.95)
+                    {
+                        smallest = shift;
+                    }
+                }
+                line.append(smallest < 0 ? "; 95 % not reached by +50 %" : "; smallest shift detected 95 %: +" +
+                    smallest + " %");
+                System.out.println(line);
+            }
+        }
+    }
+
+    /** A standard normal draw (Box-Muller) from {@code rng}. */
+    static double gaussian(final UniformRandomProvider rng)
+    {
+        return Math.sqrt(-2.0 * Math.log(1.0 - rng.nextDouble())) * Math.cos(2.0 * Math.PI * rng.nextDouble());
+    }
+
+    /** Every side's every round of {@code rounds} as a pooled round (rounds missing a metric are left out). */
+    static List<PooledRound> pool(final Rounds rounds)
+    {
+        final Map<String, Map<String, Double>> byRound = new LinkedHashMap<>();
+        for (final Rounds.Sample s : rounds.samples())
+        {
+            byRound.computeIfAbsent(s.side() + "#" + s.round(), k -> new LinkedHashMap<>()).put(s.metric(),
+                s.value());
+        }
+        final int metrics = rounds.metrics().size();
+        final List<PooledRound> pooled = new ArrayList<>();
+        byRound.values().stream().filter(m -> m.size() == metrics).forEach(m -> pooled.add(new PooledRound(m)));
+        return pooled;
+    }
+
+    /**
+     * Decides {@code trials} synthetic runs of {@code n} rounds each, the candidate shifted by {@code shift}
+     * (0.15 = 15 % slower) in every metric, and returns per metric {regressed, inconclusive} rates and the runs'.
+     *
+     * @param processVariance per metric, the variance of the process effect each synthetic run draws once: a real
+     *                        run's rounds share one pair of processes, so its candidate differs from its baseline by
+     *                        one draw of that effect in every round, which rounds drawn independently from a pool
+     *                        would not show (the gate's floor, {@link Suite#processSpread})
+     */
+    static Rates rates(final List<PooledRound> pool, final List<String> metrics, final DecisionRule rule, final int n,
+        final int trials, final double shift, final long seed, final ToDoubleFunction<String> processVariance)
+    {
+        final UniformRandomProvider rng = RandomSource.SPLIT_MIX_64.create(seed);
+        final Map<String, double[]> counts = new LinkedHashMap<>();
+        metrics.forEach(m -> counts.put(m, new double[2]));
+        int runRegressed = 0;
+        int runInconclusive = 0;
+        for (int t = 0; t < trials; t++)
+        {
+            final PooledRound[] a = new PooledRound[n];
+            final PooledRound[] b = new PooledRound[n];
+            for (int i = 0; i < n; i++)
+            {
+                a[i] = pool.get(rng.nextInt(pool.size()));
+                b[i] = pool.get(rng.nextInt(pool.size()));
+            }
+            boolean regressed = false;
+            boolean inconclusive = false;
+            final double processDraw = gaussian(rng);
+            for (final String metric : metrics)
+            {
+                final double effect = Math.exp(processDraw * Math.sqrt(processVariance.applyAsDouble(metric)));
+                final double[] base = new double[n];
+                final double[] cand = new double[n];
+                for (int i = 0; i < n; i++)
+                {
+                    base[i] = a[i].values().get(metric);
+                    cand[i] = b[i].values().get(metric) * (1.0 + shift) * effect;
+                }
+                final Verdict v = rule.paired(metric, base, cand);
+                if (v.outcome() == Verdict.Outcome.REGRESSED)
+                {
+                    counts.get(metric)[0]++;
+                    regressed = true;
+                }
+                else if (v.outcome() == Verdict.Outcome.INCONCLUSIVE)
+                {
+                    counts.get(metric)[1]++;
+                    inconclusive = true;
+                }
+            }
+            runRegressed += regressed ? 1 : 0;
+            runInconclusive += !regressed && inconclusive ? 1 : 0;
+        }
+        counts.values().forEach(c ->
+        {
+            c[0] /= trials;
+            c[1] /= trials;
+        });
+        return new Rates(counts, (double)runRegressed / trials, (double)runInconclusive / trials);
+    }
+}
