@@ -4,8 +4,8 @@
 # docs/regression-gate.md explains the suites, the statistics and the outputs.
 #
 #   bin/syncmirror-gate.sh --baseline <git-ref | checkout dir | gate results dir> [--candidate <git-ref | dir>]
-#                          [--suite quick|full] [--threshold-pct 10] [--rounds N] [--confidence 0.99]
-#                          [--method t|bootstrap] [--out DIR]
+#                          [--suite quick|full] [--threshold-pct 10] [--tail-threshold-pct 25] [--rounds N]
+#                          [--confidence 0.99] [--method t|bootstrap] [--out DIR]
 #
 # The candidate defaults to the working tree. A git ref is exported (git archive) into a cache directory
 # (SYNCMIRROR_GATE_CACHE, default ~/.cache/syncmirror-gate/<commit>) and built there once; a directory is used as
@@ -42,7 +42,7 @@ while [[ $# -gt 0 ]]; do
         --out) out=$2 ;;
       esac
       shift 2 ;;
-    --suite|--threshold-pct|--rounds|--confidence|--method)
+    --suite|--threshold-pct|--tail-threshold-pct|--rounds|--confidence|--method)
       [[ $# -ge 2 && $2 != --* ]] || fail "$1 needs a value"
       pass+=("$1" "$2"); shift 2 ;;
     *) usage; fail "unknown argument '$1'" ;;

@@ -445,8 +445,8 @@ public final class SyncBench
         return String.format(Locale.ROOT, "RESULT mode=%s partitions=%d destinations=%d p50_us=%d p99_us=%d "
                 + "p999_us=%d max_us=%d link_rtt_p50_us=%d acked=%d label=%s rate=%d achieved_rate=%.1f cpu_pct=%.1f "
                 + "machine_cpu_pct=%.1f cpu_us_per_record=%.1f gc_pause_ms=%d saturated=%b", result.mode(),
-            options.partitions(), options.destinations(), ack.getValueAtPercentile(50.0), ack.getValueAtPercentile(99.0),
-            ack.getValueAtPercentile(99.9), ack.getMaxValue(), linkP50(result), ack.getTotalCount(), result.label(),
+            options.partitions(), options.destinations(), ack.getValueAtPercentile(50.0),
+            ack.getValueAtPercentile(99.0), ack.getValueAtPercentile(99.9), ack.getMaxValue(), linkP50(result), ack.getTotalCount(), result.label(),
             options.ratePerSecond(), result.achievedRate(), meter.processCpuPct(), meter.machineCpuPct(),
             result.cpuMicrosPerRecord(), meter.gcPauseMs(), result.saturated());
     }

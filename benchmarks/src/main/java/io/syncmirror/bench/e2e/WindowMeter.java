@@ -97,7 +97,8 @@ public final class WindowMeter
         timeline.close();
         final Reading last = read();
         return new Totals((last.wallNs() - first.wallNs()) / 1e9, processCpuPct(first, last),
-            machineCpuPct(first, last), last.gcPauseMs() - first.gcPauseMs(), Runtime.getRuntime().availableProcessors());
+            machineCpuPct(first, last), last.gcPauseMs() - first.gcPauseMs(),
+            Runtime.getRuntime().availableProcessors());
     }
 
     private void sample()

@@ -61,7 +61,8 @@ class SyncBenchOptionsTest
             "--brokers", "3", "--replication-factor", "2", "--min-insync-replicas", "2", "--destinations", "2",
             "--rate", "5000", "--producers", "2", "--size", "64", "--warmup-s", "10", "--duration-s", "60",
             "--delay-ms", "2.5", "--modes", "sync", "--sync-timeout-s", "300", "--setup-timeout-s", "900",
-            "--storage", "durable", "--results-dir", "out/x", "--heap", "12g", "--mirror-state-rf", "3", "--quiet", "--serve");
+            "--storage", "durable", "--results-dir", "out/x", "--heap", "12g", "--mirror-state-rf", "3", "--quiet",
+            "--serve");
         assertEquals(100_000, options.partitions());
         assertEquals(1000, options.topics());
         assertEquals(2, options.replicationFactor());

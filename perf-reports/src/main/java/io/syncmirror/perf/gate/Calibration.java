@@ -26,7 +26,7 @@ import org.apache.commons.rng.simple.RandomSource;
  * </pre>
  *
  * <p>Prints, per method, the false-alarm rate (exit 1 at no shift) per metric and per run, the inconclusive rate,
- * the detection rate of every metric at each shift, and the smallest shift each metric detects 95 % of the time.
+ * the detection rate of every metric at each shift (5 % steps), and the smallest of them it detects 95 % of the time.
  * Single-threaded; the same seed gives the same figures.
  */
 public final class Calibration
@@ -51,6 +51,7 @@ public final class Calibration
         long seed = 42;
         int rounds = -1;
         double threshold = 10.0;
+        double tailThreshold = GateOptions.DEFAULT_TAIL_THRESHOLD_PCT;
         double confidence = 0.99;
         final List<Path> dirs = new ArrayList<>();
         for (int i = 0; i < args.length; i++)
@@ -61,6 +62,7 @@ public final class Calibration
                 case "--seed" -> seed = Long.parseLong(args[++i]);
                 case "--rounds" -> rounds = Integer.parseInt(args[++i]);
                 case "--threshold-pct" -> threshold = Double.parseDouble(args[++i]);
+                case "--tail-threshold-pct" -> tailThreshold = Double.parseDouble(args[++i]);
                 case "--confidence" -> confidence = Double.parseDouble(args[++i]);
                 default -> dirs.add(Paths.get(args[i]));
             }
@@ -78,11 +80,20 @@ public final class Calibration
         final int n = rounds > 0 ? rounds : defaultRounds;
         final List<String> metrics = new ArrayList<>(pool.get(0).values().keySet());
         System.out.printf(Locale.ROOT, "calibration: %d pooled rounds from %d run(s), %d rounds per synthetic run, "
-            + "%d trials per shift, threshold %.1f %%, confidence %.3f, seed %d%n", pool.size(), dirs.size(), n,
-            trials, threshold, confidence, seed);
-        for (final DecisionRule.Method method : DecisionRule.Method.values())
+            + "%d trials per shift, threshold %.1f %% (p99 %.1f %%), confidence %.3f, seed %d%n", pool.size(),
+            dirs.size(), n, trials, threshold, tailThreshold, confidence, seed);
+        final Map<String, DecisionRule> rules = new LinkedHashMap<>();
+        rules.put("T", new DecisionRule(threshold, confidence, DecisionRule.Method.T, seed).withFloor(floor)
+            .withTailThreshold(tailThreshold));
+        rules.put("BOOTSTRAP", new DecisionRule(threshold, confidence, DecisionRule.Method.BOOTSTRAP, seed)
+            .withFloor(floor).withTailThreshold(tailThreshold));
+        // The same t rule blind to the process spread, to show what the floor is for.
+        rules.put("T-without-floor", new DecisionRule(threshold, confidence, DecisionRule.Method.T, seed)
+            .withTailThreshold(tailThreshold));
+        for (final Map.Entry<String, DecisionRule> named : rules.entrySet())
         {
-            final DecisionRule rule = new DecisionRule(threshold, confidence, method, seed).withFloor(floor);
+            final String method = named.getKey();
+            final DecisionRule rule = named.getValue();
             final Rates aa = rates(pool, metrics, rule, n, trials, 0.0, seed, floor);
             System.out.printf(Locale.ROOT, "%s A/A: false alarms per run %.2f %%, inconclusive runs %.2f %%%n",
                 method, 100 * aa.runRegressed(), 100 * aa.runInconclusive());
@@ -97,21 +108,18 @@ public final class Calibration
                 final StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%s power %s:", method,
                     metric));
                 int smallest = -1;
-                for (int shift = 5; shift <= 50; shift += 1)
+                for (int shift = 5; shift <= 60; shift += 5)
                 {
                     final double detected = rates(pool, List.of(metric), rule, n, trials / 4, shift / 100.0,
                         seed + shift, floor).perMetric().get(metric)[0];
-                    if (shift % 5 == 0)
-                    {
-                        line.append(String.format(Locale.ROOT, " +%d%%=%.1f%%", shift, 100 * detected));
-                    }
+                    line.append(String.format(Locale.ROOT, " +%d%%=%.1f%%", shift, 100 * detected));
                     if (smallest < 0 && detected >= 0.95)
                     {
                         smallest = shift;
                     }
                 }
-                line.append(smallest < 0 ? "; 95 % not reached by +50 %" : "; smallest shift detected 95 %: +" +
-                    smallest + " %");
+                line.append(smallest < 0 ? "; 95 % not reached by +60 %" : "; smallest shift detected 95 % (5 % "
+                    + "steps): +" + smallest + " %");
                 System.out.println(line);
             }
         }

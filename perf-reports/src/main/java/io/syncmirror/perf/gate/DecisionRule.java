@@ -8,6 +8,7 @@ import org.apache.commons.rng.simple.RandomSource;
 import org.apache.commons.statistics.descriptive.Mean;
 import org.apache.commons.statistics.descriptive.Quantile;
 import org.apache.commons.statistics.descriptive.Variance;
+import org.apache.commons.statistics.distribution.NormalDistribution;
 import org.apache.commons.statistics.distribution.TDistribution;
 import org.apache.commons.statistics.inference.AlternativeHypothesis;
 import org.apache.commons.statistics.inference.TTest;
@@ -38,6 +39,8 @@ public final class DecisionRule
         BOOTSTRAP
     }
 
+    /** How the names of tail metrics end: the sync bench's p99. */
+    public static final String TAIL_SUFFIX = ".p99_us";
     /** The fewest rounds the gate decides from: two give no useful estimate of spread. */
     public static final int MIN_ROUNDS = 3;
     private static final int BOOTSTRAP_RESAMPLES = 4000;
@@ -47,6 +50,8 @@ public final class DecisionRule
     private final Method method;
     private final long seed;
     private final ToDoubleFunction<String> floor;
+    /** The threshold of tail metrics ({@link #TAIL_SUFFIX}), as a fraction. */
+    private final double tailThreshold;
 
     /**
      * @param thresholdPct the slowdown, in percent, beyond which a metric regressed
@@ -67,15 +72,37 @@ public final class DecisionRule
         this.method = method;
         this.seed = seed;
         this.floor = metric -> 0.0;
+        this.tailThreshold = threshold;
     }
 
-    private DecisionRule(final DecisionRule rule, final ToDoubleFunction<String> floor)
+    private DecisionRule(final DecisionRule rule, final ToDoubleFunction<String> floor, final double tailThreshold)
     {
         this.threshold = rule.threshold;
         this.alpha = rule.alpha;
         this.method = rule.method;
         this.seed = rule.seed;
         this.floor = floor;
+        this.tailThreshold = tailThreshold;
+    }
+
+    /**
+     * This rule with its own threshold for tail metrics (names ending {@link #TAIL_SUFFIX}): a window's p99 is
+     * its 1 % slowest records, some tens of them, and varies from round to round several times as much as its
+     * median does; a threshold it can be decided against in minutes is wider.
+     */
+    public DecisionRule withTailThreshold(final double tailThresholdPct)
+    {
+        if (!(tailThresholdPct > 0 && tailThresholdPct < 1000))
+        {
+            throw new IllegalArgumentException("the tail threshold must be a percentage above 0: " + tailThresholdPct);
+        }
+        return new DecisionRule(this, floor, tailThresholdPct / 100.0);
+    }
+
+    /** The threshold, as a fraction, that {@code metric} is held to. */
+    public double thresholdOf(final String metric)
+    {
+        return metric.endsWith(TAIL_SUFFIX) ? tailThreshold : threshold;
     }
 
     /**
@@ -84,7 +111,7 @@ public final class DecisionRule
      */
     public DecisionRule withFloor(final ToDoubleFunction<String> floorVariance)
     {
-        return new DecisionRule(this, floorVariance);
+        return new DecisionRule(this, floorVariance, tailThreshold);
     }
 
     /** The default rule: T method, 99 % one-sided bounds. */
@@ -96,6 +123,11 @@ public final class DecisionRule
     public double thresholdPct()
     {
         return threshold * 100.0;
+    }
+
+    public double tailThresholdPct()
+    {
+        return tailThreshold * 100.0;
     }
 
     public double confidence()
@@ -137,7 +169,7 @@ public final class DecisionRule
         final double floorVariance = floor.applyAsDouble(metric);
         if (method == Method.T)
         {
-            final double half = tQuantile(n - 1) * Math.sqrt(sd * sd / n + floorVariance);
+            final double half = halfWidth(tQuantile(n - 1) * sd / Math.sqrt(n), floorVariance);
             lowLog = mean - half;
             highLog = mean + half;
         }
@@ -155,10 +187,13 @@ public final class DecisionRule
                 means[b] = sum / n;
             }
             Arrays.sort(means);
-            // The floor widens the bootstrap's interval as a normal term would: it is spread no round shows.
-            final double widen = tQuantile(n - 1) * Math.sqrt(floorVariance);
-            lowLog = quantileSorted(means, alpha) - widen;
-            highLog = quantileSorted(means, 1.0 - alpha) + widen;
+            // The floor widens the bootstrap's interval as it widens t's: spread no round shows.
+            final double low = quantileSorted(means, alpha);
+            final double high = quantileSorted(means, 1.0 - alpha);
+            final double centre = (low + high) / 2.0;
+            final double half = halfWidth((high - low) / 2.0, floorVariance);
+            lowLog = centre - half;
+            highLog = centre + half;
         }
         final double p = sd == 0 ? (mean > 0 ? 0.0 : 1.0) :
             TTest.withDefaults().with(AlternativeHypothesis.GREATER_THAN).test(d).getPValue();
@@ -190,7 +225,7 @@ public final class DecisionRule
             // Welch-Satterthwaite degrees of freedom.
             final double df = se == 0 ? a.length + b.length - 2 : (va + vb) * (va + vb) /
                 (va * va / (a.length - 1) + vb * vb / (b.length - 1));
-            final double half = tQuantile(df) * Math.sqrt(se * se + floorVariance);
+            final double half = halfWidth(tQuantile(df) * se, floorVariance);
             lowLog = diff - half;
             highLog = diff + half;
         }
@@ -203,9 +238,12 @@ public final class DecisionRule
                 diffs[r] = resampledMean(b, rng) - resampledMean(a, rng);
             }
             Arrays.sort(diffs);
-            final double widen = tQuantile(n - 1) * Math.sqrt(floorVariance);
-            lowLog = quantileSorted(diffs, alpha) - widen;
-            highLog = quantileSorted(diffs, 1.0 - alpha) + widen;
+            final double low = quantileSorted(diffs, alpha);
+            final double high = quantileSorted(diffs, 1.0 - alpha);
+            final double centre = (low + high) / 2.0;
+            final double half = halfWidth((high - low) / 2.0, floorVariance);
+            lowLog = centre - half;
+            highLog = centre + half;
         }
         final double p = se == 0 ? (diff > 0 ? 0.0 : 1.0) :
             TTest.withDefaults().with(AlternativeHypothesis.GREATER_THAN).test(b, a).getPValue();
@@ -220,7 +258,7 @@ public final class DecisionRule
     {
         final double ratio = Math.exp(meanLog);
         final Verdict.Outcome outcome;
-        if (ratio <= 1.0 + threshold)
+        if (ratio <= 1.0 + thresholdOf(metric))
         {
             outcome = Verdict.Outcome.PASS;
         }
@@ -248,12 +286,24 @@ public final class DecisionRule
         }
         for (int k = Math.max(MIN_ROUNDS, n); k <= 1000; k++)
         {
-            if (mean - tQuantile(k - 1) * Math.sqrt(sd * sd / k + floorVariance) > 0)
+            if (mean - halfWidth(tQuantile(k - 1) * sd / Math.sqrt(k), floorVariance) > 0)
             {
                 return k;
             }
         }
         return 0;
+    }
+
+    /**
+     * The half-width of an interval whose rounds give {@code roundsHalf} and whose floor adds {@code floorVariance}:
+     * the two in quadrature, the floor at the normal quantile, since it is a constant measured beforehand over many
+     * rounds (its spread is not estimated from these few, so it takes no t penalty).
+     */
+    private double halfWidth(final double roundsHalf, final double floorVariance)
+    {
+        final double z = NormalDistribution.of(0, 1).inverseSurvivalProbability(alpha);
+        final double floorHalf = z * Math.sqrt(floorVariance);
+        return Math.sqrt(roundsHalf * roundsHalf + floorHalf * floorHalf);
     }
 
     private double tQuantile(final double degreesOfFreedom)

@@ -32,9 +32,13 @@ public final class Gate
     public static final int EXIT_INCONCLUSIVE = 3;
     private static final long SETUP_TIMEOUT_S = 300;
     private static final long JMH_TIMEOUT_S = 600;
+    /** The most windows a side settles alone after the shared warm-up. */
+    private static final int MAX_SETTLE = 3;
 
     private final GateOptions options;
     private final Rounds rounds = new Rounds();
+    /** The run's start second: with the generation, it decides which side is set up first. */
+    private final long startSecond = Instant.now().getEpochSecond();
 
     private Gate(final GateOptions options)
     {
@@ -77,7 +81,8 @@ public final class Gate
         writeProperties(stored);
         System.out.println("gate: " + options.suite().describe());
         System.out.println("gate: baseline " + options.baselineName() + ", candidate " + options.candidateName()
-            + ", " + options.rounds() + " rounds, threshold " + options.thresholdPct() + " %, results in " + out);
+            + ", " + options.rounds() + " rounds, threshold " + options.thresholdPct() + " % (p99: "
+            + options.tailThresholdPct() + " %), results in " + out);
         if (stored != null)
         {
             System.out.println("gate: NOTE the baseline is a stored run (" + options.storedBaseline() + "): this "
@@ -99,7 +104,7 @@ public final class Gate
         }
         rounds.write(out.resolve(GateResults.ROUNDS));
         final DecisionRule rule = new DecisionRule(options.thresholdPct(), options.confidence(), options.method(),
-            1L).withFloor(options.suite().floorVariances());
+            1L).withFloor(options.suite().floorVariances()).withTailThreshold(options.tailThresholdPct());
         final GateDecision decision = GateDecision.decide(rounds, rule, stored == null);
         final double minutes = (System.nanoTime() - startNs) / 60e9;
         GateOutputs.write(out, options, decision, minutes, stored != null);
@@ -148,19 +153,24 @@ public final class Gate
         final List<BenchServer> servers = new ArrayList<>();
         try
         {
-            // Everything both sides do outside the rounds, they do at once: neither is set up, warmed or
-            // promoted first (an order that, repeated in every run, would be a bias the rounds cannot cancel).
-            for (final Side side : sides)
+            // One side is set up at a time, so that each JVM's JIT has the machine while its brokers start; which
+            // side goes first alternates with the generation and the run's start second, so that no side always
+            // starts first (an order that, repeated in every run, would be a bias the rounds cannot cancel).
+            final boolean candidateFirst = ((generation + startSecond) & 1) == 1 && sides.size() > 1;
+            final List<Integer> setupOrder = candidateFirst ? List.of(1, 0) : orderList(1, sides.size());
+            final BenchServer[] started = new BenchServer[sides.size()];
+            for (final int s : setupOrder)
             {
+                final Side side = sides.get(s);
                 System.out.println("gate: starting " + side.name() + "'s bench from " + side.checkout()
                     + " (generation " + generation + ")");
-                servers.add(BenchServer.launch(side.name(), side.checkout(), options.suite(),
-                    options.out().resolve(side.name()).resolve("g" + generation)));
+                started[s] = BenchServer.launch(side.name(), side.checkout(), options.suite(),
+                    options.out().resolve(side.name()).resolve("g" + generation));
+                servers.add(started[s]);
+                started[s].awaitReady(SETUP_TIMEOUT_S);
             }
-            for (final BenchServer server : servers)
-            {
-                server.awaitReady(SETUP_TIMEOUT_S);
-            }
+            servers.clear();
+            servers.addAll(List.of(started));
             final long windowTimeout = 60L + 3L * (options.suite().warmupSeconds() + options.suite().durationSeconds());
             for (final String mode : Suite.MODES)
             {
@@ -186,11 +196,18 @@ public final class Gate
                 {
                     server.awaitMeasure(mode, mode + "-warm", windowTimeout + 2L * warmSeconds);
                 }
-                // That warm-up ran both at once on a saturated machine; one more window each, alone, before the
-                // first counted round.
+                // That warm-up ran both at once on a saturated machine; then each side alone, until a window of it
+                // no longer saturates the machine (the JIT is done), at most MAX_SETTLE windows.
                 for (final BenchServer server : servers)
                 {
-                    server.measure(mode, mode + "-settle", windowTimeout);
+                    for (int k = 1; k <= MAX_SETTLE; k++)
+                    {
+                        final ResultLine settle = server.measure(mode, mode + "-settle" + k, windowTimeout);
+                        if (!Boolean.parseBoolean(settle.fields().getOrDefault("saturated", "false")))
+                        {
+                            break;
+                        }
+                    }
                 }
                 for (int round = firstRound; round <= lastRound; round++)
                 {
@@ -289,12 +306,13 @@ public final class Gate
         values.put("candidate.commit", options.candidateCommit());
         values.put("stored-baseline", stored == null ? "" : options.storedBaseline().toString());
         values.put("threshold.pct", Double.toString(options.thresholdPct()));
+        values.put("tail-threshold.pct", Double.toString(options.tailThresholdPct()));
         values.put("confidence", Double.toString(options.confidence()));
         values.put("method", options.method().name());
         values.put("rounds", Integer.toString(options.rounds()));
         values.put("floor", options.suite().floorDescription());
         values.put("machine", machine());
-        values.put("started", Instant.now().toString());
+        values.put("started", Instant.ofEpochSecond(startSecond).toString());
         GateResults.writeProperties(options.out(), values);
     }
 

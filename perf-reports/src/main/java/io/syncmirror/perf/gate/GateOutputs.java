@@ -71,8 +71,9 @@ public final class GateOutputs
         lines.add("## Latency regression gate: " + badge);
         lines.add("");
         lines.add(String.format(Locale.ROOT, "Candidate `%s` against baseline `%s`, suite %s, %d rounds, threshold "
-                + "%.1f %%, %.0f %% one-sided confidence (%s), %.1f min.", options.candidateName(),
+                + "%.1f %% (p99: %.1f %%), %.0f %% one-sided confidence (%s), %.1f min.", options.candidateName(),
             options.baselineName(), options.suite().name(), options.rounds(), options.thresholdPct(),
+            options.tailThresholdPct(),
             options.confidence() * 100, options.method() == DecisionRule.Method.T ? "Student's t on paired log "
                 + "ratios" : "bootstrap", minutes));
         if (stored)

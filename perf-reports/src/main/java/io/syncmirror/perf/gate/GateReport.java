@@ -27,10 +27,7 @@ public final class GateReport
     public static void sections(final HtmlPage page, final GateResults results) throws IOException
     {
         final boolean paired = results.property("stored-baseline", "").isEmpty();
-        final DecisionRule rule = new DecisionRule(Double.parseDouble(results.property("threshold.pct", "10")),
-            Double.parseDouble(results.property("confidence", "0.99")),
-            DecisionRule.Method.valueOf(results.property("method", "T")), 1L).withFloor(Suite.parseFloor(
-            results.property("floor", "")));
+        final DecisionRule rule = ruleOf(results);
         final GateDecision decision = GateDecision.decide(results.rounds(), rule, paired);
         page.heading("Regression gate: " + decision.overall());
         page.paragraph("Candidate " + results.property("candidate", "?") + " (" + results.property("candidate.commit",
@@ -89,6 +86,16 @@ public final class GateReport
         props.add(List.of("key", "value"));
         results.properties().forEach((k, v) -> props.add(List.of(k, v)));
         page.table(props);
+    }
+
+    /** The rule a gate run was decided with, from its {@code gate.properties}. */
+    public static DecisionRule ruleOf(final GateResults results)
+    {
+        final double threshold = Double.parseDouble(results.property("threshold.pct", "10"));
+        return new DecisionRule(threshold, Double.parseDouble(results.property("confidence", "0.99")),
+            DecisionRule.Method.valueOf(results.property("method", "T")), 1L)
+            .withFloor(Suite.parseFloor(results.property("floor", "")))
+            .withTailThreshold(Double.parseDouble(results.property("tail-threshold.pct", Double.toString(threshold))));
     }
 
     /**

@@ -20,7 +20,8 @@ import java.util.function.ToDoubleFunction;
  * @param jmhParams   {@code name=value} for JMH's {@code -p}
  */
 public record Suite(String name, int version, int partitions, int rate, int warmupSeconds, int durationSeconds,
-    int warmAsyncSeconds, int warmSyncSeconds, String heap, int defaultRounds, int generations, double processSpread, String jmhInclude, List<String> jmhParams, int jmhWarmupIterations,
+    int warmAsyncSeconds, int warmSyncSeconds, String heap, int defaultRounds, int generations, double processSpread,
+    String jmhInclude, List<String> jmhParams, int jmhWarmupIterations,
     String jmhIterationTime, int jmhIterations)
 {
     /** The modes each round measures, in order (a promotion to SYNC is not undone). */
@@ -42,8 +43,9 @@ public record Suite(String name, int version, int partitions, int rate, int warm
     public static Suite quick()
     {
         return new Suite("quick", 1, 100, 300, 1, 7, 10, 10, "4g", 5, 1, PROCESS_SPREAD,
-            "io\\.syncmirror\\.benchmarks\\.(HwRecomputeBenchmark\\.hwRecompute|PurgatoryBenchmark\\.syncmirrorPurgatory)$",
-            List.of("partitions=1000", "mirrors=1", "partitionsPerRequest=1"), 2, "300ms", 3);
+            "io\\.syncmirror\\.benchmarks\\.(HwRecomputeBenchmark\\.hwRecompute|PurgatoryBenchmark\\."
+                + "syncmirrorPurgatory)$", List.of("partitions=1000", "mirrors=1", "partitionsPerRequest=1"), 2,
+            "300ms", 3);
     }
 
     /**
