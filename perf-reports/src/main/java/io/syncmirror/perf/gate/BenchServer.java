@@ -86,7 +86,10 @@ final class BenchServer implements AutoCloseable
         {
             Files.createDirectories(resultsDir);
             final Path log = resultsDir.resolve("bench.log");
-            final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+            final ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+            // The suite's options first; a caller's own JAVA_OPTS after them, so that it can still override.
+            builder.environment().merge("JAVA_OPTS", suite.jvmOptions(), (own, suites) -> suites + " " + own);
+            final Process process = builder.start();
             return new BenchServer(side, process, log);
         }
         catch (final IOException ex)

@@ -25,6 +25,8 @@ class GateOptionsTest
         assertEquals(10.0, options.thresholdPct());
         assertEquals(0.99, options.confidence());
         assertEquals(DecisionRule.Method.T, options.method());
+        assertEquals("-Xms4g -Xmn1024m -XX:+AlwaysPreTouch", options.suite().jvmOptions());
+        assertEquals("-Xms6g -Xmn1536m -XX:+AlwaysPreTouch", Suite.full().jvmOptions());
     }
 
     @Test
