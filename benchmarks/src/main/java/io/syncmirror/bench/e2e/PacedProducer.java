@@ -1,6 +1,5 @@
 package io.syncmirror.bench.e2e;
 
-import java.lang.management.ManagementFactory;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -70,12 +69,12 @@ public final class PacedProducer
             }
             final Recorder recorder = new Recorder(SIGNIFICANT_DIGITS);
             final LongAdder errors = new LongAdder();
-            final long cpuStartNs = processCpuTimeNs();
+            final long cpuStartNs = WindowMeter.processCpuTimeNs();
             final long wallStartNs = System.nanoTime();
             final long sent = sendPaced(producer, value, options, options.measureSeconds(), recorder, errors);
             // flush() returns once every callback of the measured messages has run.
             producer.flush();
-            final double cpuPercent = cpuPercent(cpuStartNs, processCpuTimeNs(), System.nanoTime() - wallStartNs);
+            final double cpuPercent = cpuPercent(cpuStartNs, WindowMeter.processCpuTimeNs(), System.nanoTime() - wallStartNs);
             return new PhaseResult(recorder.getIntervalHistogram(), sent, errors.sum(), cpuPercent);
         }
     }
@@ -149,15 +148,5 @@ public final class PacedProducer
             return Double.NaN;
         }
         return 100.0 * (cpuEndNs - cpuStartNs) / wallNs;
-    }
-
-    /** This process's CPU time in nanoseconds, or -1 when the JVM does not say. */
-    private static long processCpuTimeNs()
-    {
-        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os)
-        {
-            return os.getProcessCpuTime();
-        }
-        return -1L;
     }
 }

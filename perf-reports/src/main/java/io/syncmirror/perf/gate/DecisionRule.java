@@ -179,21 +179,11 @@ public final class DecisionRule
             final UniformRandomProvider rng = RandomSource.SPLIT_MIX_64.create(seed ^ metric.hashCode());
             for (int b = 0; b < BOOTSTRAP_RESAMPLES; b++)
             {
-                double sum = 0;
-                for (int i = 0; i < n; i++)
-                {
-                    sum += d[rng.nextInt(n)];
-                }
-                means[b] = sum / n;
+                means[b] = resampledMean(d, rng);
             }
-            Arrays.sort(means);
-            // The floor widens the bootstrap's interval as it widens t's: spread no round shows.
-            final double low = quantileSorted(means, alpha);
-            final double high = quantileSorted(means, 1.0 - alpha);
-            final double centre = (low + high) / 2.0;
-            final double half = halfWidth((high - low) / 2.0, floorVariance);
-            lowLog = centre - half;
-            highLog = centre + half;
+            final double[] bounds = bootstrapBounds(means, floorVariance);
+            lowLog = bounds[0];
+            highLog = bounds[1];
         }
         final double p = sd == 0 ? (mean > 0 ? 0.0 : 1.0) :
             TTest.withDefaults().with(AlternativeHypothesis.GREATER_THAN).test(d).getPValue();
@@ -237,13 +227,9 @@ public final class DecisionRule
             {
                 diffs[r] = resampledMean(b, rng) - resampledMean(a, rng);
             }
-            Arrays.sort(diffs);
-            final double low = quantileSorted(diffs, alpha);
-            final double high = quantileSorted(diffs, 1.0 - alpha);
-            final double centre = (low + high) / 2.0;
-            final double half = halfWidth((high - low) / 2.0, floorVariance);
-            lowLog = centre - half;
-            highLog = centre + half;
+            final double[] bounds = bootstrapBounds(diffs, floorVariance);
+            lowLog = bounds[0];
+            highLog = bounds[1];
         }
         final double p = se == 0 ? (diff > 0 ? 0.0 : 1.0) :
             TTest.withDefaults().with(AlternativeHypothesis.GREATER_THAN).test(b, a).getPValue();
@@ -309,6 +295,20 @@ public final class DecisionRule
     private double tQuantile(final double degreesOfFreedom)
     {
         return TDistribution.of(degreesOfFreedom).inverseSurvivalProbability(alpha);
+    }
+
+    /**
+     * The bootstrap interval's {low, high} from its resampled statistics (sorted here), widened by the floor as the
+     * t interval is: spread no round shows.
+     */
+    private double[] bootstrapBounds(final double[] resampled, final double floorVariance)
+    {
+        Arrays.sort(resampled);
+        final double low = quantileSorted(resampled, alpha);
+        final double high = quantileSorted(resampled, 1.0 - alpha);
+        final double centre = (low + high) / 2.0;
+        final double half = halfWidth((high - low) / 2.0, floorVariance);
+        return new double[] {centre - half, centre + half};
     }
 
     private static double resampledMean(final double[] values, final UniformRandomProvider rng)
