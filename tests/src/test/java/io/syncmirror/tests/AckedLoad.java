@@ -9,6 +9,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAccumulator;
 import java.util.concurrent.locks.LockSupport;
 
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -32,6 +34,11 @@ final class AckedLoad implements AutoCloseable
     private final Thread thread;
     /** The shortest send-to-acknowledgement time seen: under SYNC at least one round trip of the mirror link. */
     private final LongAccumulator minAckLatencyNs = new LongAccumulator(Math::min, Long.MAX_VALUE);
+    /** Send-to-acknowledgement times in microseconds, recorded by the producer's I/O thread (its one writer). */
+    private final Recorder ackLatencyMicros = new Recorder(TimeUnit.MINUTES.toMicros(5), 3);
+    /** When the latest acknowledgement came, and the longest wait between two; written by the I/O thread only. */
+    private volatile long lastAckNs;
+    private volatile long longestAckGapNs;
     private volatile boolean running = true;
     private volatile Throwable failure;
 
@@ -89,7 +96,15 @@ final class AckedLoad implements AutoCloseable
                         outstanding.release();
                         if (error == null)
                         {
-                            minAckLatencyNs.accumulate(System.nanoTime() - sentNs);
+                            final long nowNs = System.nanoTime();
+                            final long latencyNs = nowNs - sentNs;
+                            if (lastAckNs != 0)
+                            {
+                                longestAckGapNs = Math.max(longestAckGapNs, nowNs - lastAckNs);
+                            }
+                            lastAckNs = nowNs;
+                            minAckLatencyNs.accumulate(latencyNs);
+                            ackLatencyMicros.recordValue(Math.min(TimeUnit.MINUTES.toMicros(5), latencyNs / 1000));
                             ledger.onAcked(metadata.partition(), metadata.offset(), value);
                         }
                         else
@@ -121,6 +136,21 @@ final class AckedLoad implements AutoCloseable
     {
         final long ns = minAckLatencyNs.get();
         return ns == Long.MAX_VALUE ? -1 : ns / 1e6;
+    }
+
+    /** The longest time between two consecutive acknowledgements so far, in ms: how long the load stalled. */
+    double longestAckGapMs()
+    {
+        return longestAckGapNs / 1e6;
+    }
+
+    /**
+     * The acknowledgement latencies (µs) recorded since the previous call (or the start), as a new histogram; the
+     * caller owns it.
+     */
+    Histogram takeLatencies()
+    {
+        return ackLatencyMicros.getIntervalHistogram();
     }
 
     /**

@@ -60,10 +60,10 @@ class SyncFailoverSystemTest
         final Map<String, String> destinationConfig = new HashMap<>(Mirrors.FAST);
         destinationConfig.putAll(delayed);
         // The source gets the same link delay for the mirror it will run as the failback destination.
-        try (SourceProcesses source = SourceProcesses.launched(dir, 1, delayed);
+        try (ProcessCluster source = ProcessCluster.launched("source", dir, 1, delayed);
             EmbeddedCluster destination = EmbeddedCluster.start(1, destinationConfig))
         {
-            source.awaitRegistered();
+            source.awaitUp();
             try (Admin admin = Clients.admin(source.bootstrapServers()))
             {
                 Clients.createTopic(admin, topic, partitions, (short)1, Map.of());
@@ -98,7 +98,7 @@ class SyncFailoverSystemTest
             // The new primary takes writes; then the recovered source mirrors it back as the new destination.
             final AckLedger onNewPrimary = new AckLedger(topic);
             produceAcked(destination.bootstrapServers(), onNewPrimary, partitions, 300);
-            source.start();
+            source.launch().awaitUp();
             final int oldSourcePort = source.port(1);
             // The failover's Unregister could not reach the dead source: the recovered source still holds the
             // destination's sync registration and would gate on a mirror that never reports again. The
@@ -168,10 +168,10 @@ class SyncFailoverSystemTest
         destinationConfig.put("mirror.replication.throttled.rate", "65536");
         destinationConfig.put("replica.fetch.max.bytes", "16384");
         destinationConfig.put("replica.fetch.response.max.bytes", "32768");
-        try (SourceProcesses source = SourceProcesses.launched(dir, 1, Map.of());
+        try (ProcessCluster source = ProcessCluster.launched("source", dir, 1, Map.of());
             EmbeddedCluster destination = EmbeddedCluster.start(1, destinationConfig))
         {
-            source.awaitRegistered();
+            source.awaitUp();
             try (Admin admin = Clients.admin(source.bootstrapServers()))
             {
                 Clients.createTopic(admin, syncTopic, 1, (short)1, Map.of());

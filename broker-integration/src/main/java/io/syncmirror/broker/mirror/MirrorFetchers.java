@@ -407,6 +407,11 @@ final class MirrorFetchers implements AutoCloseable
         {
             partitions.remove(tp, mirror);
             owners.remove(tp, key);
+            // Off this fetcher whole: its engine and its reporter. A reporter still tracking a moved partition
+            // would report it to the old leader and, once closed as idle, unhook the new reporter's signal, so
+            // that the new source leader never heard of the destination's progress again (its HW stuck).
+            reporter.untrack(mirror);
+            thread.engine().removePartition(tp);
             // The error first: whoever sees the lookup flag (volatile) also sees why.
             mirror.error(error, "source leader moved (" + error.name() + ")");
             mirror.fetching = false;

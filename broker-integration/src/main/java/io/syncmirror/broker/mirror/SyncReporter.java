@@ -79,6 +79,8 @@ final class SyncReporter implements AutoCloseable
     private static final class ReportState
     {
         final MirrorPartition mirror;
+        /** What the partition runs to signal this reporter; removed only if still this one. */
+        Runnable signal;
         final AtomicBoolean queued = new AtomicBoolean();
         /** Replica positions in the reported ISR (hazard 2 decides who joins). */
         int reportedIsrMask;
@@ -138,16 +140,23 @@ final class SyncReporter implements AutoCloseable
     void track(final MirrorPartition mirror)
     {
         final ReportState state = tracked.computeIfAbsent(mirror, ReportState::new);
-        mirror.partition.syncReportSignal(() -> signal(state));
+        if (state.signal == null)
+        {
+            state.signal = () -> signal(state);
+        }
+        mirror.partition.syncReportSignal(state.signal);
         signal(state);
     }
 
-    /** Stops reporting {@code mirror}; its ISR expansion no longer follows a reported floor. */
+    /**
+     * Stops reporting {@code mirror}; its ISR expansion no longer follows a reported floor. When the partition
+     * already reports through another reporter (its source leader moved), that reporter's signal and floor stay.
+     */
     void untrack(final MirrorPartition mirror)
     {
-        if (tracked.remove(mirror) != null)
+        final ReportState state = tracked.remove(mirror);
+        if (state != null && mirror.partition.clearSyncReportSignal(state.signal))
         {
-            mirror.partition.syncReportSignal(null);
             mirror.partition.syncIsrJoinFloor(-1L);
         }
     }

@@ -271,13 +271,17 @@ public final class TopicMirrorStateStore implements MirrorStateStore
         final Properties common = new Properties();
         common.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap.get());
         common.put(ProducerConfig.CLIENT_ID_CONFIG, "mirror-state-store");
+        // A third of each call's bound: a request to a leader that hangs (a paused broker accepts connections and
+        // never answers) times out, the client refreshes its metadata and retries on the new leader within the
+        // same call. At the clients' default of 30 s every call to a paused leader failed whole, and a mirror
+        // partition that moved to this broker could not load its state until the paused broker came back.
+        common.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(requestTimeoutMs(timeoutMs)));
         final Properties producerProps = new Properties();
         producerProps.putAll(common);
         producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
         producerProps.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
         producerProps.put(ProducerConfig.LINGER_MS_CONFIG, "0");
         producerProps.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Long.toString(Math.max(timeoutMs, 1000)));
-        producerProps.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(Math.max(timeoutMs, 1000)));
         producerProps.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         producerProps.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         final Properties consumerProps = new Properties();
@@ -287,6 +291,12 @@ public final class TopicMirrorStateStore implements MirrorStateStore
         consumerProps.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         producer = new KafkaProducer<>(producerProps);
         consumer = new KafkaConsumer<>(consumerProps);
+    }
+
+    /** The clients' request.timeout.ms for calls bounded by {@code timeoutMs}: a third of it, at least 500 ms. */
+    static long requestTimeoutMs(final long timeoutMs)
+    {
+        return Math.max(500L, timeoutMs / 3);
     }
 
     @Override

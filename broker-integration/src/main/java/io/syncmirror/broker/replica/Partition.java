@@ -70,6 +70,9 @@ public final class Partition
     }
 
     private static final Role NONE = new Role(false, -1, -1, -1, List.of(), List.of(), PartitionSlotIndex.NO_SLOT, 1);
+    private static final java.util.concurrent.atomic.AtomicReferenceFieldUpdater<Partition, Runnable>
+        SYNC_REPORT_SIGNAL = java.util.concurrent.atomic.AtomicReferenceFieldUpdater.newUpdater(Partition.class,
+            Runnable.class, "syncReportSignal");
 
     private final TopicPartition topicPartition;
     private final Uuid topicId;
@@ -894,10 +897,25 @@ public final class Partition
     // Sync mirroring, destination side: what this leader reports to its source.
     // ------------------------------------------------------------------------------------------------------
 
-    /** Installs (or, with null, removes) what runs when a replica's LEO or the ISR changes; see the reporter. */
+    /** Installs what runs when a replica's LEO or the ISR changes; see the reporter. */
     public void syncReportSignal(final Runnable signal)
     {
         this.syncReportSignal = signal;
+    }
+
+    /**
+     * Removes the report signal if it is still {@code signal}: a reporter the partition moved away from (its source
+     * leader changed) must not take away the signal of the reporter it moved to. Returns whether it removed it.
+     */
+    public boolean clearSyncReportSignal(final Runnable signal)
+    {
+        return SYNC_REPORT_SIGNAL.compareAndSet(this, signal, null);
+    }
+
+    /** Whether a reporter is told of this partition's LEO and ISR changes. */
+    public boolean hasSyncReportSignal()
+    {
+        return syncReportSignal != null;
     }
 
     /**

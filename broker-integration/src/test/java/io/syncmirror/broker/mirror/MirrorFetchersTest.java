@@ -245,6 +245,26 @@ class MirrorFetchersTest
     }
 
     @Test
+    @DisplayName("SU-02 a SYNC partition whose source leader moved reports through the new leader's reporter only: "
+        + "the old fetcher's reporter, closed as idle, leaves the new one's signal on the partition")
+    void movedSyncPartitionKeepsTheNewReportersSignal() throws Exception
+    {
+        mirror.syncReporting = true;
+        fetchers.add(mirror, null, SOURCE_5, Map.of());
+        assertTrue(partition.hasSyncReportSignal(), "the first reporter is signalled");
+        source5.next().answerError(Errors.NOT_LEADER_OR_FOLLOWER, SOURCE_6.id(), 1);
+        await(() -> mirror.leaderLookupNeeded, "the partition asks for a leader lookup");
+
+        mirror.leaderLookupNeeded = false;
+        fetchers.add(mirror, null, SOURCE_6, Map.of());
+        source6.next();
+        fetchers.shutdownIdleFetchers();
+        assertEquals(1, fetchers.fetcherCount(), "the old leader's fetcher is idle and stopped, the new one runs");
+        assertTrue(partition.hasSyncReportSignal(),
+            "the old reporter, closed, took the new reporter's signal: the new source leader would hear no reports");
+    }
+
+    @Test
     @DisplayName("AM-05 a FENCED_LEADER_EPOCH naming another node as the source leader moves the partition "
         + "instead of learning the epoch")
     void fencedLeaderEpochNamingAnotherNodeMovesThePartition() throws Exception

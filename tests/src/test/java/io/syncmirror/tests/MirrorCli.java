@@ -1,0 +1,117 @@
+package io.syncmirror.tests;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The mirror operations as an operator runs them: {@code bin/kafka-cluster-mirrors.sh} in a process of its own,
+ * its exit status and output returned. Stateless; each call is one run of the command.
+ */
+final class MirrorCli
+{
+    private static final long TIMEOUT_S = 90;
+
+    /** What one run of the command printed and its exit status. */
+    record Result(List<String> args, int exitStatus, String stdout, String stderr)
+    {
+        @Override
+        public String toString()
+        {
+            return "kafka-cluster-mirrors.sh " + String.join(" ", args) + " -> exit " + exitStatus + "\nstdout: " +
+                stdout.strip() + "\nstderr: " + stderr.strip();
+        }
+    }
+
+    private MirrorCli()
+    {
+    }
+
+    /** Runs the command with {@code args}; the test fails if it does not end within its timeout. */
+    static Result run(final String... args) throws IOException, InterruptedException
+    {
+        final List<String> command = new ArrayList<>();
+        command.add("bash");
+        command.add(ProcessCluster.repositoryRoot().resolve("bin/kafka-cluster-mirrors.sh").toString());
+        command.addAll(List.of(args));
+        final Path out = Files.createTempFile("mirror-cli", ".out");
+        final Path err = Files.createTempFile("mirror-cli", ".err");
+        try
+        {
+            final Process process = new ProcessBuilder(command).redirectOutput(out.toFile())
+                .redirectError(err.toFile()).start();
+            if (!process.waitFor(TIMEOUT_S, TimeUnit.SECONDS))
+            {
+                process.destroyForcibly();
+                throw new AssertionError("kafka-cluster-mirrors.sh " + String.join(" ", args) + " hung for " +
+                    TIMEOUT_S + " s: " + Files.readString(err, StandardCharsets.UTF_8));
+            }
+            return new Result(List.of(args), process.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+                Files.readString(err, StandardCharsets.UTF_8));
+        }
+        finally
+        {
+            Files.deleteIfExists(out);
+            Files.deleteIfExists(err);
+        }
+    }
+
+    /** Runs the command and fails the test unless it exits 0. */
+    static Result ok(final String... args) throws IOException, InterruptedException
+    {
+        final Result result = run(args);
+        assertEquals(0, result.exitStatus(), result::toString);
+        return result;
+    }
+
+    /** {@code --create}: a mirror on the destination of the topics of {@code sourceBootstrap}. */
+    static void create(final ProcessCluster destination, final String mirror, final String sourceBootstrap)
+        throws IOException, InterruptedException
+    {
+        ok("--bootstrap-server", destination.bootstrapServers(), "--create", "--mirror", mirror,
+            "--source-bootstrap-server", sourceBootstrap);
+    }
+
+    /** {@code --add}, with {@code --sync} when asked. */
+    static void add(final ProcessCluster destination, final String mirror, final String topics, final boolean sync)
+        throws IOException, InterruptedException
+    {
+        final List<String> args = new ArrayList<>(List.of("--bootstrap-server", destination.bootstrapServers(),
+            "--add", "--mirror", mirror, "--topics", topics));
+        if (sync)
+        {
+            args.add("--sync");
+        }
+        ok(args.toArray(String[]::new));
+    }
+
+    /** {@code --stop}: fails the topics over to writable topics of the destination. */
+    static void failOver(final ProcessCluster destination, final String mirror, final String topics)
+        throws IOException, InterruptedException
+    {
+        ok("--bootstrap-server", destination.bootstrapServers(), "--stop", "--mirror", mirror, "--topics", topics);
+    }
+
+    /** {@code --release-sync}, run against the source: drops the mirror's sync gate on the topics. */
+    static void releaseSync(final ProcessCluster source, final String mirror, final String topics)
+        throws IOException, InterruptedException
+    {
+        final Result result = ok("--bootstrap-server", source.bootstrapServers(), "--release-sync", "--mirror",
+            mirror, "--topics", topics);
+        assertTrue(!result.stdout().isBlank(), () -> "--release-sync printed nothing: " + result);
+    }
+
+    /** {@code --describe} of one mirror, as printed. */
+    static String describe(final ProcessCluster destination, final String mirror)
+        throws IOException, InterruptedException
+    {
+        return ok("--bootstrap-server", destination.bootstrapServers(), "--describe", "--mirror", mirror).stdout();
+    }
+}

@@ -1,0 +1,452 @@
+package io.syncmirror.tests;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.Reader;
+import java.io.Writer;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Random;
+import java.util.StringJoiner;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.clients.admin.Admin;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A cluster of broker processes started as a user starts them: {@code bin/syncmirror-server.sh} with the repo's
+ * {@code config/cluster-3/broker-N.properties}, rewritten only where a test must differ (loopback ports picked
+ * free, log directories under the test's directory) and with the test's overrides on top. Node 1 runs the
+ * controller, as in the example. Each broker can be SIGKILLed, paused (SIGSTOP) and resumed (SIGCONT), stopped
+ * cleanly (SIGTERM: the broker's controlled shutdown) and started again on its log directory.
+ *
+ * <p>Not thread-safe: the test's thread owns it. {@link #close()} kills whatever still runs, paused or not.
+ */
+final class ProcessCluster implements AutoCloseable
+{
+    /** The example's ports, rewritten to free ones: broker N of the example listens on 9091 + N. */
+    private static final int EXAMPLE_FIRST_PORT = 9092;
+    private static final long START_TIMEOUT_MS = 90_000;
+    private static final Random RANDOM = new Random();
+    /** Each broker's heap unless a test says otherwise: what a few thousand partitions need. */
+    static final String DEFAULT_HEAP = "-Xmx768m";
+
+    private final String name;
+    private final Path dir;
+    private final int[] ports;
+    private final Path[] propertiesFiles;
+    private final Process[] processes;
+    private final int[] launches;
+    private final String heapOptions;
+
+    /**
+     * Writes the properties of {@code size} brokers (at most the example's 3 templates; brokers past 3 follow
+     * broker 3's) under {@code dir/name}; {@link #launch()} starts them.
+     */
+    ProcessCluster(final String name, final Path dir, final int size, final Map<String, String> overrides,
+        final String heapOptions) throws IOException
+    {
+        this.name = name;
+        this.dir = Files.createDirectories(dir.resolve(name));
+        this.ports = new int[size];
+        this.propertiesFiles = new Path[size];
+        this.processes = new Process[size];
+        this.launches = new int[size];
+        this.heapOptions = heapOptions;
+        for (int i = 0; i < size; i++)
+        {
+            ports[i] = listenerPort();
+        }
+        for (int node = 1; node <= size; node++)
+        {
+            propertiesFiles[node - 1] = write(node, properties(node, overrides));
+        }
+    }
+
+    /**
+     * A free loopback port below the kernel's ephemeral range. A port the kernel hands out (bind to 0) can be handed
+     * out again, as the local end of some client's connection, before the broker that is meant to listen on it has
+     * started: seen with three clusters' worth of clients connecting while the last brokers booted. Below the
+     * ephemeral range no outgoing connection is ever given a port.
+     */
+    static int listenerPort()
+    {
+        final int ephemeralStart = ephemeralRangeStart();
+        final int low = Math.max(1024, ephemeralStart - 12_000);
+        if (ephemeralStart - low < 100)
+        {
+            throw new IllegalStateException("the ephemeral port range starts at " + ephemeralStart);
+        }
+        for (int attempt = 0; attempt < 1000; attempt++)
+        {
+            final int port = low + RANDOM.nextInt(ephemeralStart - low);
+            try (ServerSocket socket = new ServerSocket())
+            {
+                socket.setReuseAddress(false);
+                socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+                return port;
+            }
+            catch (final IOException taken)
+            {
+                // in use: try another
+            }
+        }
+        throw new IllegalStateException("no free port between " + low + " and " + ephemeralStart);
+    }
+
+    private static int ephemeralRangeStart()
+    {
+        try
+        {
+            // readAllLines, not readString: a /proc file reports size 0, and readString trusts the size.
+            final String range = Files.readAllLines(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).get(0);
+            return Integer.parseInt(range.trim().split("\\s+")[0]);
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            return 32_768; // Linux's default
+        }
+    }
+
+    /**
+     * A cluster of {@code size} brokers with the fast mirroring settings of the tests and {@code overrides} on
+     * top, launched (not yet waited for: {@link #awaitUp()}); a launch that fails part-way kills what it started.
+     */
+    static ProcessCluster launched(final String name, final Path dir, final int size,
+        final Map<String, String> overrides) throws IOException
+    {
+        final Map<String, String> config = new HashMap<>(Mirrors.FAST);
+        config.putAll(overrides);
+        final ProcessCluster cluster = new ProcessCluster(name, dir, size, config, DEFAULT_HEAP);
+        try
+        {
+            return cluster.launch();
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            cluster.close();
+            throw e;
+        }
+    }
+
+    /** The repository's root: the directory above this module that holds {@code bin/syncmirror-server.sh}. */
+    static Path repositoryRoot()
+    {
+        Path candidate = Path.of("").toAbsolutePath();
+        while (candidate != null && !Files.isRegularFile(candidate.resolve("bin/syncmirror-server.sh")))
+        {
+            candidate = candidate.getParent();
+        }
+        if (candidate == null)
+        {
+            throw new IllegalStateException("no bin/syncmirror-server.sh above " + Path.of("").toAbsolutePath());
+        }
+        // The script would build a missing broker itself: inside a test that is a surprise, so say it instead.
+        if (!Files.isDirectory(candidate.resolve("broker-integration/target/lib")))
+        {
+            throw new IllegalStateException("broker-integration is not packaged: run mvn package (or verify) from "
+                + candidate + " first");
+        }
+        return candidate;
+    }
+
+    private Properties properties(final int node, final Map<String, String> overrides) throws IOException
+    {
+        final Path template = repositoryRoot().resolve("config/cluster-3/broker-" + Math.min(node, 3) +
+            ".properties");
+        final Properties props = new Properties();
+        try (Reader in = Files.newBufferedReader(template, StandardCharsets.UTF_8))
+        {
+            props.load(in);
+        }
+        props.put("node.id", Integer.toString(node));
+        props.put("process.roles", node == 1 ? "broker,controller" : "broker");
+        props.put("listeners", "PLAINTEXT://127.0.0.1:" + port(node));
+        props.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port(node));
+        props.put("controller.quorum.bootstrap.servers", "127.0.0.1:" + port(1));
+        props.put("log.dirs", dir.resolve("broker-" + node + "-logs").toString());
+        // A cluster smaller than the example's cannot hold its replication factors.
+        if (ports.length < 3)
+        {
+            final String rf = Integer.toString(ports.length);
+            for (final String key : List.of("default.replication.factor", "offsets.topic.replication.factor",
+                "transaction.state.log.replication.factor", "mirror.state.topic.replication.factor"))
+            {
+                props.put(key, rf);
+            }
+            props.put("min.insync.replicas", "1");
+            props.put("transaction.state.log.min.isr", "1");
+        }
+        overrides.forEach(props::put);
+        // The template's ports must all have been rewritten: a stray 909x would join the example's cluster.
+        for (final String key : props.stringPropertyNames())
+        {
+            for (int example = EXAMPLE_FIRST_PORT; example < EXAMPLE_FIRST_PORT + 3; example++)
+            {
+                if (props.getProperty(key).contains("127.0.0.1:" + example) && !isOurs(example))
+                {
+                    throw new IllegalStateException(key + "=" + props.getProperty(key) + " names an example port");
+                }
+            }
+        }
+        return props;
+    }
+
+    private boolean isOurs(final int port)
+    {
+        for (final int ours : ports)
+        {
+            if (ours == port)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private Path write(final int node, final Properties props) throws IOException
+    {
+        final Path file = dir.resolve("broker-" + node + ".properties");
+        try (Writer out = Files.newBufferedWriter(file, StandardCharsets.UTF_8))
+        {
+            props.store(out, name + " broker " + node + ": config/cluster-3 with a test's ports, dirs and overrides");
+        }
+        return file;
+    }
+
+    String name()
+    {
+        return name;
+    }
+
+    int size()
+    {
+        return ports.length;
+    }
+
+    int port(final int node)
+    {
+        return ports[node - 1];
+    }
+
+    String bootstrapServers()
+    {
+        final StringJoiner joiner = new StringJoiner(",");
+        for (final int port : ports)
+        {
+            joiner.add("127.0.0.1:" + port);
+        }
+        return joiner.toString();
+    }
+
+    /** The bootstrap list without {@code node}: for clients that must not wait on a paused or dead broker. */
+    String bootstrapServersExcept(final int node)
+    {
+        final StringJoiner joiner = new StringJoiner(",");
+        for (int other = 1; other <= ports.length; other++)
+        {
+            if (other != node)
+            {
+                joiner.add("127.0.0.1:" + port(other));
+            }
+        }
+        return joiner.toString();
+    }
+
+    /** The process id of a running broker, for tools that attach to it (JMX). */
+    long pid(final int node)
+    {
+        return processes[node - 1].pid();
+    }
+
+    boolean isRunning(final int node)
+    {
+        final Process process = processes[node - 1];
+        return process != null && process.isAlive();
+    }
+
+    /** Launches every broker without waiting, so that several clusters boot at once; then {@link #awaitUp()}. */
+    ProcessCluster launch() throws IOException
+    {
+        for (int node = 1; node <= ports.length; node++)
+        {
+            launch(node);
+        }
+        return this;
+    }
+
+    /** Launches one broker on its log directory (again, after it was killed or stopped). */
+    void launch(final int node) throws IOException
+    {
+        final Process old = processes[node - 1];
+        if (old != null && old.isAlive())
+        {
+            throw new IllegalStateException(name + " broker " + node + " is still running");
+        }
+        final int run = ++launches[node - 1];
+        final ProcessBuilder builder = new ProcessBuilder("bash",
+            repositoryRoot().resolve("bin/syncmirror-server.sh").toString(), propertiesFiles[node - 1].toString())
+            .redirectOutput(logFile(node, run, "out").toFile())
+            .redirectError(logFile(node, run, "err").toFile());
+        builder.environment().put("SYNCMIRROR_HEAP_OPTS", heapOptions);
+        processes[node - 1] = builder.start();
+    }
+
+    private Path logFile(final int node, final int run, final String stream)
+    {
+        return dir.resolve("broker-" + node + "-run-" + run + "." + stream);
+    }
+
+    /** The end of the broker's latest stderr, for failure messages. */
+    String stderrTail(final int node)
+    {
+        final Path file = logFile(node, launches[node - 1], "err");
+        try (InputStream in = Files.newInputStream(file))
+        {
+            final byte[] bytes = in.readAllBytes();
+            final int from = Math.max(0, bytes.length - 4000);
+            return new String(bytes, from, bytes.length - from, StandardCharsets.UTF_8);
+        }
+        catch (final IOException e)
+        {
+            return "(no stderr: " + e + ")";
+        }
+    }
+
+    /** Waits until every running broker is registered with the controller; fails if one exits. */
+    ProcessCluster awaitUp() throws InterruptedException
+    {
+        final List<Integer> expected = new ArrayList<>();
+        for (int node = 1; node <= ports.length; node++)
+        {
+            if (processes[node - 1] != null)
+            {
+                expected.add(node);
+            }
+        }
+        awaitNodes(expected);
+        return this;
+    }
+
+    /** Waits until exactly {@code nodes} are registered and unfenced (DescribeCluster lists them). */
+    void awaitNodes(final List<Integer> nodes) throws InterruptedException
+    {
+        try (Admin admin = Clients.admin(bootstrapServers()))
+        {
+            Clients.awaitCondition(() ->
+            {
+                for (final int node : nodes)
+                {
+                    final Process process = processes[node - 1];
+                    assertTrue(process.isAlive(), () -> name + " broker " + node + " exited with " +
+                        process.exitValue() + ": " + stderrTail(node));
+                }
+                try
+                {
+                    final List<Integer> live = new ArrayList<>(admin.describeCluster().nodes()
+                        .get(2, TimeUnit.SECONDS).stream().map(n -> n.id()).toList());
+                    live.sort(null);
+                    return live.equals(nodes.stream().sorted().toList());
+                }
+                catch (final Exception ex)
+                {
+                    return false;
+                }
+            }, START_TIMEOUT_MS, name + ": brokers " + nodes + " never all registered");
+        }
+    }
+
+    /** SIGKILL of one broker, waiting until it is gone. */
+    void kill(final int node) throws InterruptedException
+    {
+        final Process process = processes[node - 1];
+        process.destroyForcibly();
+        assertTrue(process.waitFor(30, TimeUnit.SECONDS), name + " broker " + node + " survived SIGKILL");
+    }
+
+    /**
+     * SIGKILLs every broker at once: the signals all go out before the first wait, so that no broker outlives the
+     * others by more than the time to send a signal.
+     */
+    void killAll() throws InterruptedException
+    {
+        final List<Process> alive = new ArrayList<>();
+        for (final Process process : processes)
+        {
+            if (process != null && process.isAlive())
+            {
+                process.destroyForcibly();
+                alive.add(process);
+            }
+        }
+        for (final Process process : alive)
+        {
+            assertTrue(process.waitFor(30, TimeUnit.SECONDS), name + ": a broker survived SIGKILL");
+        }
+    }
+
+    /**
+     * SIGTERM: the broker's shutdown hook runs its controlled shutdown (the controller moves its leaderships
+     * away first), then it exits; waits for the exit.
+     */
+    void stopCleanly(final int node) throws InterruptedException
+    {
+        final Process process = processes[node - 1];
+        process.destroy();
+        assertTrue(process.waitFor(60, TimeUnit.SECONDS), () -> name + " broker " + node +
+            " did not stop within 60 s of SIGTERM: " + stderrTail(node));
+    }
+
+    /** SIGSTOP: the broker freezes with its sockets open, as a long GC pause or a hung host would. */
+    void pause(final int node) throws IOException, InterruptedException
+    {
+        signal(node, "STOP");
+    }
+
+    /** SIGCONT of a paused broker. */
+    void resume(final int node) throws IOException, InterruptedException
+    {
+        signal(node, "CONT");
+    }
+
+    private void signal(final int node, final String signal) throws IOException, InterruptedException
+    {
+        final Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid(node)))
+            .redirectErrorStream(true).start();
+        final String output = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(kill.waitFor(10, TimeUnit.SECONDS) && kill.exitValue() == 0,
+            () -> "kill -" + signal + " of " + name + " broker " + node + " failed: " + output);
+    }
+
+    @Override
+    public void close()
+    {
+        for (int i = 0; i < processes.length; i++)
+        {
+            final Process process = processes[i];
+            if (process != null && process.isAlive())
+            {
+                process.destroyForcibly();
+                try
+                {
+                    process.waitFor(30, TimeUnit.SECONDS);
+                }
+                catch (final InterruptedException e)
+                {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,219 @@
+package io.syncmirror.tests;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.CleanupMode;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import io.syncmirror.protocol.MirrorType;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Zero-RPO trials on the {@link ZeroRpoTrial} harness: 3-broker source and destination clusters of broker processes,
+ * RF 3 and min ISR 2 on both sides, 10 ms of injected one-way delay on every mirror link, an acks=all load, a fault
+ * under it, then every source broker SIGKILLed, failover, and every acknowledged record looked up on the
+ * destination. The ASYNC control runs the same topology with nothing but the link delay and must find loss, or the
+ * check could not tell loss from none.
+ *
+ * <p>Seeds come from the system property {@code syncmirror.trial.seeds} (comma-separated; {@code mvn verify} runs
+ * seed 1, the {@code zero-rpo-trials} profile seeds 1 to 5). A seed fixes the partition count, the rate and every
+ * point and broker the scenario picks; a failing seed's log says what it did.
+ */
+@Tag("system")
+class ZeroRpoScenarioTest
+{
+    private static final double INJECTED_DELAY_MS = 10;
+    private static final String MIRROR = "dr";
+
+    /** Kept when a test fails: the brokers' configs and logs are what explains it. */
+    @TempDir(cleanup = CleanupMode.ON_SUCCESS)
+    Path dir;
+
+    static Stream<Long> seeds()
+    {
+        return Arrays.stream(System.getProperty("syncmirror.trial.seeds", "1").split(",")).map(String::trim)
+            .filter(s -> !s.isEmpty()).map(Long::parseLong);
+    }
+
+    /** The acknowledgement count at which a mid-run fault comes: after the load settled, well before the end. */
+    private static long faultPoint(final ZeroRpoTrial trial)
+    {
+        return 2_000 + trial.random().nextInt(2_000);
+    }
+
+    /** The count at which the final kill comes: past {@link ZeroRpoTrial#MIN_ACKED}, at a seeded point. */
+    private static long killPoint(final ZeroRpoTrial trial)
+    {
+        return Math.max(trial.ledger().ackedCount() + 2_000, ZeroRpoTrial.MIN_ACKED) + trial.random().nextInt(3_000);
+    }
+
+    @ParameterizedTest(name = "zero-RPO (a) SIGKILL of every source broker, failover: seed {0}")
+    @MethodSource("seeds")
+    @Timeout(300)
+    void shouldLoseNothingWhenTheWholeSourceDies(final long seed) throws Exception
+    {
+        try (ZeroRpoTrial trial = new ZeroRpoTrial(dir, seed, 1, INJECTED_DELAY_MS))
+        {
+            startSyncLoad(trial);
+            killSourceAndCheck(trial);
+        }
+    }
+
+    @ParameterizedTest(name = "zero-RPO (b) SIGKILL of a SYNC partition's destination leader, then (a): seed {0}")
+    @MethodSource("seeds")
+    @Timeout(300)
+    void shouldLoseNothingAcrossADestinationLeaderKill(final long seed) throws Exception
+    {
+        try (ZeroRpoTrial trial = new ZeroRpoTrial(dir, seed, 1, INJECTED_DELAY_MS))
+        {
+            startSyncLoad(trial);
+            final ProcessCluster destination = trial.destination(0);
+            final int victim = leaderOfSomePartition(trial, destination);
+            destination.kill(victim);
+            trial.note("destination broker %d SIGKILLed: it led a SYNC partition", victim);
+            trial.awaitLeadersAwayFrom(destination, victim);
+            trial.awaitAcksOnEveryPartitionAfter(trial.ackedOffsets(), "the destination leader's kill");
+            destination.launch(victim);
+            destination.awaitUp();
+            trial.awaitFullIsr(destination);
+            trial.awaitAcksOnEveryPartitionAfter(trial.ackedOffsets(), "the restart of destination broker " + victim);
+            killSourceAndCheck(trial);
+        }
+    }
+
+    @ParameterizedTest(name = "zero-RPO (c) controlled shutdown of a source leader under SYNC load, then (a): seed {0}")
+    @MethodSource("seeds")
+    @Timeout(300)
+    void shouldLoseNothingAcrossACleanSourceLeaderChange(final long seed) throws Exception
+    {
+        try (ZeroRpoTrial trial = new ZeroRpoTrial(dir, seed, 1, INJECTED_DELAY_MS))
+        {
+            startSyncLoad(trial);
+            final ProcessCluster source = trial.source();
+            final int leader = leaderOfSomePartition(trial, source);
+            source.stopCleanly(leader);
+            trial.note("source broker %d stopped cleanly (SIGTERM, controlled shutdown)", leader);
+            trial.awaitLeadersAwayFrom(source, leader);
+            trial.awaitAcksOnEveryPartitionAfter(trial.ackedOffsets(), "the source leader change");
+            source.launch(leader);
+            source.awaitUp();
+            trial.awaitFullIsr(source);
+            trial.awaitAcksOnEveryPartitionAfter(trial.ackedOffsets(), "the restart of source broker " + leader);
+            killSourceAndCheck(trial);
+        }
+    }
+
+    @ParameterizedTest(name = "zero-RPO (d) two SYNC destinations, one released mid-run, then (a) on the other: "
+        + "seed {0}")
+    @MethodSource("seeds")
+    @Timeout(300)
+    void shouldLoseNothingOnTheDestinationThatStaysRegistered(final long seed) throws Exception
+    {
+        try (ZeroRpoTrial trial = new ZeroRpoTrial(dir, seed, 2, INJECTED_DELAY_MS))
+        {
+            trial.createTopic();
+            trial.mirror(0, "dr-a", MirrorType.SYNC);
+            trial.mirror(1, "dr-b", MirrorType.SYNC);
+            trial.startLoad();
+            trial.awaitAcked(faultPoint(trial), "dr-b", 1);
+            MirrorCli.releaseSync(trial.source(), "dr-a", ZeroRpoTrial.TOPIC);
+            trial.note("dr-a released from the source (--release-sync)");
+            trial.awaitAcksOnEveryPartitionAfter(trial.ackedOffsets(), "the release of dr-a");
+            trial.awaitAcked(killPoint(trial), "dr-b", 1);
+            trial.assertNothingLost(trial.killSourceAndCheck(1, "dr-b"));
+        }
+    }
+
+    @ParameterizedTest(name = "zero-RPO (e) SIGSTOP of a destination broker past replica.lag.time.max.ms, SIGCONT, "
+        + "then (a): seed {0}")
+    @MethodSource("seeds")
+    @Timeout(300)
+    void shouldLoseNothingAcrossADestinationPause(final long seed) throws Exception
+    {
+        try (ZeroRpoTrial trial = new ZeroRpoTrial(dir, seed, 1, INJECTED_DELAY_MS))
+        {
+            startSyncLoad(trial);
+            final ProcessCluster destination = trial.destination(0);
+            final int paused = trial.nonControllerBroker();
+            final long pausedAtMs = System.currentTimeMillis();
+            destination.pause(paused);
+            trial.note("destination broker %d paused (SIGSTOP)", paused);
+            trial.awaitOutOfIsr(destination, paused);
+            trial.awaitAcksOnEveryPartitionAfter(trial.ackedOffsets(), "the pause, with the paused broker out of "
+                + "the ISR");
+            final long heldMs = System.currentTimeMillis() - pausedAtMs;
+            assertTrue(heldMs > ZeroRpoTrial.REPLICA_LAG_TIME_MAX_MS, () -> "the pause lasted " + heldMs +
+                " ms, not longer than replica.lag.time.max.ms");
+            destination.resume(paused);
+            trial.note("destination broker %d resumed (SIGCONT) after %d ms", paused, heldMs);
+            trial.awaitFullIsr(destination);
+            trial.awaitAcksOnEveryPartitionAfter(trial.ackedOffsets(), "the resume of destination broker " + paused);
+            killSourceAndCheck(trial);
+        }
+    }
+
+    @ParameterizedTest(name = "zero-RPO negative control: (a) in ASYNC mode, link delay only, finds loss: seed {0}")
+    @MethodSource("seeds")
+    @Timeout(300)
+    void shouldFindLossInAsyncMode(final long seed) throws Exception
+    {
+        try (ZeroRpoTrial trial = new ZeroRpoTrial(dir, seed, 1, INJECTED_DELAY_MS))
+        {
+            trial.createTopic();
+            trial.mirror(0, MIRROR, MirrorType.ASYNC);
+            trial.startLoad();
+            trial.awaitAcked(killPoint(trial), MIRROR, 0);
+            final AckLedger.Verdict verdict = trial.killSourceAndCheck(0, MIRROR);
+            final String context = String.join("\n", trial.log());
+            assertTrue(verdict.acked() >= ZeroRpoTrial.MIN_ACKED, () -> "too few acknowledged: " + verdict);
+            assertTrue(verdict.duplicateAcks() == 0, () -> "offsets acknowledged twice: " + verdict);
+            assertTrue(verdict.lost() > 0, () -> "the ASYNC control lost nothing, so the check cannot tell loss "
+                + "from none: " + verdict + "\n" + context);
+        }
+    }
+
+    /** The topic mirrored in SYNC, the load on, and the first part of it acknowledged: where a fault comes. */
+    private static void startSyncLoad(final ZeroRpoTrial trial) throws Exception
+    {
+        trial.createTopic();
+        trial.mirror(0, MIRROR, MirrorType.SYNC);
+        trial.startLoad();
+        trial.awaitAcked(faultPoint(trial), MIRROR, 0);
+    }
+
+    /** (a): the rest of the load, every source broker SIGKILLed, failover, and nothing acknowledged lost. */
+    private static void killSourceAndCheck(final ZeroRpoTrial trial) throws Exception
+    {
+        trial.awaitAcked(killPoint(trial), MIRROR, 0);
+        trial.assertNothingLost(trial.killSourceAndCheck(0, MIRROR));
+    }
+
+    /**
+     * A broker of {@code cluster} that leads a partition of the topic, chosen by the seed among those that are not
+     * node 1: node 1 is the cluster's one controller, and a fault on it would test the controller's absence.
+     */
+    private static int leaderOfSomePartition(final ZeroRpoTrial trial, final ProcessCluster cluster) throws Exception
+    {
+        final List<Integer> candidates = new ArrayList<>();
+        for (int p = 0; p < trial.partitions(); p++)
+        {
+            final int leader = trial.leader(cluster, p);
+            if (leader > 1 && !candidates.contains(leader))
+            {
+                candidates.add(leader);
+            }
+        }
+        assertTrue(!candidates.isEmpty(), () -> cluster.name() + ": every partition is led by node 1");
+        candidates.sort(null);
+        return candidates.get(trial.random().nextInt(candidates.size()));
+    }
+}
