@@ -140,9 +140,15 @@ final class BrokerProcesses implements AutoCloseable
     @Override
     public void close()
     {
+        destroyAll(processes);
+    }
+
+    /** SIGKILLs each process still alive (nulls skipped) and waits up to 30 s for each; stops if interrupted. */
+    static void destroyAll(final List<Process> processes)
+    {
         for (final Process process : processes)
         {
-            if (process.isAlive())
+            if (process != null && process.isAlive())
             {
                 process.destroyForcibly();
                 try

@@ -107,11 +107,4 @@ final class MirrorCli
             mirror, "--topics", topics);
         assertTrue(!result.stdout().isBlank(), () -> "--release-sync printed nothing: " + result);
     }
-
-    /** {@code --describe} of one mirror, as printed. */
-    static String describe(final ProcessCluster destination, final String mirror)
-        throws IOException, InterruptedException
-    {
-        return ok("--bootstrap-server", destination.bootstrapServers(), "--describe", "--mirror", mirror).stdout();
-    }
 }

@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -269,12 +270,6 @@ final class ProcessCluster implements AutoCloseable
         return processes[node - 1].pid();
     }
 
-    boolean isRunning(final int node)
-    {
-        final Process process = processes[node - 1];
-        return process != null && process.isAlive();
-    }
-
     /** Launches every broker without waiting, so that several clusters boot at once; then {@link #awaitUp()}. */
     ProcessCluster launch() throws IOException
     {
@@ -431,22 +426,6 @@ final class ProcessCluster implements AutoCloseable
     @Override
     public void close()
     {
-        for (int i = 0; i < processes.length; i++)
-        {
-            final Process process = processes[i];
-            if (process != null && process.isAlive())
-            {
-                process.destroyForcibly();
-                try
-                {
-                    process.waitFor(30, TimeUnit.SECONDS);
-                }
-                catch (final InterruptedException e)
-                {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
-            }
-        }
+        BrokerProcesses.destroyAll(Arrays.asList(processes));
     }
 }

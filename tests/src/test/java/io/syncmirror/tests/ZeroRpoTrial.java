@@ -124,11 +124,6 @@ final class ZeroRpoTrial implements AutoCloseable
         }
     }
 
-    long seed()
-    {
-        return seed;
-    }
-
     /** The trial's own random source: every choice a scenario makes comes from it, so a seed reproduces. */
     Random random()
     {
@@ -163,11 +158,6 @@ final class ZeroRpoTrial implements AutoCloseable
     double recordsPerSec()
     {
         return recordsPerSec;
-    }
-
-    double injectedDelayMs()
-    {
-        return injectedDelayMs;
     }
 
     /** Every step so far, one line each. */
