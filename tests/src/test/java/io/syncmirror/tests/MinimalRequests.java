@@ -13,17 +13,21 @@ import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.message.AddOffsetsToTxnRequestData;
 import org.apache.kafka.common.message.AddPartitionsToTxnRequestData;
 import org.apache.kafka.common.message.AllocateProducerIdsRequestData;
+import org.apache.kafka.common.message.AlterConfigsRequestData;
 import org.apache.kafka.common.message.AlterPartitionRequestData;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.BrokerHeartbeatRequestData;
 import org.apache.kafka.common.message.BrokerRegistrationRequestData;
+import org.apache.kafka.common.message.CreatePartitionsRequestData;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
 import org.apache.kafka.common.message.CreateTopicsResponseData;
+import org.apache.kafka.common.message.DeleteRecordsRequestData;
 import org.apache.kafka.common.message.DeleteTopicsRequestData;
 import org.apache.kafka.common.message.DeleteTopicsResponseData;
 import org.apache.kafka.common.message.DescribeClusterRequestData;
 import org.apache.kafka.common.message.DescribeConfigsRequestData;
 import org.apache.kafka.common.message.DescribeGroupsRequestData;
+import org.apache.kafka.common.message.DescribeProducersRequestData;
 import org.apache.kafka.common.message.EndTxnRequestData;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
@@ -137,6 +141,27 @@ final class MinimalRequests
                                     .setConfigOperation((byte)0).setValue("604800000")).iterator()))).iterator())),
                 NO_CHECK));
             case DESCRIBE_CLUSTER -> probes.add(new Probe("brokers", new DescribeClusterRequestData(), NO_CHECK));
+            case ALTER_CONFIGS -> probes.add(new Probe("validate-only SET retention.ms on the topic",
+                new AlterConfigsRequestData().setValidateOnly(true).setResources(
+                    new AlterConfigsRequestData.AlterConfigsResourceCollection(List.of(
+                        new AlterConfigsRequestData.AlterConfigsResource().setResourceType(ConfigResource.Type.TOPIC.id())
+                            .setResourceName(f.topic()).setConfigs(new AlterConfigsRequestData.AlterableConfigCollection(
+                                List.of(new AlterConfigsRequestData.AlterableConfig().setName("retention.ms")
+                                    .setValue("604800000")).iterator()))).iterator())), NO_CHECK));
+            case CREATE_PARTITIONS -> probes.add(new Probe("validate-only growth of the topic by one partition",
+                new CreatePartitionsRequestData().setValidateOnly(true).setTimeoutMs(10_000).setTopics(
+                    new CreatePartitionsRequestData.CreatePartitionsTopicCollection(List.of(
+                        new CreatePartitionsRequestData.CreatePartitionsTopic().setName(f.topic()).setCount(2)
+                            .setAssignments(null)).iterator())), NO_CHECK));
+            case DELETE_RECORDS -> probes.add(new Probe("records before offset 0 of the partition (none)",
+                new DeleteRecordsRequestData().setTimeoutMs(10_000).setTopics(List.of(
+                    new DeleteRecordsRequestData.DeleteRecordsTopic().setName(f.topic()).setPartitions(List.of(
+                        new DeleteRecordsRequestData.DeleteRecordsPartition().setPartitionIndex(0).setOffset(0L))))),
+                NO_CHECK));
+            case DESCRIBE_PRODUCERS -> probes.add(new Probe("the producers of the partition",
+                new DescribeProducersRequestData().setTopics(new DescribeProducersRequestData.TopicRequestCollection(
+                    List.of(new DescribeProducersRequestData.TopicRequest().setName(f.topic())
+                        .setPartitionIndexes(List.of(0))).iterator())), NO_CHECK));
             case FIND_COORDINATOR -> probes.add(new Probe("a group", version >= 4 ?
                 new FindCoordinatorRequestData().setKeyType((byte)0).setCoordinatorKeys(List.of(GROUP)) :
                 new FindCoordinatorRequestData().setKey(GROUP), NO_CHECK));

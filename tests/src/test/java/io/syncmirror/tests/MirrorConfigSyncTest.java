@@ -1,12 +1,19 @@
 package io.syncmirror.tests;
 
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.NewPartitions;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.PolicyViolationException;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -14,13 +21,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import io.syncmirror.broker.controller.MirrorMetadataManager;
+import io.syncmirror.broker.mirror.MirrorPartitionState;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
- * The controller's mirror metadata sync: source topic configs follow; unclean-election warnings. (Partition
- * growth is not covered: the reference broker serves no CreatePartitions request to grow the source topic.)
+ * The controller's mirror metadata sync: source topic configs and partition counts follow; unclean-election
+ * warnings.
  */
 @Timeout(120)
 class MirrorConfigSyncTest
@@ -58,6 +68,51 @@ class MirrorConfigSyncTest
         }
         assertEquals(0L, Mirrors.metadataManager(clusters.destination()).uncleanLeaderElectionWarnings("m1"),
             "no unclean-election warning for a source topic without it");
+    }
+
+    @Test
+    @DisplayName("AM-01 AM-12 partitions added to the source topic (CreatePartitions) are added to the mirror topic "
+        + "and mirrored; a CreatePartitions on the mirror topic itself is refused")
+    void shouldFollowSourcePartitionGrowth() throws Exception
+    {
+        final String topic = "growing";
+        try (Admin sourceAdmin = Clients.admin(clusters.source().bootstrapServers());
+             Admin destinationAdmin = Clients.admin(clusters.destination().bootstrapServers()))
+        {
+            Clients.createTopic(sourceAdmin, topic, 2, (short)1, Map.of());
+            clusters.createMirror("m-grow");
+            clusters.addAndAwaitMirroring("m-grow", topic, 2);
+
+            sourceAdmin.createPartitions(Map.of(topic, NewPartitions.increaseTo(4))).all().get();
+            Clients.awaitCondition(() -> partitionCount(destinationAdmin, topic) == 4, 15_000,
+                "the mirror topic grows to the source's 4 partitions");
+            clusters.awaitState("m-grow", topic, 4, MirrorPartitionState.MIRRORING, "all 4 partitions MIRRORING");
+            try (KafkaProducer<byte[], byte[]> producer = Clients.producer(clusters.source().bootstrapServers(),
+                Map.of()))
+            {
+                producer.send(new ProducerRecord<>(topic, 3, null, "new-partition".getBytes(StandardCharsets.UTF_8)))
+                    .get();
+            }
+            final TopicPartition added = new TopicPartition(topic, 3);
+            clusters.awaitCaughtUp(added, 30_000);
+            assertEquals(Mirrors.records(clusters.source(), added), Mirrors.records(clusters.destination(), added));
+
+            final ExecutionException refused = assertThrows(ExecutionException.class, () -> destinationAdmin
+                .createPartitions(Map.of(topic, NewPartitions.increaseTo(5))).all().get());
+            assertInstanceOf(PolicyViolationException.class, refused.getCause());
+        }
+    }
+
+    private static int partitionCount(final Admin admin, final String topic)
+    {
+        try
+        {
+            return Clients.describe(admin, topic).partitions().size();
+        }
+        catch (final Exception e)
+        {
+            return -1;
+        }
     }
 
     @Test

@@ -4,6 +4,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
@@ -97,11 +99,15 @@ class MirrorRetentionTest
         assertEquals(Mirrors.records(clusters.source(), tp), Mirrors.records(clusters.destination(), tp));
     }
 
-    /** What a DeleteRecords request does at the source leader. */
-    private static void deleteRecordsBefore(final TopicPartition tp, final long offset)
+    /** Kafka's DeleteRecords on the source, through Admin (what kafka-delete-records and Streams send). */
+    private static void deleteRecordsBefore(final TopicPartition tp, final long offset) throws Exception
     {
+        try (Admin admin = Clients.admin(clusters.source().bootstrapServers()))
+        {
+            assertEquals(offset, admin.deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(offset)))
+                .lowWatermarks().get(tp).get().lowWatermark());
+        }
         final PartitionLog log = AsyncMirroringTest.leader(clusters.source(), tp).log();
-        assertTrue(log.maybeIncrementLogStartOffset(offset), "source log start moved to " + offset);
         log.deleteOldSegments();
         assertEquals(offset, log.logStartOffset());
     }

@@ -15,6 +15,8 @@ import java.util.Properties;
 import java.util.StringJoiner;
 import java.util.stream.Stream;
 
+import org.apache.kafka.storage.internals.log.CleanerConfig;
+
 import io.syncmirror.broker.server.BrokerConfig;
 import io.syncmirror.broker.server.BrokerServer;
 
@@ -130,6 +132,8 @@ public final class EmbeddedCluster implements AutoCloseable
         props.put(BrokerConfig.BROKER_HEARTBEAT_INTERVAL_MS_CONFIG, "500");
         props.put(BrokerConfig.BROKER_SESSION_TIMEOUT_MS_CONFIG, "3000");
         props.put(BrokerConfig.REPLICA_FETCH_BACKOFF_MS_CONFIG, "100");
+        // Kafka's own test brokers take 2 MiB: the 128 MiB default is allocated on the heap for every broker.
+        props.put(CleanerConfig.LOG_CLEANER_DEDUPE_BUFFER_SIZE_PROP, Integer.toString(2 * 1024 * 1024));
         props.putAll(overrides);
         return props;
     }

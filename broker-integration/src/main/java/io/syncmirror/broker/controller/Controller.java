@@ -1154,14 +1154,34 @@ public final class Controller
         }
         final int replicationFactor = Math.min(current == 0 || info.partitions.get(0) == null
             ? defaultReplicationFactor : info.partitions.get(0).replicas().size(), live.size());
-        final List<List<Integer>> assignments = assignRoundRobin(current, partitionCount - current,
-            replicationFactor, live);
+        return addPartitions(topic, assignRoundRobin(current, partitionCount - current, replicationFactor, live));
+    }
+
+    /**
+     * Adds one partition per assignment after the topic's last (CreatePartitions with explicit assignments, or the
+     * round-robin plan above); the caller has validated the assignments.
+     */
+    public MirrorOpResult addPartitions(final String topic, final List<List<Integer>> assignments)
+    {
+        final Uuid id = topicIdsByName.get(topic);
+        final TopicInfo info = id == null ? null : topicsById.get(id);
+        if (info == null)
+        {
+            return MirrorOpResult.error(Errors.UNKNOWN_TOPIC_OR_PARTITION, "Topic " + topic + " does not exist.");
+        }
+        final int current = info.partitions.size();
         for (int i = 0; i < assignments.size(); i++)
         {
             emitNewPartition(topic, id, current + i, assignments.get(i));
         }
         commit();
         return MirrorOpResult.OK;
+    }
+
+    /** The ids of the brokers that are registered and not fenced now, ascending. */
+    public List<Integer> unfencedBrokers()
+    {
+        return liveBrokers();
     }
 
     /**

@@ -32,6 +32,8 @@ import org.apache.kafka.common.requests.BrokerHeartbeatRequest;
 import org.apache.kafka.common.requests.BrokerHeartbeatResponse;
 import org.apache.kafka.common.requests.BrokerRegistrationRequest;
 import org.apache.kafka.common.requests.BrokerRegistrationResponse;
+import org.apache.kafka.common.requests.CreatePartitionsRequest;
+import org.apache.kafka.common.requests.CreatePartitionsResponse;
 import org.apache.kafka.common.requests.CreateTopicsRequest;
 import org.apache.kafka.common.requests.CreateTopicsResponse;
 import org.apache.kafka.common.requests.DeleteTopicsRequest;
@@ -77,6 +79,8 @@ public final class ControllerApis implements RequestHandler, AutoCloseable
             ApiKeys.CREATE_TOPICS.latestVersion()));
         VERSIONS.put(ApiKeys.DELETE_TOPICS, range(ApiKeys.DELETE_TOPICS.oldestVersion(),
             ApiKeys.DELETE_TOPICS.latestVersion()));
+        VERSIONS.put(ApiKeys.CREATE_PARTITIONS, range(ApiKeys.CREATE_PARTITIONS.oldestVersion(),
+            ApiKeys.CREATE_PARTITIONS.latestVersion()));
         VERSIONS.put(ApiKeys.INCREMENTAL_ALTER_CONFIGS, range(ApiKeys.INCREMENTAL_ALTER_CONFIGS.oldestVersion(),
             ApiKeys.INCREMENTAL_ALTER_CONFIGS.latestVersion()));
         // Topic ids in Fetch (v13+) are what brokers send; older versions by name work too.
@@ -197,6 +201,9 @@ public final class ControllerApis implements RequestHandler, AutoCloseable
             case DELETE_TOPICS:
                 return onEventThread(c -> new DeleteTopicsResponse(
                     c.deleteTopics(((DeleteTopicsRequest) request).data())));
+            case CREATE_PARTITIONS:
+                return onEventThread(c -> new CreatePartitionsResponse(PartitionIncrease.createPartitions(c,
+                    ((CreatePartitionsRequest) request).data())));
             case INCREMENTAL_ALTER_CONFIGS:
                 return onEventThread(c -> new IncrementalAlterConfigsResponse(
                     c.incrementalAlterConfigs(((IncrementalAlterConfigsRequest) request).data())));

@@ -26,12 +26,14 @@ import org.apache.kafka.common.requests.AddOffsetsToTxnRequest;
 import org.apache.kafka.common.requests.AddOffsetsToTxnResponse;
 import org.apache.kafka.common.requests.AddPartitionsToTxnRequest;
 import org.apache.kafka.common.requests.AddPartitionsToTxnResponse;
+import org.apache.kafka.common.requests.DescribeTransactionsRequest;
 import org.apache.kafka.common.requests.EndTxnRequest;
 import org.apache.kafka.common.requests.EndTxnResponse;
 import org.apache.kafka.common.requests.FindCoordinatorRequest;
 import org.apache.kafka.common.requests.FindCoordinatorResponse;
 import org.apache.kafka.common.requests.InitProducerIdRequest;
 import org.apache.kafka.common.requests.InitProducerIdResponse;
+import org.apache.kafka.common.requests.ListTransactionsRequest;
 import org.apache.kafka.common.requests.WriteTxnMarkersRequest;
 import org.apache.kafka.common.requests.WriteTxnMarkersResponse;
 
@@ -44,7 +46,8 @@ import io.syncmirror.broker.network.RequestContext;
 /**
  * The transaction coordinator's APIs and FindCoordinator: FindCoordinator (group and transaction keys),
  * InitProducerId, AddPartitionsToTxn, AddOffsetsToTxn, EndTxn and WriteTxnMarkers, over the
- * {@link TransactionCoordinator} and the {@link TxnMarkerWriter}; the group APIs are served by Kafka's group
+ * {@link TransactionCoordinator} and the {@link TxnMarkerWriter}, and ListTransactions and DescribeTransactions
+ * ({@link TransactionAdminApis}); the group APIs are served by Kafka's group
  * coordinator (see {@code io.syncmirror.broker.group}). Thread-safe (stateless itself).
  *
  * <p>Versions: only the classic transaction protocol (TV1) is served, so EndTxn stops at v4 (v5 means TV2
@@ -64,20 +67,24 @@ public final class CoordinatorApis
         VERSIONS.put(ApiKeys.ADD_OFFSETS_TO_TXN, new short[] {0, 4});
         VERSIONS.put(ApiKeys.END_TXN, new short[] {0, 4});
         VERSIONS.put(ApiKeys.WRITE_TXN_MARKERS, new short[] {1, 2});
+        VERSIONS.put(ApiKeys.LIST_TRANSACTIONS, new short[] {0, ApiKeys.LIST_TRANSACTIONS.latestVersion()});
+        VERSIONS.put(ApiKeys.DESCRIBE_TRANSACTIONS, new short[] {0, ApiKeys.DESCRIBE_TRANSACTIONS.latestVersion()});
     }
 
     private final TransactionCoordinator transactions;
     private final GroupOffsetsPort groups;
     private final TxnMarkerWriter markers;
     private final MetadataView metadata;
+    private final TransactionAdminApis admin;
 
     public CoordinatorApis(final TransactionCoordinator transactions, final GroupOffsetsPort groups,
-        final TxnMarkerWriter markers, final MetadataView metadata)
+        final TxnMarkerWriter markers, final MetadataView metadata, final TransactionAdminApis admin)
     {
         this.transactions = transactions;
         this.groups = groups;
         this.markers = markers;
         this.metadata = metadata;
+        this.admin = admin;
     }
 
     /** Whether this class serves {@code key}. */
@@ -120,6 +127,11 @@ public final class CoordinatorApis
                 case WRITE_TXN_MARKERS:
                     return markers.write(((WriteTxnMarkersRequest) request).data())
                         .thenApply(WriteTxnMarkersResponse::new);
+                case LIST_TRANSACTIONS:
+                    return CompletableFuture.completedFuture(admin.listTransactions((ListTransactionsRequest) request));
+                case DESCRIBE_TRANSACTIONS:
+                    return CompletableFuture.completedFuture(admin.describeTransactions(
+                        (DescribeTransactionsRequest) request));
                 default:
                     return CompletableFuture.failedFuture(new IllegalArgumentException(
                         "not a coordinator API: " + request.apiKey()));

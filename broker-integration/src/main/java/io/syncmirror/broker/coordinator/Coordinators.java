@@ -64,7 +64,8 @@ public final class Coordinators implements AutoCloseable
         this.transactions = new TransactionCoordinator(config, replicas, metadata, producerIds, nodeClients,
             markerWriter, loader, time);
         this.markerWriter.groups(groups);
-        this.apis = new CoordinatorApis(transactions, groups, markerWriter, metadata);
+        this.apis = new CoordinatorApis(transactions, groups, markerWriter, metadata,
+            new TransactionAdminApis(transactions, time::milliseconds));
     }
 
     private static ThreadFactory daemon(final String name)

@@ -157,6 +157,36 @@ public final class TransactionCoordinator implements ReplicaAccess.LeadershipLis
         }
     }
 
+    /** One transactional id's persisted state, as ListTransactions and DescribeTransactions show it. */
+    public record TransactionView(String transactionalId, TransactionLogRecord state)
+    {
+    }
+
+    /** The ids served here; {@code loading} when some partition this broker leads is not loaded yet. */
+    public record TransactionListing(boolean loading, List<TransactionView> transactions)
+    {
+    }
+
+    /**
+     * Every transactional id of the {@code __transaction_state} partitions this broker serves, and whether some
+     * partition it leads is still loading (ListTransactions then answers COORDINATOR_LOAD_IN_PROGRESS, as Kafka
+     * does, rather than a partial list).
+     */
+    public TransactionListing transactions()
+    {
+        synchronized (lock)
+        {
+            boolean loading = false;
+            for (final TxnPartition partition : partitions.values())
+            {
+                loading |= !partition.loaded;
+            }
+            final List<TransactionView> views = new ArrayList<>();
+            forEachLoaded((partition, txn) -> views.add(new TransactionView(txn.id, txn.current)));
+            return new TransactionListing(loading, views);
+        }
+    }
+
     // ---------------------------------------------------------------------------------------------- InitProducerId
 
     /**

@@ -14,10 +14,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.internals.Topic;
+import org.apache.kafka.common.message.AlterConfigsRequestData;
+import org.apache.kafka.common.message.AlterConfigsResponseData;
+import org.apache.kafka.common.message.CreatePartitionsRequestData;
+import org.apache.kafka.common.message.CreatePartitionsResponseData;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
 import org.apache.kafka.common.message.CreateTopicsResponseData;
 import org.apache.kafka.common.message.DeleteTopicsResponseData;
@@ -32,6 +37,10 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.AlterConfigsRequest;
+import org.apache.kafka.common.requests.AlterConfigsResponse;
+import org.apache.kafka.common.requests.CreatePartitionsRequest;
+import org.apache.kafka.common.requests.CreatePartitionsResponse;
 import org.apache.kafka.common.requests.CreateTopicsRequest;
 import org.apache.kafka.common.requests.CreateTopicsResponse;
 import org.apache.kafka.common.requests.DeleteTopicsRequest;
@@ -73,7 +82,8 @@ public final class MetadataApis implements RequestHandler
     static final long AUTO_CREATE_WAIT_MS = 3_000;
 
     private static final Set<ApiKeys> APIS = EnumSet.of(ApiKeys.METADATA, ApiKeys.DESCRIBE_CLUSTER,
-        ApiKeys.DESCRIBE_CONFIGS, ApiKeys.CREATE_TOPICS, ApiKeys.DELETE_TOPICS, ApiKeys.INCREMENTAL_ALTER_CONFIGS);
+        ApiKeys.DESCRIBE_CONFIGS, ApiKeys.CREATE_TOPICS, ApiKeys.DELETE_TOPICS, ApiKeys.INCREMENTAL_ALTER_CONFIGS,
+        ApiKeys.CREATE_PARTITIONS, ApiKeys.ALTER_CONFIGS);
 
     private final int brokerId;
     private final String clusterId;
@@ -128,6 +138,10 @@ public final class MetadataApis implements RequestHandler
                     return createTopics((CreateTopicsRequest) request);
                 case DELETE_TOPICS:
                     return deleteTopics((DeleteTopicsRequest) request);
+                case CREATE_PARTITIONS:
+                    return createPartitions((CreatePartitionsRequest) request);
+                case ALTER_CONFIGS:
+                    return alterConfigs((AlterConfigsRequest) request);
                 case INCREMENTAL_ALTER_CONFIGS:
                     return incrementalAlterConfigs((IncrementalAlterConfigsRequest) request);
                 default:
@@ -585,6 +599,30 @@ public final class MetadataApis implements RequestHandler
             });
     }
 
+    /** Forwards CreatePartitions; answers once this broker's image shows every topic's new partition count. */
+    private CompletableFuture<AbstractResponse> createPartitions(final CreatePartitionsRequest request)
+    {
+        final CreatePartitionsRequestData asked = request.data();
+        return controller.<CreatePartitionsResponse>send(new CreatePartitionsRequest.Builder(asked))
+            .thenCompose(response ->
+            {
+                final CreatePartitionsResponseData data = response.data();
+                final Map<String, Integer> grown = new TreeMap<>();
+                for (final CreatePartitionsResponseData.CreatePartitionsTopicResult r : data.results())
+                {
+                    final CreatePartitionsRequestData.CreatePartitionsTopic topic = asked.topics().find(r.name());
+                    if (r.errorCode() == Errors.NONE.code() && !asked.validateOnly() && topic != null)
+                    {
+                        grown.put(r.name(), topic.count());
+                    }
+                }
+                return awaitImage(img -> grown.entrySet().stream().allMatch(e ->
+                    img.topic(e.getKey()).map(t -> t.partitions().size() >= e.getValue()).orElse(false)),
+                    waitMs(asked.timeoutMs()))
+                    .thenApply(img -> (AbstractResponse) new CreatePartitionsResponse(data));
+            });
+    }
+
     private CompletableFuture<AbstractResponse> deleteTopics(final DeleteTopicsRequest request)
     {
         final short version = request.version();
@@ -638,6 +676,53 @@ public final class MetadataApis implements RequestHandler
                 return awaitImage(img -> expectations.stream().allMatch(p -> p.test(img)),
                     MAX_APPLY_WAIT_MS)
                     .thenApply(img -> (AbstractResponse) new IncrementalAlterConfigsResponse(data));
+            });
+    }
+
+    /**
+     * The legacy AlterConfigs, which replaces a resource's whole set of dynamic configs: served as the
+     * IncrementalAlterConfigs that makes the same change (SET every config given, DELETE every other override of
+     * the topic, except {@code mirror.name}, which only mirror operations write), so both APIs validate alike.
+     */
+    private CompletableFuture<AbstractResponse> alterConfigs(final AlterConfigsRequest request)
+    {
+        final MetadataImage image = metadata.image();
+        final IncrementalAlterConfigsRequestData incremental = new IncrementalAlterConfigsRequestData()
+            .setValidateOnly(request.data().validateOnly());
+        for (final AlterConfigsRequestData.AlterConfigsResource resource : request.data().resources())
+        {
+            final IncrementalAlterConfigsRequestData.AlterConfigsResource replaced =
+                new IncrementalAlterConfigsRequestData.AlterConfigsResource().setResourceType(resource.resourceType())
+                    .setResourceName(resource.resourceName());
+            final Set<String> given = new LinkedHashSet<>();
+            for (final AlterConfigsRequestData.AlterableConfig config : resource.configs())
+            {
+                given.add(config.name());
+                replaced.configs().add(new IncrementalAlterConfigsRequestData.AlterableConfig().setName(config.name())
+                    .setValue(config.value()).setConfigOperation(AlterConfigOp.OpType.SET.id()));
+            }
+            if (resource.resourceType() == ConfigResource.Type.TOPIC.id())
+            {
+                image.topic(resource.resourceName()).ifPresent(topic -> topic.config().keySet().stream()
+                    .filter(key -> !given.contains(key) && !MirrorDefinition.MIRROR_NAME_CONFIG.equals(key))
+                    .forEach(key -> replaced.configs().add(new IncrementalAlterConfigsRequestData.AlterableConfig()
+                        .setName(key).setConfigOperation(AlterConfigOp.OpType.DELETE.id()))));
+            }
+            incremental.resources().add(replaced);
+        }
+        return incrementalAlterConfigs(new IncrementalAlterConfigsRequest.Builder(incremental)
+            .build(ApiKeys.INCREMENTAL_ALTER_CONFIGS.latestVersion()))
+            .thenApply(response ->
+            {
+                final AlterConfigsResponseData data = new AlterConfigsResponseData();
+                for (final IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse r :
+                    ((IncrementalAlterConfigsResponse) response).data().responses())
+                {
+                    data.responses().add(new AlterConfigsResponseData.AlterConfigsResourceResponse()
+                        .setErrorCode(r.errorCode()).setErrorMessage(r.errorMessage())
+                        .setResourceType(r.resourceType()).setResourceName(r.resourceName()));
+                }
+                return new AlterConfigsResponse(data);
             });
     }
 

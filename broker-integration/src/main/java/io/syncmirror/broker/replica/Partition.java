@@ -13,6 +13,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.NotEnoughReplicasException;
 import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
+import org.apache.kafka.common.errors.OffsetOutOfRangeException;
 import org.apache.kafka.common.errors.PolicyViolationException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -69,6 +70,8 @@ public final class Partition
         }
     }
 
+    /** DeleteRecords' offset meaning "up to the high watermark". */
+    public static final long DELETE_TO_HIGH_WATERMARK = -1L;
     private static final Role NONE = new Role(false, -1, -1, -1, List.of(), List.of(), PartitionSlotIndex.NO_SLOT, 1);
     private static final java.util.concurrent.atomic.AtomicReferenceFieldUpdater<Partition, Runnable>
         SYNC_REPORT_SIGNAL = java.util.concurrent.atomic.AtomicReferenceFieldUpdater.newUpdater(Partition.class,
@@ -367,6 +370,52 @@ public final class Partition
     public PartitionLog.AppendResult appendAsCoordinator(final MemoryRecords records)
     {
         return append(records, true, null, RequestShard.NO_REQUEST, true, true);
+    }
+
+    /**
+     * DeleteRecords on the leader: moves the log start offset up to {@code offset}, or to the HW when
+     * {@code offset} is -1 (Kafka's "delete everything committed"); never above the HW, so nothing that a leader
+     * change could still truncate is involved. Followers take the new start from their next fetch response.
+     * Returns the log start offset now in force.
+     *
+     * @throws NotLeaderOrFollowerException    this broker does not lead the partition
+     * @throws PolicyViolationException        a mirror topic (its start follows the source's), or a log that is
+     *                                         only compacted (as Kafka refuses it)
+     * @throws OffsetOutOfRangeException       {@code offset} is above the HW, or negative and not -1
+     */
+    public long deleteRecordsAsLeader(final long offset)
+    {
+        appendLock.lock();
+        try
+        {
+            if (!role.leader)
+            {
+                throw new NotLeaderOrFollowerException("broker " + localBrokerId + " does not lead " +
+                    topicPartition);
+            }
+            checkWritable();
+            if (!log.recordDeletionAllowed())
+            {
+                throw new PolicyViolationException("Records of partition " + topicPartition + " can not be "
+                    + "deleted due to the configured policy (cleanup.policy without delete)");
+            }
+            final long hw = log.highWatermark();
+            final long target = offset == DELETE_TO_HIGH_WATERMARK ? hw : offset;
+            if (target < 0 || target > hw)
+            {
+                throw new OffsetOutOfRangeException("Cannot delete records of " + topicPartition + " before offset "
+                    + offset + ": it is outside [0, high watermark " + hw + "]");
+            }
+            log.maybeIncrementLogStartOffset(target);
+        }
+        finally
+        {
+            appendLock.unlock();
+        }
+        // Fetch sessions answer a moved log start differently: the followers' sessions must hear of it now, not
+        // with the partition's next append.
+        notifyWatchers();
+        return log.logStartOffset();
     }
 
     private PartitionLog.AppendResult append(final MemoryRecords records, final boolean acksAll,
@@ -1129,8 +1178,12 @@ public final class Partition
     // Follower side: appends of what the leader sent.
     // ------------------------------------------------------------------------------------------------------
 
-    /** Appends fetched batches as a follower and follows the leader's HW; returns the new LEO. */
-    public long appendAsFollower(final MemoryRecords records, final long leaderHighWatermark)
+    /**
+     * Appends fetched batches as a follower, follows the leader's HW and its log start offset (DeleteRecords,
+     * retention), the latter never above this replica's own HW; returns the new LEO.
+     */
+    public long appendAsFollower(final MemoryRecords records, final long leaderHighWatermark,
+        final long leaderLogStartOffset)
     {
         appendLock.lock();
         try
@@ -1149,6 +1202,11 @@ public final class Partition
             if (leaderHighWatermark >= 0)
             {
                 log.updateHighWatermark(Math.min(leaderHighWatermark, leo));
+            }
+            final long newStart = Math.min(leaderLogStartOffset, log.highWatermark());
+            if (newStart > log.logStartOffset())
+            {
+                log.maybeIncrementLogStartOffset(newStart);
             }
             return leo;
         }

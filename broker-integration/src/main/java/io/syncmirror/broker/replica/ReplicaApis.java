@@ -87,6 +87,7 @@ public final class ReplicaApis
             case FETCH -> 4;
             case LIST_OFFSETS -> 1;
             case OFFSET_FOR_LEADER_EPOCH -> 2;
+            case DELETE_RECORDS, DESCRIBE_PRODUCERS -> key.oldestVersion();
             default -> -1;
         };
     }
@@ -95,7 +96,8 @@ public final class ReplicaApis
     {
         return switch (key)
         {
-            case PRODUCE, FETCH, LIST_OFFSETS, OFFSET_FOR_LEADER_EPOCH -> key.latestVersion();
+            case PRODUCE, FETCH, LIST_OFFSETS, OFFSET_FOR_LEADER_EPOCH, DELETE_RECORDS, DESCRIBE_PRODUCERS ->
+                key.latestVersion();
             default -> -1;
         };
     }

@@ -199,7 +199,7 @@ public final class ReplicaFetchers implements FollowerFetching, FetchTarget
             return RETRY_LATER;
         }
         final MemoryRecords memory = records instanceof MemoryRecords m ? m : MemoryRecords.EMPTY;
-        return partition.appendAsFollower(memory, highWatermark);
+        return partition.appendAsFollower(memory, highWatermark, logStartOffset);
     }
 
     @Override

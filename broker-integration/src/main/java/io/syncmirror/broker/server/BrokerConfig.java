@@ -13,6 +13,7 @@ import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Range;
 import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.storage.internals.log.CleanerConfig;
 
 import io.syncmirror.broker.coordinator.CoordinatorConfig;
 import io.syncmirror.broker.replica.ReplicaConfig;
@@ -86,18 +87,27 @@ public final class BrokerConfig extends AbstractConfig
     public static final String MIRROR_SYNC_TOPIC_DEMOTE_TIMEOUT_MS_CONFIG = "mirror.sync.topic.demote.timeout.ms";
     public static final long MIRROR_SYNC_TOPIC_DEMOTE_TIMEOUT_MS_DEFAULT = 30_000L;
     public static final String MIRROR_LINK_INJECTED_DELAY_MS_CONFIG = "mirror.link.injected.delay.ms";
+    public static final String MESSAGE_MAX_BYTES_CONFIG = "message.max.bytes";
+    /** Kafka's default: 1 MiB of record batch plus the batch overhead. */
+    public static final int MESSAGE_MAX_BYTES_DEFAULT = 1024 * 1024 + 12;
     public static final String LOG_STORAGE_CONFIG = "syncmirror.log.storage";
     public static final String LOG_STORAGE_DURABLE = "durable";
     public static final String LOG_STORAGE_MEMORY = "memory";
 
     /** Broker-level log defaults handed to the log store, in topic-config key form. */
-    private static final Map<String, String> LOG_DEFAULT_KEYS = Map.of(
-        "log.retention.ms", "retention.ms",
-        "log.retention.bytes", "retention.bytes",
-        "log.segment.bytes", "segment.bytes",
-        "log.cleanup.policy", "cleanup.policy",
-        "compression.type", "compression.type",
-        "log.message.timestamp.type", "message.timestamp.type");
+    private static final Map<String, String> LOG_DEFAULT_KEYS = Map.ofEntries(
+        Map.entry("log.retention.ms", "retention.ms"),
+        Map.entry("log.retention.bytes", "retention.bytes"),
+        Map.entry("log.segment.bytes", "segment.bytes"),
+        Map.entry("log.roll.ms", "segment.ms"),
+        Map.entry("log.cleanup.policy", "cleanup.policy"),
+        Map.entry("compression.type", "compression.type"),
+        Map.entry("log.message.timestamp.type", "message.timestamp.type"),
+        Map.entry(MESSAGE_MAX_BYTES_CONFIG, "max.message.bytes"),
+        Map.entry(CleanerConfig.LOG_CLEANER_MIN_CLEAN_RATIO_PROP, "min.cleanable.dirty.ratio"),
+        Map.entry(CleanerConfig.LOG_CLEANER_DELETE_RETENTION_MS_PROP, "delete.retention.ms"),
+        Map.entry(CleanerConfig.LOG_CLEANER_MIN_COMPACTION_LAG_MS_PROP, "min.compaction.lag.ms"),
+        Map.entry(CleanerConfig.LOG_CLEANER_MAX_COMPACTION_LAG_MS_PROP, "max.compaction.lag.ms"));
 
     public static final ConfigDef DEFINITION = new ConfigDef()
         .define(NODE_ID_CONFIG, Type.INT, ConfigDef.NO_DEFAULT_VALUE, Range.atLeast(0), Importance.HIGH,
@@ -209,7 +219,23 @@ public final class BrokerConfig extends AbstractConfig
             Range.atLeast(1), Importance.LOW, "Partitions this broker may lead at once (off-heap rows).")
         .define(ReplicaConfig.WAITERS_PER_PARTITION_CONFIG, Type.INT, ReplicaConfig.WAITERS_PER_PARTITION_DEFAULT,
             Range.atLeast(1), Importance.LOW,
-            "acks=all produces waiting on one partition at once, a power of two; more get a retriable error.");
+            "acks=all produces waiting on one partition at once, a power of two; more get a retriable error.")
+        .define(MESSAGE_MAX_BYTES_CONFIG, Type.INT, MESSAGE_MAX_BYTES_DEFAULT, Range.atLeast(0), Importance.HIGH,
+            "Largest record batch a topic accepts unless its max.message.bytes says otherwise; also the largest "
+                + "batch the log cleaner expects to read.");
+
+    static
+    {
+        // Kafka's own log.cleaner.* keys (CleanerConfig's definitions, defaults and validators), so a Kafka
+        // server.properties means the same here.
+        for (final ConfigDef.ConfigKey key : CleanerConfig.CONFIG_DEF.configKeys().values())
+        {
+            if (!DEFINITION.configKeys().containsKey(key.name))
+            {
+                DEFINITION.define(key);
+            }
+        }
+    }
 
     /** A listener as configured: its name and address. */
     public record Listener(String name, String host, int port)
@@ -310,6 +336,12 @@ public final class BrokerConfig extends AbstractConfig
         defaults.put("min.insync.replicas", Integer.toString(getInt(MIN_INSYNC_REPLICAS_CONFIG)));
         defaults.put("unclean.leader.election.enable", Boolean.toString(getBoolean(UNCLEAN_LEADER_ELECTION_CONFIG)));
         return defaults;
+    }
+
+    /** Kafka's log cleaner settings ({@code log.cleaner.*}, {@code message.max.bytes}). */
+    public CleanerConfig cleanerConfig()
+    {
+        return new CleanerConfig(this);
     }
 
     public ReplicaConfig replicaConfig()

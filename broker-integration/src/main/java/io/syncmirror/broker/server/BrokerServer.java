@@ -55,6 +55,7 @@ import io.syncmirror.broker.network.RequestContext;
 import io.syncmirror.broker.network.SocketServerConfig;
 import io.syncmirror.broker.replica.DataPathApis;
 import io.syncmirror.broker.replica.OffsetApis;
+import io.syncmirror.broker.replica.PartitionAdminApis;
 import io.syncmirror.broker.replica.ReplicaApis;
 import io.syncmirror.broker.replica.ReplicaFetchers;
 import io.syncmirror.broker.replica.ReplicaManager;
@@ -130,6 +131,12 @@ public final class BrokerServer implements AutoCloseable
         return metadata;
     }
 
+    /** This broker's logs (a {@link DurableLogStore} with its log cleaner unless the storage is memory). */
+    public LogStore logStore()
+    {
+        return logs;
+    }
+
     /** This broker's mirror coordinator (destination side of cluster mirroring). */
     public MirrorCoordinator mirrorCoordinator()
     {
@@ -182,7 +189,7 @@ public final class BrokerServer implements AutoCloseable
         logs = config.durableStorage() ?
             new DurableLogStore(config.logDirs(), config.logDefaults(), time,
                 config.getLong(BrokerConfig.HW_CHECKPOINT_INTERVAL_MS_CONFIG),
-                config.getLong(BrokerConfig.LOG_RETENTION_CHECK_INTERVAL_MS_CONFIG)) :
+                config.getLong(BrokerConfig.LOG_RETENTION_CHECK_INTERVAL_MS_CONFIG), config.cleanerConfig()) :
             new MemoryLogStore(config.logDefaults(), time);
         clients = new NodeClients(NodeClientConfig.defaults("broker-" + id));
 
@@ -235,7 +242,8 @@ public final class BrokerServer implements AutoCloseable
                 FetchSessionCache.MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS_DEFAULT, id),
             topicId -> metadata.topic(topicId).map(TopicMetadata::name).orElse(null),
             () -> metadata.appliedOffset() < metadata.latestKnownOffset());
-        final DataPathApis dataPath = new DataPathApis(replicaApis, new OffsetApis(replicas));
+        final DataPathApis dataPath = new DataPathApis(replicaApis, new OffsetApis(replicas),
+            new PartitionAdminApis(replicas));
         final List<ApiGroup> groups = new ArrayList<>();
         if (controllerApis != null)
         {

@@ -12,6 +12,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.apache.kafka.common.KafkaException;
@@ -21,6 +22,8 @@ import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.server.util.KafkaScheduler;
 import org.apache.kafka.storage.internals.checkpoint.CleanShutdownFileHandler;
 import org.apache.kafka.storage.internals.checkpoint.OffsetCheckpointFile;
+import org.apache.kafka.storage.internals.log.CleanerConfig;
+import org.apache.kafka.storage.internals.log.LogCleaner;
 import org.apache.kafka.storage.internals.log.LogConfig;
 import org.apache.kafka.storage.internals.log.LogDirFailureChannel;
 import org.apache.kafka.storage.internals.log.ProducerStateManagerConfig;
@@ -46,6 +49,13 @@ import org.slf4j.LoggerFactory;
  * and a stopped scheduler drops them silently. It also runs the HW checkpoint every
  * {@code replica.high.watermark.checkpoint.interval.ms} and retention every {@code log.retention.check.interval.ms}.
  * {@link #close()} stops it.
+ *
+ * <p>Compaction: Kafka's own {@link LogCleaner} (threads {@code kafka-log-cleaner-thread-*}) over every log
+ * whose config says {@code compact}, with its checkpoint {@code cleaner-offset-checkpoint} in each directory, as a
+ * Kafka broker's LogManager runs it. It cleans below the log's last stable offset, which is bounded by the HW:
+ * records that a leader change could still truncate are never cleaned (for a mirror partition the HW is at most
+ * the source HW, so the destination cleans only what the source committed). Truncation and deletion stop a
+ * cleaning of their log first ({@link CleaningGuard}), as Kafka's LogManager does.
  */
 public final class DurableLogStore implements LogStore
 {
@@ -72,6 +82,9 @@ public final class DurableLogStore implements LogStore
     private final ProducerStateManagerConfig producerStateManagerConfig =
         new ProducerStateManagerConfig(PRODUCER_ID_EXPIRATION_MS, false);
     private final ConcurrentHashMap<TopicPartition, UnifiedLogPartitionLog> logs = new ConcurrentHashMap<>();
+    /** The same logs as {@link #logs}, in the form the cleaner reads (it picks the compacted ones itself). */
+    private final ConcurrentHashMap<TopicPartition, UnifiedLog> cleanerView = new ConcurrentHashMap<>();
+    private final CleaningGuard cleaning;
     private final Object checkpointLock = new Object();
     private final boolean lastShutdownClean;
     private boolean closed;
@@ -81,15 +94,24 @@ public final class DurableLogStore implements LogStore
         this(logDirs, defaultTopicConfig, time, HW_CHECKPOINT_INTERVAL_MS_DEFAULT, RETENTION_CHECK_INTERVAL_MS_DEFAULT);
     }
 
+    /** A store without a log cleaner (tests of the store itself). */
+    public DurableLogStore(final List<Path> logDirs, final Map<String, String> defaultTopicConfig, final Time time,
+        final long hwCheckpointIntervalMs, final long retentionCheckIntervalMs)
+    {
+        this(logDirs, defaultTopicConfig, time, hwCheckpointIntervalMs, retentionCheckIntervalMs,
+            new CleanerConfig(false));
+    }
+
     /**
      * Opens (creating when absent) every log directory and loads every partition found in them.
      *
      * @param defaultTopicConfig broker defaults in topic-config key form (retention.ms, segment.bytes, ...)
      * @param hwCheckpointIntervalMs replica.high.watermark.checkpoint.interval.ms; 0 or less disables the timer
      * @param retentionCheckIntervalMs log.retention.check.interval.ms; 0 or less disables the timer
+     * @param cleanerConfig the log cleaner's settings; {@code enableCleaner=false} runs none (nothing is compacted)
      */
     public DurableLogStore(final List<Path> logDirs, final Map<String, String> defaultTopicConfig, final Time time,
-        final long hwCheckpointIntervalMs, final long retentionCheckIntervalMs)
+        final long hwCheckpointIntervalMs, final long retentionCheckIntervalMs, final CleanerConfig cleanerConfig)
     {
         if (logDirs.isEmpty())
         {
@@ -125,6 +147,9 @@ public final class DurableLogStore implements LogStore
             throw e;
         }
         this.lastShutdownClean = allClean;
+        this.cleaning = cleanerConfig.enableCleaner ? new CleaningGuard(new LogCleaner(cleanerConfig, dirFiles(),
+            cleanerView, logDirFailureChannel, time)) : CleaningGuard.NONE;
+        cleaning.startup();
         if (hwCheckpointIntervalMs > 0)
         {
             scheduler.schedule("syncmirror-checkpoint", this::checkpointQuietly, hwCheckpointIntervalMs,
@@ -162,11 +187,12 @@ public final class DurableLogStore implements LogStore
                 dir.hadCleanShutdown, Optional.empty());
             // The HW is not part of the log: restore it, bounded by what recovery kept.
             log.updateHighWatermark(Math.min(hws.getOrDefault(tp, 0L), log.logEndOffset()));
-            if (logs.putIfAbsent(tp, new UnifiedLogPartitionLog(log)) != null)
+            if (logs.putIfAbsent(tp, new UnifiedLogPartitionLog(log, this::cleaning)) != null)
             {
                 log.close();
                 throw new KafkaException("Partition " + tp + " found in more than one log directory");
             }
+            cleanerView.put(tp, log);
             loaded++;
         }
         return loaded;
@@ -224,8 +250,9 @@ public final class DurableLogStore implements LogStore
                 final UnifiedLog log = UnifiedLog.create(partitionDir, logConfig(topicConfig), 0L, 0L, scheduler,
                     brokerTopicStats, time, MAX_TRANSACTION_TIMEOUT_MS, producerStateManagerConfig,
                     PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS, logDirFailureChannel, true, id);
-                final UnifiedLogPartitionLog created = new UnifiedLogPartitionLog(log);
+                final UnifiedLogPartitionLog created = new UnifiedLogPartitionLog(log, this::cleaning);
                 logs.put(partition, created);
+                cleanerView.put(partition, log);
                 return created;
             }
             catch (final IOException e)
@@ -293,10 +320,15 @@ public final class DurableLogStore implements LogStore
         synchronized (this)
         {
             log = logs.remove(partition);
+            cleanerView.remove(partition);
         }
         if (log != null)
         {
+            // As Kafka's LogManager: stop a cleaning of this log, delete it, drop its cleaner checkpoint entry.
+            cleaning.abort(partition);
+            final File parent = log.unifiedLog().parentDirFile();
             log.delete();
+            cleaning.forget(parent, partition);
             checkpoint();
         }
     }
@@ -345,18 +377,34 @@ public final class DurableLogStore implements LogStore
         }
     }
 
+    /**
+     * Retention, as Kafka's LogManager runs it: on the logs that are not compacted, with their cleaning paused
+     * meanwhile; a {@code compact,delete} log's retention is the cleaner thread's, after it cleans.
+     */
     private void retentionQuietly()
     {
-        for (final UnifiedLogPartitionLog log : logs.values())
+        final Set<TopicPartition> paused = cleaning.pauseNonCompacted(cleanerView);
+        try
         {
-            try
+            for (final TopicPartition partition : paused)
             {
-                log.deleteOldSegments();
+                final UnifiedLogPartitionLog log = logs.get(partition);
+                try
+                {
+                    if (log != null)
+                    {
+                        log.deleteOldSegments();
+                    }
+                }
+                catch (final RuntimeException e)
+                {
+                    LOG.error("Retention failed on {}", partition, e);
+                }
             }
-            catch (final RuntimeException e)
-            {
-                LOG.error("Retention failed on {}", log.topicPartition(), e);
-            }
+        }
+        finally
+        {
+            cleaning.resume(paused);
         }
     }
 
@@ -388,8 +436,9 @@ public final class DurableLogStore implements LogStore
             }
             closed = true;
         }
-        // Tasks first, so no checkpoint or retention runs against a closing log.
+        // Tasks and the cleaner first, so no checkpoint, retention or cleaning runs against a closing log.
         shutdownScheduler();
+        cleaning.shutdown();
         boolean clean = true;
         for (final UnifiedLogPartitionLog log : logs.values())
         {
@@ -433,6 +482,7 @@ public final class DurableLogStore implements LogStore
             closed = true;
         }
         shutdownScheduler();
+        cleaning.shutdown();
         for (final UnifiedLogPartitionLog log : logs.values())
         {
             try
@@ -445,6 +495,29 @@ public final class DurableLogStore implements LogStore
             }
         }
         brokerTopicStats.close();
+    }
+
+    /** The guard the logs call around truncation: the cleaner's once it exists (logs load before it). */
+    private CleaningGuard cleaning()
+    {
+        final CleaningGuard guard = cleaning;
+        return guard == null ? CleaningGuard.NONE : guard;
+    }
+
+    /** Kafka's cleaner, when this store runs one (tests wait for a cleaning with it). */
+    public Optional<LogCleaner> cleaner()
+    {
+        return cleaning.cleaner();
+    }
+
+    private List<File> dirFiles()
+    {
+        final List<File> files = new ArrayList<>();
+        for (final LogDir dir : logDirs)
+        {
+            files.add(dir.dir);
+        }
+        return files;
     }
 
     private void shutdownScheduler()

@@ -5,22 +5,29 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.utils.Time;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The broker's logs kept on the heap ({@link MemoryPartitionLog}), for benchmarks; thread-safe (a concurrent map).
  * Nothing survives a close: checkpoints are no-ops and every start is a clean first start. Retention is applied
- * only when the owner calls {@link #deleteOldSegments()}; no thread is started.
+ * only when the owner calls {@link #deleteOldSegments()}; no thread is started. Nothing is compacted: a log whose
+ * config asks for {@code compact} keeps every record, and a warning names its topic once.
  */
 public final class MemoryLogStore implements LogStore
 {
     private final Map<String, String> defaultTopicConfig;
     private final Time time;
+    private static final Logger LOG = LoggerFactory.getLogger(MemoryLogStore.class);
+
     private final ConcurrentHashMap<TopicPartition, MemoryPartitionLog> logs = new ConcurrentHashMap<>();
+    private final Set<String> warnedUncompacted = ConcurrentHashMap.newKeySet();
 
     public MemoryLogStore(final Map<String, String> defaultTopicConfig, final Time time)
     {
@@ -39,7 +46,19 @@ public final class MemoryLogStore implements LogStore
     public PartitionLog getOrCreate(final TopicPartition partition, final Uuid topicId,
         final Map<String, String> topicConfig)
     {
-        return logs.computeIfAbsent(partition, tp -> new MemoryPartitionLog(tp, topicId, merged(topicConfig), time));
+        final Map<String, String> config = merged(topicConfig);
+        warnIfCompacted(partition.topic(), config);
+        return logs.computeIfAbsent(partition, tp -> new MemoryPartitionLog(tp, topicId, config, time));
+    }
+
+    private void warnIfCompacted(final String topic, final Map<String, String> config)
+    {
+        final String policy = config.getOrDefault("cleanup.policy", "delete");
+        if (policy.contains("compact") && warnedUncompacted.add(topic))
+        {
+            LOG.warn("{} has cleanup.policy={}, but memory log storage ({}=memory) does not compact: every record "
+                + "is kept until the broker stops", topic, policy, "syncmirror.log.storage");
+        }
     }
 
     @Override
@@ -60,7 +79,9 @@ public final class MemoryLogStore implements LogStore
         final MemoryPartitionLog log = logs.get(partition);
         if (log != null)
         {
-            log.updateConfig(merged(topicConfig));
+            final Map<String, String> config = merged(topicConfig);
+            warnIfCompacted(partition.topic(), config);
+            log.updateConfig(config);
         }
     }
 

@@ -26,6 +26,7 @@ import org.apache.kafka.common.errors.OutOfOrderSequenceException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.TransactionCoordinatorFencedException;
 import org.apache.kafka.common.errors.UnsupportedForMessageFormatException;
+import org.apache.kafka.common.message.DescribeProducersResponseData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.record.internal.ControlRecordType;
@@ -82,6 +83,7 @@ public final class MemoryPartitionLog implements PartitionLog
     private volatile long retentionBytes;
     private volatile int maxMessageBytes;
     private volatile long timestampBeforeMaxMs;
+    private volatile boolean deletePolicy;
     private volatile long timestampAfterMaxMs;
 
     // Offsets readable from any thread.
@@ -129,6 +131,7 @@ public final class MemoryPartitionLog implements PartitionLog
     public void updateConfig(final Map<String, String> topicConfig)
     {
         logAppendTime = "LogAppendTime".equals(topicConfig.get("message.timestamp.type"));
+        deletePolicy = topicConfig.getOrDefault("cleanup.policy", "delete").contains("delete");
         retentionMs = parseLong(topicConfig.get("retention.ms"), -1L);
         retentionBytes = parseLong(topicConfig.get("retention.bytes"), -1L);
         maxMessageBytes = (int)parseLong(topicConfig.get("max.message.bytes"), DEFAULT_MAX_MESSAGE_BYTES);
@@ -543,6 +546,39 @@ public final class MemoryPartitionLog implements PartitionLog
         {
             lock.unlockRead(stamp);
         }
+    }
+
+    @Override
+    public List<DescribeProducersResponseData.ProducerState> activeProducers()
+    {
+        final List<DescribeProducersResponseData.ProducerState> states = new ArrayList<>();
+        final long stamp = lock.readLock();
+        try
+        {
+            if (producers != null)
+            {
+                producers.forEach((producerId, entry) ->
+                {
+                    final long lastTimestamp = entry.batchCount == 0 ? RecordBatch.NO_TIMESTAMP
+                        : entry.timestamp[(entry.batchHead + entry.batchCount - 1) % PRODUCER_BATCHES_KEPT];
+                    states.add(new DescribeProducersResponseData.ProducerState().setProducerId(producerId)
+                        .setProducerEpoch(entry.epoch).setLastSequence(entry.lastSequence())
+                        .setLastTimestamp(lastTimestamp).setCoordinatorEpoch(entry.coordinatorEpoch)
+                        .setCurrentTxnStartOffset(entry.txnFirstOffset == NO_OFFSET ? -1L : entry.txnFirstOffset));
+                });
+            }
+        }
+        finally
+        {
+            lock.unlockRead(stamp);
+        }
+        return states;
+    }
+
+    @Override
+    public boolean recordDeletionAllowed()
+    {
+        return deletePolicy;
     }
 
     @Override

@@ -6,6 +6,7 @@ import java.util.OptionalInt;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.DescribeProducersResponseData;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.server.storage.log.FetchIsolation;
@@ -83,6 +84,18 @@ public interface PartitionLog extends AutoCloseable
      * must abort, since the source's coordinator that would end them is on the other cluster.
      */
     List<OpenTransaction> openTransactions();
+
+    /**
+     * Every producer with state in this log, as DescribeProducers reports it (producer id and epoch, last
+     * sequence and timestamp, coordinator epoch, start of its open transaction or -1).
+     */
+    List<DescribeProducersResponseData.ProducerState> activeProducers();
+
+    /**
+     * Whether {@code cleanup.policy} includes {@code delete}: Kafka refuses DeleteRecords on a log that is only
+     * compacted (its log start offset is the cleaner's to keep).
+     */
+    boolean recordDeletionAllowed();
 
     /** The offset of the last data batch the producer wrote, as the log's producer state has it; -1 if none. */
     long lastDataOffsetOf(long producerId);

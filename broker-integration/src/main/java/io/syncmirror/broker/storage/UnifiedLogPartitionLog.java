@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
@@ -45,18 +46,21 @@ import org.apache.kafka.storage.internals.log.VerificationGuard;
  * transaction coordinator writes.</li>
  * <li>A clean close: active segment trimmed, flushed, metrics removed, then closed; {@code close()} alone would
  * leave indexes that the next open must rebuild.</li>
+ * <li>Truncations stop the log cleaner's work on the log while they run ({@link CleaningGuard}).</li>
  * </ul>
  * I/O failures surface as {@code KafkaStorageException} (the log directory is then offline in the failure channel).
  */
 public final class UnifiedLogPartitionLog implements PartitionLog
 {
     private final UnifiedLog log;
+    private final Supplier<CleaningGuard> cleaning;
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile Uuid topicId;
 
-    public UnifiedLogPartitionLog(final UnifiedLog log)
+    UnifiedLogPartitionLog(final UnifiedLog log, final Supplier<CleaningGuard> cleaning)
     {
         this.log = log;
+        this.cleaning = cleaning;
         this.topicId = log.topicId().orElse(Uuid.ZERO_UUID);
     }
 
@@ -204,6 +208,18 @@ public final class UnifiedLogPartitionLog implements PartitionLog
     }
 
     @Override
+    public List<DescribeProducersResponseData.ProducerState> activeProducers()
+    {
+        return log.activeProducers();
+    }
+
+    @Override
+    public boolean recordDeletionAllowed()
+    {
+        return log.config().delete;
+    }
+
+    @Override
     public AppendResult appendAsFollower(final MemoryRecords records, final int leaderEpoch)
     {
         int epoch = leaderEpoch;
@@ -279,13 +295,37 @@ public final class UnifiedLogPartitionLog implements PartitionLog
     @Override
     public void truncateTo(final long offset)
     {
-        log.truncateTo(offset);
+        // Only a truncation into the cleaned or cleanable segments can race with the cleaner (Kafka's rule too).
+        if (offset >= log.activeSegment().baseOffset())
+        {
+            log.truncateTo(offset);
+            return;
+        }
+        final CleaningGuard guard = cleaning.get();
+        guard.pause(log.topicPartition());
+        try
+        {
+            log.truncateTo(offset);
+        }
+        finally
+        {
+            guard.resume(log);
+        }
     }
 
     @Override
     public void truncateFullyAndStartAt(final long offset)
     {
-        log.truncateFullyAndStartAt(offset, Optional.of(offset));
+        final CleaningGuard guard = cleaning.get();
+        guard.pause(log.topicPartition());
+        try
+        {
+            log.truncateFullyAndStartAt(offset, Optional.of(offset));
+        }
+        finally
+        {
+            guard.resume(log);
+        }
     }
 
     @Override

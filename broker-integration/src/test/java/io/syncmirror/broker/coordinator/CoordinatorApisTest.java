@@ -74,7 +74,8 @@ class CoordinatorApisTest
         final TransactionCoordinator transactions = new TransactionCoordinator(config, replicas, metadata,
             producerIds, id -> controller, markers, Runnable::run, time);
         transactions.startup();
-        apis = new CoordinatorApis(transactions, groups, markers, metadata);
+        apis = new CoordinatorApis(transactions, groups, markers, metadata,
+            new TransactionAdminApis(transactions, System::currentTimeMillis));
     }
 
     private void internalTopicsLedHere()

@@ -381,6 +381,18 @@ final class FakeReplicaAccess implements ReplicaAccess
         }
 
         @Override
+        public List<org.apache.kafka.common.message.DescribeProducersResponseData.ProducerState> activeProducers()
+        {
+            return List.of();
+        }
+
+        @Override
+        public boolean recordDeletionAllowed()
+        {
+            return false; // coordinator logs are compacted
+        }
+
+        @Override
         public Optional<EpochEndOffset> endOffsetForEpoch(final int leaderEpoch)
         {
             return Optional.empty();

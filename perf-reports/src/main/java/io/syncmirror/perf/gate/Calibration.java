@@ -22,8 +22,12 @@ import org.apache.commons.rng.simple.RandomSource;
  *
  * <pre>
  *   java -cp perf-reports.jar io.syncmirror.perf.gate.Calibration [--trials N] [--seed S] [--rounds N]
- *       [--threshold-pct T] [--confidence C] GATE_RESULTS_DIR...
+ *       [--threshold-pct T] [--confidence C] [--process-spread S] GATE_RESULTS_DIR...
  * </pre>
+ *
+ * <p>It first estimates the process spread from the runs themselves ({@link #processSpread}); the synthetic runs
+ * then draw their process effect from {@code --process-spread} when given, else from the floor the runs were
+ * decided with.
  *
  * <p>Prints, per method, the false-alarm rate (exit 1 at no shift) per metric and per run, the inconclusive rate,
  * the detection rate of every metric at each shift (5 % steps), and the smallest of them it detects 95 % of the time.
@@ -53,6 +57,7 @@ public final class Calibration
         double threshold = 10.0;
         double tailThreshold = GateOptions.DEFAULT_TAIL_THRESHOLD_PCT;
         double confidence = 0.99;
+        Double spread = null;
         final List<Path> dirs = new ArrayList<>();
         for (int i = 0; i < args.length; i++)
         {
@@ -64,18 +69,28 @@ public final class Calibration
                 case "--threshold-pct" -> threshold = Double.parseDouble(args[++i]);
                 case "--tail-threshold-pct" -> tailThreshold = Double.parseDouble(args[++i]);
                 case "--confidence" -> confidence = Double.parseDouble(args[++i]);
+                case "--process-spread" -> spread = Double.parseDouble(args[++i]);
                 default -> dirs.add(Paths.get(args[i]));
             }
         }
         final List<PooledRound> pool = new ArrayList<>();
+        final List<Rounds> runs = new ArrayList<>();
         int defaultRounds = 0;
         ToDoubleFunction<String> floor = metric -> 0.0;
+        String suiteName = "quick";
         for (final Path dir : dirs)
         {
             final GateResults results = GateResults.read(dir);
+            runs.add(results.rounds());
             pool.addAll(pool(results.rounds()));
             defaultRounds = Integer.parseInt(results.property("rounds", "5"));
             floor = Suite.parseFloor(results.property("floor", ""));
+            suiteName = results.property("suite.name", suiteName);
+        }
+        printProcessSpread(runs);
+        if (spread != null)
+        {
+            floor = Suite.parseFloor(Suite.named(suiteName).withProcessSpread(spread).floorDescription());
         }
         final int n = rounds > 0 ? rounds : defaultRounds;
         final List<String> metrics = new ArrayList<>(pool.get(0).values().keySet());
@@ -123,6 +138,69 @@ public final class Calibration
                 System.out.println(line);
             }
         }
+    }
+
+    /**
+     * The process spread of each metric estimated from A/A runs: the variance of the runs' mean log ratios less
+     * what their rounds' own spread explains, {@code mean(m_r^2) - mean(s_r^2 / n_r)} (both sides run one build,
+     * so the true mean is 0), as a log standard deviation; 0 when the rounds explain all of it. Also pooled over
+     * the sync bench's metrics, the figure {@link Suite#PROCESS_SPREAD} holds.
+     */
+    static Map<String, Double> processSpread(final List<Rounds> runs)
+    {
+        final Map<String, double[]> sums = new LinkedHashMap<>();
+        for (final Rounds run : runs)
+        {
+            for (final String metric : run.metrics())
+            {
+                final double[] base = run.values("baseline", metric);
+                final double[] cand = run.values("candidate", metric);
+                final int n = Math.min(base.length, cand.length);
+                if (n < 2)
+                {
+                    continue;
+                }
+                double mean = 0;
+                final double[] d = new double[n];
+                for (int i = 0; i < n; i++)
+                {
+                    d[i] = Math.log(cand[i] / base[i]);
+                    mean += d[i] / n;
+                }
+                double variance = 0;
+                for (final double x : d)
+                {
+                    variance += (x - mean) * (x - mean) / (n - 1);
+                }
+                final double[] s = sums.computeIfAbsent(metric, k -> new double[3]);
+                s[0] += mean * mean;
+                s[1] += variance / n;
+                s[2]++;
+            }
+        }
+        final Map<String, Double> spreads = new LinkedHashMap<>();
+        double pooledExcess = 0;
+        int pooledMetrics = 0;
+        for (final Map.Entry<String, double[]> e : sums.entrySet())
+        {
+            final double[] s = e.getValue();
+            final double excess = (s[0] - s[1]) / s[2];
+            spreads.put(e.getKey(), Math.sqrt(Math.max(0, excess)));
+            if (e.getKey().startsWith("sync-bench."))
+            {
+                pooledExcess += excess;
+                pooledMetrics++;
+            }
+        }
+        spreads.put("sync-bench (pooled)", pooledMetrics == 0 ? 0.0 : Math.sqrt(Math.max(0,
+            pooledExcess / pooledMetrics)));
+        return spreads;
+    }
+
+    private static void printProcessSpread(final List<Rounds> runs)
+    {
+        processSpread(runs).forEach((metric, spread) -> System.out.printf(Locale.ROOT,
+            "process spread %s: %.4f (log) over %d run(s)%n", metric, spread, runs.size()));
     }
 
     /** A standard normal draw (Box-Muller) from {@code rng}. */

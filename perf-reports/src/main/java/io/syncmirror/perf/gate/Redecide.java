@@ -23,26 +23,30 @@ public final class Redecide
             Path dir = null;
             Double threshold = null;
             Double tail = null;
+            Double spread = null;
             for (int i = 0; i < args.length; i++)
             {
                 switch (args[i])
                 {
                     case "--threshold-pct" -> threshold = Double.parseDouble(args[++i]);
                     case "--tail-threshold-pct" -> tail = Double.parseDouble(args[++i]);
+                    case "--process-spread" -> spread = Double.parseDouble(args[++i]);
                     default -> dir = Paths.get(args[i]);
                 }
             }
             if (dir == null)
             {
                 throw new IllegalArgumentException("usage: Redecide GATE_RESULTS_DIR [--threshold-pct T] "
-                    + "[--tail-threshold-pct T]");
+                    + "[--tail-threshold-pct T] [--process-spread S]");
             }
             final GateResults results = GateResults.read(dir);
             DecisionRule rule = GateReport.ruleOf(results);
-            if (threshold != null)
+            final String floor = spread == null ? results.property("floor", "")
+                : Suite.named(results.property("suite.name", "quick")).withProcessSpread(spread).floorDescription();
+            if (threshold != null || spread != null)
             {
-                rule = new DecisionRule(threshold, rule.confidence(), rule.method(), 1L)
-                    .withFloor(Suite.parseFloor(results.property("floor", "")))
+                rule = new DecisionRule(threshold != null ? threshold : rule.thresholdPct(), rule.confidence(),
+                    rule.method(), 1L).withFloor(Suite.parseFloor(floor))
                     .withTailThreshold(tail != null ? tail : rule.tailThresholdPct());
             }
             else if (tail != null)

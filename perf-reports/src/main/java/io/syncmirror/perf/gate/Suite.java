@@ -31,7 +31,7 @@ public record Suite(String name, int version, int partitions, int rate, int warm
      * mean log ratios less their rounds' own share, pooled over the four latency metrics (docs/regression-gate.md).
      * JMH metrics have none: every round is a fresh fork.
      */
-    public static final double PROCESS_SPREAD = 0.05;
+    public static final double PROCESS_SPREAD = 0.04;
     /** The latency percentiles each window gives, as RESULT fields. */
     public static final List<String> PERCENTILES = List.of("p50_us", "p99_us");
 
@@ -114,6 +114,14 @@ public record Suite(String name, int version, int partitions, int rate, int warm
                 + "warm-up, %d x %s measured", name, version, partitions, rate, warmupSeconds, durationSeconds,
             warmAsyncSeconds, warmSyncSeconds, heap, jvmOptions(), generations, jmhInclude, jmhParams, jmhWarmupIterations, jmhIterationTime,
             jmhIterations, jmhIterationTime);
+    }
+
+    /** This suite with another process spread (to decide recorded rounds again under another floor). */
+    public Suite withProcessSpread(final double spread)
+    {
+        return new Suite(name, version, partitions, rate, warmupSeconds, durationSeconds, warmAsyncSeconds,
+            warmSyncSeconds, heap, defaultRounds, generations, spread, jmhInclude, jmhParams, jmhWarmupIterations,
+            jmhIterationTime, jmhIterations);
     }
 
     /** The variance the decision adds to each metric: the process spread over the generations, for the bench. */

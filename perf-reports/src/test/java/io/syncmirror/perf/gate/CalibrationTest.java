@@ -59,6 +59,41 @@ class CalibrationTest
             Calibration.rates(pool(2), List.of("m"), rule, 5, 500, 0.12, 3, m -> 0.0).perMetric().get("m")[0]);
     }
 
+    /** {@code count} seeded A/A runs of 5 rounds, 5 % round noise per side, one process effect per run. */
+    private static List<Rounds> runs(final int count, final double processSpread, final long seed)
+    {
+        final SplittableRandom random = new SplittableRandom(seed);
+        final List<Rounds> runs = new ArrayList<>();
+        for (int r = 0; r < count; r++)
+        {
+            final double effect = processSpread * gaussian(random);
+            final Rounds rounds = new Rounds();
+            for (int i = 1; i <= 5; i++)
+            {
+                rounds.add(Rounds.BASELINE, i, "sync-bench.ASYNC.p50_us", 600 * Math.exp(0.05 * gaussian(random)),
+                    false);
+                rounds.add(Rounds.CANDIDATE, i, "sync-bench.ASYNC.p50_us",
+                    600 * Math.exp(effect + 0.05 * gaussian(random)), false);
+            }
+            runs.add(rounds);
+        }
+        return runs;
+    }
+
+    private static double gaussian(final SplittableRandom random)
+    {
+        return Math.sqrt(-2 * Math.log(1 - random.nextDouble())) * Math.cos(2 * Math.PI * random.nextDouble());
+    }
+
+    @Test
+    void shouldEstimateTheProcessSpreadTheRoundsCannotExplain()
+    {
+        final double withEffect = Calibration.processSpread(runs(400, 0.04, 11)).get("sync-bench (pooled)");
+        final double without = Calibration.processSpread(runs(400, 0.0, 12)).get("sync-bench (pooled)");
+        assertEquals(0.04, withEffect, 0.01, "a 4 % process effect per run");
+        assertTrue(without < 0.015, "no process effect: the rounds explain the spread of the run means, " + without);
+    }
+
     @Test
     void shouldPoolEveryCompleteRoundOfBothSides()
     {
