@@ -112,8 +112,21 @@ class SyncFailoverSystemTest
             final DescribeClusterMirrorsResponseData.MirrorTopic justAdded =
                 TrialMirrors.describe(oldSourcePort, "back", topic);
             assertNotNull(justAdded, "the failback mirror does not list the topic");
-            assertEquals(MirrorType.SYNC.id(), justAdded.desiredMirrorType(), TrialMirrors.summary(oldSourcePort,
-                "back", topic));
+            // The desired type lives with the new topic's partition leaders, which hold it once they lead the
+            // partitions they just got: describe shows it within moments of the add, not necessarily at once.
+            Clients.awaitCondition(() ->
+            {
+                try
+                {
+                    final DescribeClusterMirrorsResponseData.MirrorTopic described =
+                        TrialMirrors.describe(oldSourcePort, "back", topic);
+                    return described != null && described.desiredMirrorType() == MirrorType.SYNC.id();
+                }
+                catch (final Exception e)
+                {
+                    return false;
+                }
+            }, 10_000, "the failback mirror's desired type is SYNC");
             TrialMirrors.awaitState(oldSourcePort, "back", topic, partitions, MirrorPartitionState.MIRRORING, 60_000);
             TrialMirrors.awaitEffective(oldSourcePort, "back", topic, MirrorType.SYNC, 60_000);
             final DescribeClusterMirrorsResponseData.MirrorTopic promoted =
