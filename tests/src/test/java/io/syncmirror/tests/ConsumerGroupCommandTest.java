@@ -1,7 +1,5 @@
 package io.syncmirror.tests;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,7 +16,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.utils.internals.Exit;
 import org.apache.kafka.tools.consumer.group.ConsumerGroupCommand;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -39,7 +36,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * 3-broker cluster; not thread-safe, as the tool prints to {@code System.out} and {@code System.err}.
  *
  * <p>The tool is driven through its {@code main}, the entry point a person uses. {@code main} only calls
- * {@link Exit} on a usage error, so the exit procedure is replaced by one that throws: a usage error fails the
+ * {@code Exit} on a usage error, which {@link KafkaTools} turns into an exit status: a usage error fails the
  * test instead of ending the JVM. Both protocols are covered where they differ on the broker: the classic group
  * is described through DescribeGroups, the {@code group.protocol=consumer} group through ConsumerGroupDescribe.
  */
@@ -57,17 +54,6 @@ class ConsumerGroupCommandTest
     /** What one run of the tool printed. */
     private record ToolOutput(String out, String err)
     {
-    }
-
-    /** Thrown by the replaced exit procedure, so that a usage error surfaces as a test failure. */
-    private static final class ToolExitException extends RuntimeException
-    {
-        private static final long serialVersionUID = 1L;
-
-        ToolExitException(final int status, final String message)
-        {
-            super("kafka-consumer-groups exited with " + status + ": " + message, null, false, false);
-        }
     }
 
     @BeforeAll
@@ -94,39 +80,20 @@ class ConsumerGroupCommandTest
     {
         final List<String> argv = new ArrayList<>(List.of("--bootstrap-server", cluster.bootstrapServers()));
         argv.addAll(List.of(args));
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        final ByteArrayOutputStream err = new ByteArrayOutputStream();
-        final PrintStream originalOut = System.out;
-        final PrintStream originalErr = System.err;
-        Exit.setExitProcedure((status, message) ->
-        {
-            throw new ToolExitException(status, message);
-        });
+        final KafkaTools.Output output;
         try
         {
-            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-            ConsumerGroupCommand.main(argv.toArray(new String[0]));
+            output = KafkaTools.run("kafka-consumer-groups", ConsumerGroupCommand::main, argv);
         }
-        catch (final ToolExitException e)
+        catch (final Exception e)
         {
-            System.setOut(originalOut);
-            System.setErr(originalErr);
-            fail(e.getMessage() + "\nstdout:\n" + out.toString(StandardCharsets.UTF_8) + "\nstderr:\n"
-                + err.toString(StandardCharsets.UTF_8));
+            throw new AssertionError("kafka-consumer-groups " + String.join(" ", args) + " failed", e);
         }
-        finally
+        if (output.status() != 0)
         {
-            System.setOut(originalOut);
-            System.setErr(originalErr);
-            Exit.resetExitProcedure();
+            fail("kafka-consumer-groups exited with " + output);
         }
-        final ToolOutput output = new ToolOutput(out.toString(StandardCharsets.UTF_8),
-            err.toString(StandardCharsets.UTF_8));
-        // Echoed so that the run, and any broker log lines written meanwhile, stay in the test's report.
-        originalOut.println("kafka-consumer-groups " + String.join(" ", args) + "\n" + output.out());
-        originalErr.print(output.err());
-        return output;
+        return new ToolOutput(output.out(), output.err());
     }
 
     private static void createTopicWithRecords(final String topic) throws Exception

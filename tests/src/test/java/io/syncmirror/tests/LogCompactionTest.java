@@ -14,7 +14,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.server.storage.log.FetchIsolation;
@@ -29,8 +28,6 @@ import io.syncmirror.broker.mirror.MirrorPartitionState;
 import io.syncmirror.broker.replica.Partition;
 import io.syncmirror.broker.storage.PartitionLog;
 import io.syncmirror.broker.storage.UnifiedLogPartitionLog;
-import io.syncmirror.protocol.MirrorType;
-import io.syncmirror.protocol.TopicResultsResponseData;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -83,12 +80,7 @@ class LogCompactionTest
         {
             Clients.createTopic(admin, topic, 1, (short)2, compacted(86_400_000L));
         }
-        clusters.addAndAwaitMirroring(MIRROR, topic, 1);
-        final TopicResultsResponseData.TopicResult altered = SyncMirrors.alter(clusters.destination(), 1, MIRROR,
-            topic, MirrorType.SYNC);
-        assertEquals(Errors.NONE.code(), altered.errorCode(), String.valueOf(altered.errorMessage()));
-        SyncMirrors.awaitTypes(clusters.destination(), MIRROR, topic, MirrorType.SYNC, MirrorType.SYNC, 30_000);
-        SyncMirrors.awaitRegistered(clusters.source(), topic, MIRROR, true, 10_000);
+        clusters.addAndPromoteToSync(MIRROR, topic, 1);
 
         final Model model = new Model();
         try (KafkaProducer<byte[], byte[]> producer = Clients.producer(clusters.source().bootstrapServers(),

@@ -6,9 +6,12 @@ import java.util.Map;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.protocol.Errors;
 
 import io.syncmirror.broker.cluster.EmbeddedCluster;
 import io.syncmirror.broker.mirror.MirrorPartitionState;
+import io.syncmirror.protocol.MirrorType;
+import io.syncmirror.protocol.TopicResultsResponseData;
 
 /**
  * A source and a destination cluster of the reference broker in this JVM, both with the {@link Mirrors#FAST}
@@ -96,6 +99,21 @@ final class MirrorClusters implements AutoCloseable
         Mirrors.addOk(destination, mirror, topic);
         awaitState(mirror, topic, partitions, MirrorPartitionState.MIRRORING,
             partitions == 1 ? "partition MIRRORING" : "partitions MIRRORING");
+    }
+
+    /**
+     * Adds the source topic to the mirror, waits until it is MIRRORING, promotes it to SYNC and waits until both
+     * its desired and effective types are SYNC and the source gates on the mirror.
+     */
+    void addAndPromoteToSync(final String mirror, final String topic, final int partitions) throws Exception
+    {
+        addAndAwaitMirroring(mirror, topic, partitions);
+        final TopicResultsResponseData.TopicResult altered = SyncMirrors.alter(destination, 1, mirror, topic,
+            MirrorType.SYNC);
+        org.junit.jupiter.api.Assertions.assertEquals(Errors.NONE.code(), altered.errorCode(),
+            String.valueOf(altered.errorMessage()));
+        SyncMirrors.awaitTypes(destination, mirror, topic, MirrorType.SYNC, MirrorType.SYNC, 30_000);
+        SyncMirrors.awaitRegistered(source, topic, mirror, true, 10_000);
     }
 
     /** Waits until every partition of the destination's mirror topic is in {@code state}. */

@@ -14,7 +14,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -22,7 +21,6 @@ import org.junit.jupiter.api.Timeout;
 import io.syncmirror.broker.mirror.MirrorPartitionState;
 import io.syncmirror.broker.replica.Partition;
 import io.syncmirror.protocol.MirrorType;
-import io.syncmirror.protocol.TopicResultsResponseData;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -58,12 +56,7 @@ class SyncSourceUncleanElectionTest
     private static void promote(final MirrorClusters clusters, final String topic) throws Exception
     {
         clusters.createMirror(MIRROR);
-        clusters.addAndAwaitMirroring(MIRROR, topic, 1);
-        final TopicResultsResponseData.TopicResult altered = SyncMirrors.alter(clusters.destination(), 1, MIRROR,
-            topic, MirrorType.SYNC);
-        assertEquals(Errors.NONE.code(), altered.errorCode(), String.valueOf(altered.errorMessage()));
-        SyncMirrors.awaitTypes(clusters.destination(), MIRROR, topic, MirrorType.SYNC, MirrorType.SYNC, 30_000);
-        SyncMirrors.awaitRegistered(clusters.source(), topic, MIRROR, true, 10_000);
+        clusters.addAndPromoteToSync(MIRROR, topic, 1);
     }
 
     private static List<RecordMetadata> produce(final KafkaProducer<byte[], byte[]> producer, final String topic,
