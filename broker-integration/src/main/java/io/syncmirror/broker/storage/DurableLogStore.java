@@ -120,6 +120,9 @@ public final class DurableLogStore implements LogStore
         this.defaultTopicConfig = Map.copyOf(defaultTopicConfig);
         this.time = time;
         this.logDirFailureChannel = new LogDirFailureChannel(logDirs.size());
+        // Built before the logs load (it only holds the live map of them), started once they have.
+        this.cleaning = cleanerConfig.enableCleaner ? new CleaningGuard(new LogCleaner(cleanerConfig,
+            absoluteFiles(logDirs), cleanerView, logDirFailureChannel, time)) : CleaningGuard.NONE;
         this.scheduler = new KafkaScheduler(1, true, "syncmirror-log-scheduler-");
         scheduler.startup();
         boolean allClean = true;
@@ -147,8 +150,6 @@ public final class DurableLogStore implements LogStore
             throw e;
         }
         this.lastShutdownClean = allClean;
-        this.cleaning = cleanerConfig.enableCleaner ? new CleaningGuard(new LogCleaner(cleanerConfig, dirFiles(),
-            cleanerView, logDirFailureChannel, time)) : CleaningGuard.NONE;
         cleaning.startup();
         if (hwCheckpointIntervalMs > 0)
         {
@@ -187,7 +188,7 @@ public final class DurableLogStore implements LogStore
                 dir.hadCleanShutdown, Optional.empty());
             // The HW is not part of the log: restore it, bounded by what recovery kept.
             log.updateHighWatermark(Math.min(hws.getOrDefault(tp, 0L), log.logEndOffset()));
-            if (logs.putIfAbsent(tp, new UnifiedLogPartitionLog(log, this::cleaning)) != null)
+            if (logs.putIfAbsent(tp, new UnifiedLogPartitionLog(log, cleaning)) != null)
             {
                 log.close();
                 throw new KafkaException("Partition " + tp + " found in more than one log directory");
@@ -250,7 +251,7 @@ public final class DurableLogStore implements LogStore
                 final UnifiedLog log = UnifiedLog.create(partitionDir, logConfig(topicConfig), 0L, 0L, scheduler,
                     brokerTopicStats, time, MAX_TRANSACTION_TIMEOUT_MS, producerStateManagerConfig,
                     PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS, logDirFailureChannel, true, id);
-                final UnifiedLogPartitionLog created = new UnifiedLogPartitionLog(log, this::cleaning);
+                final UnifiedLogPartitionLog created = new UnifiedLogPartitionLog(log, cleaning);
                 logs.put(partition, created);
                 cleanerView.put(partition, log);
                 return created;
@@ -497,25 +498,18 @@ public final class DurableLogStore implements LogStore
         brokerTopicStats.close();
     }
 
-    /** The guard the logs call around truncation: the cleaner's once it exists (logs load before it). */
-    private CleaningGuard cleaning()
-    {
-        final CleaningGuard guard = cleaning;
-        return guard == null ? CleaningGuard.NONE : guard;
-    }
-
     /** Kafka's cleaner, when this store runs one (tests wait for a cleaning with it). */
     public Optional<LogCleaner> cleaner()
     {
         return cleaning.cleaner();
     }
 
-    private List<File> dirFiles()
+    private static List<File> absoluteFiles(final List<Path> dirs)
     {
         final List<File> files = new ArrayList<>();
-        for (final LogDir dir : logDirs)
+        for (final Path dir : dirs)
         {
-            files.add(dir.dir);
+            files.add(dir.toAbsolutePath().toFile());
         }
         return files;
     }

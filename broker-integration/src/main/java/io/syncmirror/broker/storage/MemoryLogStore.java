@@ -46,9 +46,12 @@ public final class MemoryLogStore implements LogStore
     public PartitionLog getOrCreate(final TopicPartition partition, final Uuid topicId,
         final Map<String, String> topicConfig)
     {
-        final Map<String, String> config = merged(topicConfig);
-        warnIfCompacted(partition.topic(), config);
-        return logs.computeIfAbsent(partition, tp -> new MemoryPartitionLog(tp, topicId, config, time));
+        return logs.computeIfAbsent(partition, tp ->
+        {
+            final Map<String, String> config = merged(topicConfig);
+            warnIfCompacted(tp.topic(), config);
+            return new MemoryPartitionLog(tp, topicId, config, time);
+        });
     }
 
     private void warnIfCompacted(final String topic, final Map<String, String> config)

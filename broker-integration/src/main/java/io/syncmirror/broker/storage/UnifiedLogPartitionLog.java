@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Supplier;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
@@ -53,11 +52,11 @@ import org.apache.kafka.storage.internals.log.VerificationGuard;
 public final class UnifiedLogPartitionLog implements PartitionLog
 {
     private final UnifiedLog log;
-    private final Supplier<CleaningGuard> cleaning;
+    private final CleaningGuard cleaning;
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile Uuid topicId;
 
-    UnifiedLogPartitionLog(final UnifiedLog log, final Supplier<CleaningGuard> cleaning)
+    UnifiedLogPartitionLog(final UnifiedLog log, final CleaningGuard cleaning)
     {
         this.log = log;
         this.cleaning = cleaning;
@@ -301,30 +300,28 @@ public final class UnifiedLogPartitionLog implements PartitionLog
             log.truncateTo(offset);
             return;
         }
-        final CleaningGuard guard = cleaning.get();
-        guard.pause(log.topicPartition());
+        cleaning.pause(log.topicPartition());
         try
         {
             log.truncateTo(offset);
         }
         finally
         {
-            guard.resume(log);
+            cleaning.resume(log);
         }
     }
 
     @Override
     public void truncateFullyAndStartAt(final long offset)
     {
-        final CleaningGuard guard = cleaning.get();
-        guard.pause(log.topicPartition());
+        cleaning.pause(log.topicPartition());
         try
         {
             log.truncateFullyAndStartAt(offset, Optional.of(offset));
         }
         finally
         {
-            guard.resume(log);
+            cleaning.resume(log);
         }
     }
 
