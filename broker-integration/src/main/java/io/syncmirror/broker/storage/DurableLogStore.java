@@ -120,7 +120,9 @@ public final class DurableLogStore implements LogStore
         this.defaultTopicConfig = Map.copyOf(defaultTopicConfig);
         this.time = time;
         this.logDirFailureChannel = new LogDirFailureChannel(logDirs.size());
-        // Built before the logs load (it only holds the live map of them), started once they have.
+        // Built before the logs load (it only holds the live map of them), started once they have; it opens its
+        // checkpoint file in each directory, so they must exist first (a first start creates them).
+        createDirectories(logDirs);
         this.cleaning = cleanerConfig.enableCleaner ? new CleaningGuard(new LogCleaner(cleanerConfig,
             absoluteFiles(logDirs), cleanerView, logDirFailureChannel, time)) : CleaningGuard.NONE;
         this.scheduler = new KafkaScheduler(1, true, "syncmirror-log-scheduler-");
@@ -502,6 +504,21 @@ public final class DurableLogStore implements LogStore
     public Optional<LogCleaner> cleaner()
     {
         return cleaning.cleaner();
+    }
+
+    private static void createDirectories(final List<Path> dirs)
+    {
+        for (final Path dir : dirs)
+        {
+            try
+            {
+                Files.createDirectories(dir);
+            }
+            catch (final IOException e)
+            {
+                throw new UncheckedIOException("Cannot create log directory " + dir, e);
+            }
+        }
     }
 
     private static List<File> absoluteFiles(final List<Path> dirs)

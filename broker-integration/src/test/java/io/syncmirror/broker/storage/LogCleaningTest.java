@@ -54,7 +54,9 @@ class LogCleaningTest
         // One thread, 2 MiB of dedupe buffer, 64 KiB I/O buffers, Kafka's largest batch, no throttle, 50 ms back-off.
         final CleanerConfig cleaning = new CleanerConfig(1, 2L * 1024 * 1024, 0.9, 64 * 1024, 1024 * 1024 + 12,
             Double.MAX_VALUE, 50L, true);
-        store = new DurableLogStore(List.of(root), Map.of("retention.ms", "-1"), Time.SYSTEM, 0, 0, cleaning);
+        // A directory that does not exist yet, as on a broker's first start.
+        store = new DurableLogStore(List.of(root.resolve("first-start")), Map.of("retention.ms", "-1"), Time.SYSTEM,
+            0, 0, cleaning);
         cleaner = store.cleaner().orElseThrow();
     }
 
