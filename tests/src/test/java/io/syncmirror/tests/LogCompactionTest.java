@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
@@ -14,6 +15,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.server.storage.log.FetchIsolation;
@@ -30,6 +32,7 @@ import io.syncmirror.broker.storage.PartitionLog;
 import io.syncmirror.broker.storage.UnifiedLogPartitionLog;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -140,6 +143,32 @@ class LogCompactionTest
             final List<Entry> entries = entries(log);
             assertTrue(entries.size() < KEYS + 50, log + " keeps " + entries.size() + " records after failover");
             model.check(log, entries);
+        }
+    }
+
+    @Test
+    @DisplayName("a record without a key is refused by a compacted topic with Kafka's INVALID_RECORD; the keyed "
+        + "records around it stay")
+    void shouldRefuseRecordsWithoutAKeyOnACompactedTopic() throws Exception
+    {
+        final String topic = "compacted-keyless";
+        try (Admin admin = Clients.admin(clusters.source().bootstrapServers()))
+        {
+            Clients.createTopic(admin, topic, 1, (short)2, compacted(86_400_000L));
+        }
+        try (KafkaProducer<byte[], byte[]> producer = Clients.producer(clusters.source().bootstrapServers(),
+            Map.of()))
+        {
+            final long first = producer.send(new ProducerRecord<>(topic, 0, bytes("k"), bytes("before")))
+                .get(30, TimeUnit.SECONDS).offset();
+            final ExecutionException refused = assertThrows(ExecutionException.class,
+                () -> producer.send(new ProducerRecord<>(topic, 0, null, bytes("no key"))).get(30, TimeUnit.SECONDS));
+            assertTrue(refused.getCause() instanceof InvalidRecordException, () -> "refused with " + refused.getCause());
+            assertTrue(refused.getCause().getMessage().contains("Compacted topic cannot accept message without key"),
+                () -> "the error names the reason: " + refused.getCause().getMessage());
+            final long next = producer.send(new ProducerRecord<>(topic, 0, bytes("k"), bytes("after")))
+                .get(30, TimeUnit.SECONDS).offset();
+            assertEquals(first + 1, next, "the refused record took no offset");
         }
     }
 

@@ -194,33 +194,55 @@ final class ZeroRpoTrial implements AutoCloseable
      */
     void mirror(final int index, final String mirror, final MirrorType type) throws Exception
     {
+        mirror(index, mirror, type, List.of(TOPIC));
+    }
+
+    /**
+     * The same for {@code topics}, added with one {@code --add}; each has the trial's partition count, RF 3 and
+     * min ISR 2 on the source.
+     */
+    void mirror(final int index, final String mirror, final MirrorType type, final List<String> topics)
+        throws Exception
+    {
         final ProcessCluster destination = destinations.get(index);
         MirrorCli.create(destination, mirror, source.bootstrapServers());
-        MirrorCli.add(destination, mirror, TOPIC, type == MirrorType.SYNC);
+        MirrorCli.add(destination, mirror, String.join(",", topics), type == MirrorType.SYNC);
         final int port = destination.port(1);
-        TrialMirrors.awaitState(port, mirror, TOPIC, partitions, MirrorPartitionState.MIRRORING, WAIT_MS);
-        TrialMirrors.awaitEffective(port, mirror, TOPIC, type, WAIT_MS);
+        for (final String topic : topics)
+        {
+            TrialMirrors.awaitState(port, mirror, topic, partitions, MirrorPartitionState.MIRRORING, WAIT_MS);
+            TrialMirrors.awaitEffective(port, mirror, topic, type, WAIT_MS);
+        }
         try (Admin admin = Clients.admin(destination.bootstrapServers()))
         {
-            for (final TopicPartitionInfo partition : Clients.describe(admin, TOPIC).partitions())
+            for (final String topic : topics)
             {
-                assertEquals(REPLICATION_FACTOR, partition.replicas().size(),
-                    () -> "mirror topic partition " + partition + " on " + destination.name());
+                for (final TopicPartitionInfo partition : Clients.describe(admin, topic).partitions())
+                {
+                    assertEquals(REPLICATION_FACTOR, partition.replicas().size(),
+                        () -> "mirror topic " + topic + " partition " + partition + " on " + destination.name());
+                }
+                final ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+                final Config config = admin.describeConfigs(List.of(resource)).all().get(30, TimeUnit.SECONDS)
+                    .get(resource);
+                assertEquals(Integer.toString(MIN_INSYNC_REPLICAS), config.get("min.insync.replicas").value(),
+                    () -> "min.insync.replicas of the mirror topic " + topic + " on " + destination.name());
             }
-            final ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, TOPIC);
-            final Config config = admin.describeConfigs(List.of(resource)).all().get(30, TimeUnit.SECONDS)
-                .get(resource);
-            assertEquals(Integer.toString(MIN_INSYNC_REPLICAS), config.get("min.insync.replicas").value(),
-                () -> "min.insync.replicas of the mirror topic on " + destination.name());
         }
-        note("mirror %s on %s: %s, every partition MIRRORING", mirror, destination.name(), type);
+        note("mirror %s on %s: %s, every partition of %s MIRRORING", mirror, destination.name(), type, topics);
     }
 
     /** Starts the acks=all load on the source at the seed's rate. */
     void startLoad()
     {
-        load = new AckedLoad(source.bootstrapServers(), ledger, partitions, seed, recordsPerSec).start();
-        note("load started");
+        startLoad(recordsPerSec);
+    }
+
+    /** Starts the acks=all load on the source at {@code rate} records per second. */
+    void startLoad(final double rate)
+    {
+        load = new AckedLoad(source.bootstrapServers(), ledger, partitions, seed, rate).start();
+        note("load started at %.0f records/s", rate);
     }
 
     /** Waits until at least {@code count} records are acknowledged; fails with the mirror's state if not. */
@@ -362,16 +384,38 @@ final class ZeroRpoTrial implements AutoCloseable
      */
     AckLedger.Verdict killSourceAndCheck(final int index, final String mirror) throws Exception
     {
+        killSource();
+        failOver(index, mirror, List.of(TOPIC));
+        return check(index);
+    }
+
+    /** SIGKILLs every source broker at once under the load, then closes the load's producer. */
+    void killSource() throws InterruptedException
+    {
         final long ackedBefore = ledger.ackedCount();
         source.killAll();
         load.stop();
         note("every source broker SIGKILLed at %d acknowledgements (%d by the time the producer closed, %d sends "
             + "failed)", ackedBefore, ledger.ackedCount(), ledger.failedCount());
+    }
+
+    /** Fails {@code topics} over on destination {@code index} with the CLI and waits until each is STOPPED. */
+    void failOver(final int index, final String mirror, final List<String> topics) throws Exception
+    {
         final ProcessCluster destination = destinations.get(index);
-        MirrorCli.failOver(destination, mirror, TOPIC);
-        TrialMirrors.awaitState(destination.port(1), mirror, TOPIC, partitions, MirrorPartitionState.STOPPED,
-            WAIT_MS);
-        note("failed over on %s: every partition STOPPED", destination.name());
+        MirrorCli.failOver(destination, mirror, String.join(",", topics));
+        for (final String topic : topics)
+        {
+            TrialMirrors.awaitState(destination.port(1), mirror, topic, partitions, MirrorPartitionState.STOPPED,
+                WAIT_MS);
+        }
+        note("failed over on %s: every partition of %s STOPPED", destination.name(), topics);
+    }
+
+    /** Looks every acknowledged record up on destination {@code index}; the caller asserts on the verdict. */
+    AckLedger.Verdict check(final int index)
+    {
+        final ProcessCluster destination = destinations.get(index);
         final AckLedger.Verdict verdict = ledger.verify(destination.bootstrapServers(), partitions, WAIT_MS);
         note("check on %s: %s; min ack latency %.1f ms, longest stall %.0f ms", destination.name(), verdict,
             load.minAckLatencyMs(), load.longestAckGapMs());
