@@ -48,6 +48,11 @@ class SyncSystemTest
     /** One way, on every mirror link: a short WAN hop. */
     private static final double WAN_DELAY_MS = 10;
     private static final String MIRROR = "dr";
+    /**
+     * SS-01's load: a steady rate that leaves the machine's cores room. At the trials' 800-1,500 records/s the seven
+     * JVMs of a 2-core machine were CPU-bound, and the tail measured the machine (p99 over 500 ms in CI).
+     */
+    private static final double SS01_RECORDS_PER_SEC = 400;
     private static final Path RESULTS = Path.of("target", "system-tests");
 
     /** Kept when a test fails: the brokers' configs and logs are what explains it. */
@@ -56,7 +61,7 @@ class SyncSystemTest
 
     @Test
     @DisplayName("SS-01 MirrorSyncReplicationLatencyMs under a steady acks=all load across a 10 ms WAN hop: every "
-        + "sync ack waited a link round trip, the distribution is bounded, and the rate is met")
+        + "sync ack waited a link round trip, the distribution in the measured window is bounded, and the rate is met")
     @Timeout(300)
     void shouldReportTheSyncLatencyDistribution() throws Exception
     {
@@ -64,52 +69,76 @@ class SyncSystemTest
         {
             trial.createTopic();
             trial.mirror(0, MIRROR, MirrorType.SYNC);
-            trial.startLoad();
-            trial.awaitAcked(2_000, MIRROR, 0);
+            trial.startLoad(SS01_RECORDS_PER_SEC);
+            // Warm-up: the first acks pay for promotion and for the JIT of seven JVMs on the machine's cores.
+            trial.awaitAcked(3_000, MIRROR, 0);
             trial.load().takeLatencies();
+            final Histogram[] brokersBefore = brokerLatencies(trial);
             final long firstAck = trial.ledger().ackedCount();
+            final MachineCpu.Reading cpuBefore = MachineCpu.read();
             final long startNs = System.nanoTime();
             trial.awaitAcked(firstAck + 12_000, MIRROR, 0);
             final double seconds = (System.nanoTime() - startNs) / 1e9;
+            final double machineCpu = MachineCpu.busyPercent(cpuBefore, MachineCpu.read());
             final Histogram producer = trial.load().takeLatencies();
+            final Histogram[] brokersAfter = brokerLatencies(trial);
             final double achieved = (trial.ledger().ackedCount() - firstAck) / seconds;
 
             final StringBuilder report = new StringBuilder(String.format(
-                "SS-01: 3+3 broker processes, RF 3, min ISR 2, %d partitions, %.1f ms one way on the mirror link%n"
+                "SS-01: 3+3 broker processes, RF 3, min ISR 2, %d partitions, %.1f ms one way on the mirror link, "
+                + "%.0f records/s asked%nmeasured window: %.1f s, machine CPU %.0f %% busy (%d cores)%s%n"
                 + "producer: %.0f records/s acknowledged; ack latency ms p50 %.2f p99 %.2f p99.9 %.2f max %.2f "
-                + "(%d acks)%n", trial.partitions(), WAN_DELAY_MS, achieved, ms(producer, 50), ms(producer, 99),
-                ms(producer, 99.9), producer.getMaxValue() / 1000.0, producer.getTotalCount()));
+                + "(%d acks)%n", trial.partitions(), WAN_DELAY_MS, SS01_RECORDS_PER_SEC, seconds, machineCpu,
+                Runtime.getRuntime().availableProcessors(), machineCpu > 80 ? " SATURATED: latency below measures "
+                + "the machine" : "", achieved, ms(producer, 50), ms(producer, 99), ms(producer, 99.9),
+                producer.getMaxValue() / 1000.0, producer.getTotalCount()));
             long brokerCount = 0;
+            final List<Runnable> checks = new ArrayList<>();
             for (int node = 1; node <= ZeroRpoTrial.BROKERS; node++)
             {
                 final int broker = node;
-                try (BrokerJmx jmx = BrokerJmx.attach(trial.source(), node))
+                final Histogram window = brokersAfter[node - 1].copy();
+                window.subtract(brokersBefore[node - 1]);
+                final double p50 = ms(window, 50);
+                final double p99 = ms(window, 99);
+                report.append(String.format("source broker %d MirrorSyncReplicationLatencyMs in the window: count %d,"
+                    + " p50 %.2f p99 %.2f p99.9 %.2f max %.2f; since start: count %d, p99 %.2f%n", node,
+                    window.getTotalCount(), p50, p99, ms(window, 99.9), window.getMaxValue() / 1000.0,
+                    brokersAfter[node - 1].getTotalCount(), ms(brokersAfter[node - 1], 99)));
+                if (window.getTotalCount() > 0)
                 {
-                    final String metric = "MirrorSyncReplicationLatencyMs";
-                    final long count = (Long)jmx.mirrorMetric(metric, "Count");
-                    final double p50 = (Double)jmx.mirrorMetric(metric, "50thPercentile");
-                    final double p99 = (Double)jmx.mirrorMetric(metric, "99thPercentile");
-                    final double p999 = (Double)jmx.mirrorMetric(metric, "999thPercentile");
-                    final double max = (Double)jmx.mirrorMetric(metric, "Max");
-                    report.append(String.format("source broker %d MirrorSyncReplicationLatencyMs: count %d, p50 %.2f "
-                        + "p99 %.2f p99.9 %.2f max %.2f%n", node, count, p50, p99, p999, max));
-                    if (count > 0)
-                    {
-                        brokerCount += count;
-                        // From append to answer on a sync-gated partition: at least the link's round trip.
-                        assertTrue(p50 >= 2 * WAN_DELAY_MS, () -> "broker " + broker + " p50 " + p50 + " ms");
-                        assertTrue(p99 < 2 * WAN_DELAY_MS + 500, () -> "broker " + broker + " p99 " + p99 + " ms");
-                    }
+                    brokerCount += window.getTotalCount();
+                    // From append to answer on a sync-gated partition: at least the link's round trip.
+                    checks.add(() -> assertTrue(p50 >= 2 * WAN_DELAY_MS, () -> "broker " + broker + " p50 " + p50 +
+                        " ms: " + report));
+                    checks.add(() -> assertTrue(p99 < 2 * WAN_DELAY_MS + 500, () -> "broker " + broker + " p99 " +
+                        p99 + " ms: " + report));
                 }
             }
             write("SS-01-latency.txt", report.toString());
+            checks.forEach(Runnable::run);
             final long brokerProduces = brokerCount;
             assertTrue(brokerProduces > 0, "no source broker recorded a sync-gated produce");
-            assertTrue(achieved >= 0.9 * trial.recordsPerSec(), () -> "the load fell behind its rate: " + report);
+            assertTrue(achieved >= 0.9 * SS01_RECORDS_PER_SEC, () -> "the load fell behind its rate: " + report);
             assertTrue(ms(producer, 50) >= 2 * WAN_DELAY_MS, () -> "a median ack under the link RTT: " + report);
             assertTrue(ms(producer, 99) < 2 * WAN_DELAY_MS + 500, () -> "ack p99 unbounded: " + report);
             trial.assertNothingLost(trial.killSourceAndCheck(0, MIRROR));
         }
+    }
+
+    /** Each source broker's MirrorSyncReplicationLatencyMs since it started, in µs, in node order. */
+    private static Histogram[] brokerLatencies(final ZeroRpoTrial trial) throws Exception
+    {
+        final Histogram[] histograms = new Histogram[ZeroRpoTrial.BROKERS];
+        for (int node = 1; node <= ZeroRpoTrial.BROKERS; node++)
+        {
+            try (BrokerJmx jmx = BrokerJmx.attach(trial.source(), node))
+            {
+                histograms[node - 1] = Histogram.fromString((String)jmx.mirrorMetric("MirrorSyncReplicationLatencyMs",
+                    "EncodedHistogram"));
+            }
+        }
+        return histograms;
     }
 
     @Test

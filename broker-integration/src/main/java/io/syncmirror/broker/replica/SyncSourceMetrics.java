@@ -1,7 +1,9 @@
 package io.syncmirror.broker.replica;
 
 import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -55,6 +57,13 @@ public final class SyncSourceMetrics implements AutoCloseable
         double get99thPercentile();
 
         double get999thPercentile();
+
+        /**
+         * Everything recorded since the broker started, in microseconds, as HdrHistogram's compressed encoding in
+         * Base64 ({@code Histogram.fromString}): a reader subtracts two of these to get the exact distribution of the
+         * window between them, which the percentiles above, taken since the start, cannot give.
+         */
+        String getEncodedHistogram();
     }
 
     /** A gauge's value. */
@@ -110,6 +119,12 @@ public final class SyncSourceMetrics implements AutoCloseable
             {
                 return snapshot().getValueAtPercentile(99.9) / 1000.0;
             }
+
+            @Override
+            public String getEncodedHistogram()
+            {
+                return encode(snapshot());
+            }
         }, LatencyMBean.class, false));
         register("ProducesWaitingOnSync", brokerId, new StandardMBean((GaugeMBean)waiting::get, GaugeMBean.class,
             false));
@@ -151,6 +166,17 @@ public final class SyncSourceMetrics implements AutoCloseable
     public long producesWaiting()
     {
         return waiting.get();
+    }
+
+    /** {@code histogram} in HdrHistogram's compressed encoding, in Base64. */
+    static String encode(final Histogram histogram)
+    {
+        final ByteBuffer buffer = ByteBuffer.allocate(histogram.getNeededByteBufferCapacity());
+        histogram.encodeIntoCompressedByteBuffer(buffer);
+        buffer.flip();
+        final byte[] bytes = new byte[buffer.remaining()];
+        buffer.get(bytes);
+        return Base64.getEncoder().encodeToString(bytes);
     }
 
     /** Everything recorded so far (a copy). */
