@@ -1,6 +1,5 @@
 package io.syncmirror.tests;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -9,8 +8,6 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
 
 /**
  * Every record a producer had acknowledged, as (partition, offset, value bytes) from its send callbacks, and the
@@ -122,31 +119,9 @@ final class AckLedger
             acked.forEach((p, byOffset) -> expected.put(p, new HashMap<>(byOffset)));
         }
         final Map<Integer, Map<Long, byte[]>> found = new HashMap<>();
-        final List<TopicPartition> tps = new ArrayList<>();
-        for (int p = 0; p < partitions; p++)
+        for (final ConsumerRecord<byte[], byte[]> record : Clients.readToEnd(bootstrap, topic, partitions, timeoutMs))
         {
-            tps.add(new TopicPartition(topic, p));
-            found.put(p, new HashMap<>());
-        }
-        try (KafkaConsumer<byte[], byte[]> consumer = Clients.consumer(bootstrap,
-            Map.of("isolation.level", "read_uncommitted", "max.poll.records", 5000)))
-        {
-            consumer.assign(tps);
-            consumer.seekToBeginning(tps);
-            final Map<TopicPartition, Long> ends = consumer.endOffsets(tps, Duration.ofSeconds(30));
-            final long deadlineMs = System.currentTimeMillis() + timeoutMs;
-            while (!reachedEnds(consumer, ends))
-            {
-                if (System.currentTimeMillis() > deadlineMs)
-                {
-                    throw new AssertionError("could not read " + topic + " to its end offsets " + ends +
-                        " within " + timeoutMs + " ms");
-                }
-                for (final ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200)))
-                {
-                    found.get(record.partition()).put(record.offset(), record.value());
-                }
-            }
+            found.computeIfAbsent(record.partition(), p -> new HashMap<>()).put(record.offset(), record.value());
         }
         long total = 0;
         long missing = 0;
@@ -172,19 +147,6 @@ final class AckLedger
             }
         }
         return new Verdict(total, missing, mismatched, duplicateCount.get(), samples);
-    }
-
-    private static boolean reachedEnds(final KafkaConsumer<byte[], byte[]> consumer,
-        final Map<TopicPartition, Long> ends)
-    {
-        for (final Map.Entry<TopicPartition, Long> end : ends.entrySet())
-        {
-            if (consumer.position(end.getKey()) < end.getValue())
-            {
-                return false;
-            }
-        }
-        return true;
     }
 
     private static void maybeSample(final List<String> samples, final String sample)

@@ -127,6 +127,39 @@ final class Clients
         }
     }
 
+    /**
+     * Every record of partitions 0 to {@code partitions - 1} of {@code topic}, read uncommitted from the start to the
+     * end offsets the read began with; fails when that takes longer than {@code timeoutMs}.
+     */
+    static List<ConsumerRecord<byte[], byte[]>> readToEnd(final String bootstrap, final String topic,
+        final int partitions, final long timeoutMs)
+    {
+        final List<TopicPartition> tps = new ArrayList<>();
+        for (int p = 0; p < partitions; p++)
+        {
+            tps.add(new TopicPartition(topic, p));
+        }
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap,
+            Map.of("isolation.level", "read_uncommitted", "max.poll.records", 5000)))
+        {
+            consumer.assign(tps);
+            consumer.seekToBeginning(tps);
+            final Map<TopicPartition, Long> ends = consumer.endOffsets(tps, Duration.ofSeconds(30));
+            final List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+            final long deadlineMs = System.currentTimeMillis() + timeoutMs;
+            while (tps.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp)))
+            {
+                if (System.currentTimeMillis() > deadlineMs)
+                {
+                    throw new AssertionError("could not read " + topic + " to its end offsets " + ends + " within " +
+                        timeoutMs + " ms");
+                }
+                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+            }
+            return records;
+        }
+    }
+
     /** Reads {@code count} records of the given partitions from their start. */
     static List<ConsumerRecord<byte[], byte[]>> readAll(final KafkaConsumer<byte[], byte[]> consumer,
         final Collection<TopicPartition> partitions, final int count, final long timeoutMs)

@@ -18,7 +18,6 @@ import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -123,7 +122,8 @@ class StreamsDisasterRecoveryTest
                 trial.note("application running on the destination");
                 produce(destination, trial.partitions(), RECORDS_AFTER_FAILOVER, seed);
                 awaitCaughtUp(trial, app, destination);
-                final Map<String, Long> model = model(readAll(destination, INPUT, trial.partitions()));
+                final Map<String, Long> model = model(Clients.readToEnd(destination, INPUT, trial.partitions(),
+                    WAIT_MS));
                 final Map<String, Long> counts = lastCounts(destination, trial.partitions());
                 trial.note("model %s; counts %s", model, counts);
                 assertEquals(model, counts, () -> "the counts after a planned failover\n" + log(trial));
@@ -163,7 +163,8 @@ class StreamsDisasterRecoveryTest
             assertTrue(window <= windowBound, () -> "the destination's committed offsets trail its logs by " + window
                 + " records, more than " + REPROCESSING_WINDOW_MS + " ms of input (" + windowBound + ")\n" + log(trial));
 
-            final Map<String, Long> model = model(readAll(destination, INPUT, trial.partitions()));
+            final Map<String, Long> model = model(Clients.readToEnd(destination, INPUT, trial.partitions(),
+                WAIT_MS));
             try (ColourCountApp app = ColourCountApp.start(destination, INPUT, dir.resolve("state-destination")))
             {
                 trial.note("application running on the destination with empty local state");
@@ -346,31 +347,6 @@ class StreamsDisasterRecoveryTest
         trial.note("application caught up: committed offsets at the log ends");
     }
 
-    /** Every record of {@code topic} on {@code bootstrap}, read from the start to the end offsets. */
-    private static List<ConsumerRecord<byte[], byte[]>> readAll(final String bootstrap, final String topic,
-        final int partitions)
-    {
-        final List<TopicPartition> tps = new ArrayList<>();
-        for (int p = 0; p < partitions; p++)
-        {
-            tps.add(new TopicPartition(topic, p));
-        }
-        try (KafkaConsumer<byte[], byte[]> consumer = Clients.consumer(bootstrap, Map.of("max.poll.records", 5000)))
-        {
-            consumer.assign(tps);
-            consumer.seekToBeginning(tps);
-            final Map<TopicPartition, Long> ends = consumer.endOffsets(tps, Duration.ofSeconds(30));
-            final List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
-            final long deadlineMs = System.currentTimeMillis() + WAIT_MS;
-            while (tps.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp)))
-            {
-                assertTrue(System.currentTimeMillis() < deadlineMs, () -> topic + " not read to its ends " + ends);
-                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
-            }
-            return records;
-        }
-    }
-
     /** The model: how many of {@code input} name each colour. */
     private static Map<String, Long> model(final List<ConsumerRecord<byte[], byte[]>> input)
     {
@@ -383,7 +359,8 @@ class StreamsDisasterRecoveryTest
     private static Map<String, Long> lastCounts(final String bootstrap, final int partitions)
     {
         final Map<String, Long> counts = new TreeMap<>();
-        for (final ConsumerRecord<byte[], byte[]> record : readAll(bootstrap, ColourCountApp.OUTPUT, partitions))
+        for (final ConsumerRecord<byte[], byte[]> record : Clients.readToEnd(bootstrap, ColourCountApp.OUTPUT,
+            partitions, WAIT_MS))
         {
             counts.put(new String(record.key(), StandardCharsets.UTF_8), ByteBuffer.wrap(record.value()).getLong());
         }
