@@ -12,6 +12,8 @@ import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.config.ConfigResource;
 
@@ -250,9 +252,45 @@ final class ZeroRpoTrial implements AutoCloseable
     {
         final int port = destinations.get(index).port(1);
         TrialMirrors.awaitOrFail(() -> ledger.ackedCount() >= count, WAIT_MS,
-            () -> "only " + ledger.ackedCount() + " of " + count + " records acknowledged; " +
-                TrialMirrors.summary(port, mirror, TOPIC));
+            () -> "only " + ledger.ackedCount() + " of " + count + " records acknowledged (" +
+                ledger.failedCount() + " sends failed); " + TrialMirrors.summary(port, mirror, TOPIC) + "; " +
+                sourceSummary());
         note("%d records acknowledged", ledger.ackedCount());
+    }
+
+    /**
+     * The source side of every partition, for a failure message: its leader, ISR, HW and the highest acknowledged
+     * offset, so that a stall shows whether the source's own ISR or the mirror held the HW.
+     */
+    String sourceSummary()
+    {
+        final StringBuilder text = new StringBuilder("source " + TOPIC + ":");
+        try (Admin admin = Clients.admin(source.bootstrapServers()))
+        {
+            final List<TopicPartitionInfo> described = admin.describeTopics(List.of(TOPIC)).allTopicNames()
+                .get(10, TimeUnit.SECONDS).get(TOPIC).partitions();
+            final Map<TopicPartition, OffsetSpec> latest =
+                new HashMap<>();
+            for (int p = 0; p < partitions; p++)
+            {
+                latest.put(new TopicPartition(TOPIC, p),
+                    OffsetSpec.latest());
+            }
+            final var ends = admin.listOffsets(latest).all().get(10, TimeUnit.SECONDS);
+            for (final TopicPartitionInfo info : described)
+            {
+                text.append(String.format(" [p%d leader %s isr %s hw %d acked-max %d]", info.partition(),
+                    info.leader() == null ? "none" : info.leader().id(),
+                    info.isr().stream().map(node -> node.id()).toList(),
+                    ends.get(new TopicPartition(TOPIC, info.partition())).offset(),
+                    ledger.maxAckedOffset(info.partition())));
+            }
+            return text.toString();
+        }
+        catch (final Exception e)
+        {
+            return text.append(" not described: ").append(e).toString();
+        }
     }
 
     /** The highest acknowledged offset of every partition, now. */

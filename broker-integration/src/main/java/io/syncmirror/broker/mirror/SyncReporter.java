@@ -47,6 +47,14 @@ import io.syncmirror.protocol.MirrorWireClient;
  * A partition answered INVALID_SYNC_REGISTRATION or MIRROR_REGISTRATION_PROPAGATING is retried every
  * {@code retryMs} and its failure recorded on its {@link MirrorPartition} for the coordinator.
  *
+ * <p>Reports only on change have one gap: a report the source accepted but did not credit in full (it leaves a
+ * reported member below its HW out of the gate, and ignores a report not validated against its current epoch)
+ * is never sent again once the destination stops changing, and the source's producers wait for good, with the
+ * destination holding every record. So every {@code retryMs} the reporter sends again each partition that was not
+ * reported for {@code retryMs}, whose last accepted report had a full reported ISR, and whose source HW (as the
+ * fetcher last saw it) is still below the lowest LEO of that ISR: the source could have committed more than it
+ * did. A source that is behind for its own reasons (its ISR) costs one small report per partition per interval.
+ *
  * <p>Hazard 2: a destination follower enters the reported ISR only once its LEO reached the lowest LEO of the ISR
  * last reported, and the leader's own ISR expansion applies the same floor
  * ({@link Partition#syncIsrJoinFloor(long)}), so no replica that lacks an acknowledged record is ever counted.
@@ -66,14 +74,19 @@ final class SyncReporter implements AutoCloseable
     private final long retryMs;
     private final LongSupplier clockMs;
     private final LongConsumer roundTripNanos;
+    private final java.util.function.Supplier<Link> linkFactory;
     private final Thread thread;
     private final Map<MirrorPartition, ReportState> tracked = new ConcurrentHashMap<>();
     private final ConcurrentLinkedQueue<ReportState> dirty = new ConcurrentLinkedQueue<>();
     /** Partitions whose last report was refused, to report again at their retry time (reporter thread only). */
     private final Set<ReportState> retrying = new HashSet<>();
     private volatile boolean running = true;
-    private MirrorWireClient client;
+    private Link link;
     private boolean fullReportDue = true;
+    /** When the next look for partitions whose source HW stayed behind their reports is due (reporter thread). */
+    private long nextRefreshMs = Long.MIN_VALUE;
+    /** Partitions sent again by that look (reporter thread; for tests and diagnostics). */
+    private long refreshes;
 
     /** What was last reported for one partition, and whether it waits in the dirty queue. */
     private static final class ReportState
@@ -94,6 +107,8 @@ final class SyncReporter implements AutoCloseable
         long retryAtMs = Long.MAX_VALUE;
         /** The source accepted a report of this partition on this reporter. */
         boolean accepted;
+        /** When the partition last went out in a report, ms on the reporter's clock. */
+        long lastSentMs = Long.MIN_VALUE;
 
         ReportState(final MirrorPartition mirror)
         {
@@ -110,6 +125,15 @@ final class SyncReporter implements AutoCloseable
     {
     }
 
+    /** The report connection to the source broker: one report-only fetch at a time, on the reporter's thread. */
+    interface Link extends AutoCloseable
+    {
+        FetchResponseData report(MirrorReplicaInfo info) throws IOException;
+
+        @Override
+        void close();
+    }
+
     /**
      * @param injectedDelayNanos emulated one-way delay added before each request and after each response
      *                           ({@code mirror.link.injected.delay.ms}).
@@ -119,6 +143,21 @@ final class SyncReporter implements AutoCloseable
         final long injectedDelayNanos, final long retryMs, final LongSupplier clockMs,
         final LongConsumer roundTripNanos)
     {
+        this(mirrorName, node, clientId, retryMs, clockMs, null, injectedDelayNanos, requestTimeoutMs, roundTripNanos);
+    }
+
+    /** With the report connection {@code linkFactory} opens (tests), or the wire client when it is null. */
+    SyncReporter(final String mirrorName, final Node node, final String clientId, final long retryMs,
+        final LongSupplier clockMs, final java.util.function.Supplier<Link> linkFactory)
+    {
+        this(mirrorName, node, clientId, retryMs, clockMs, linkFactory, 0L, 30_000, nanos -> { });
+    }
+
+    private SyncReporter(final String mirrorName, final Node node, final String clientId, final long retryMs,
+        final LongSupplier clockMs, final java.util.function.Supplier<Link> linkFactory, final long injectedDelayNanos,
+        final int requestTimeoutMs, final LongConsumer roundTripNanos)
+    {
+        this.linkFactory = linkFactory != null ? linkFactory : this::wireLink;
         this.mirrorName = mirrorName;
         this.node = node;
         this.clientId = clientId;
@@ -210,7 +249,7 @@ final class SyncReporter implements AutoCloseable
     }
 
     /** Sends one report if anything is due; returns how long to wait before the next is useful (0: at once). */
-    private long reportOnce()
+    long reportOnce()
     {
         final long nowMs = clockMs.getAsLong();
         final Set<ReportState> candidates = new LinkedHashSet<>();
@@ -248,10 +287,13 @@ final class SyncReporter implements AutoCloseable
             }
             nextRetryMs = Math.min(nextRetryMs, state.retryAtMs);
         }
+        final Set<ReportState> refreshing = full ? Set.of() : behindSource(nowMs, candidates);
+        candidates.addAll(refreshing);
         if (candidates.isEmpty() && !full)
         {
-            return nextRetryMs == Long.MAX_VALUE ? MAX_IDLE_NANOS :
-                TimeUnit.MILLISECONDS.toNanos(Math.max(1L, nextRetryMs - nowMs));
+            final long nextMs = Math.min(nextRetryMs, nextRefreshMs);
+            return TimeUnit.MILLISECONDS.toNanos(Math.max(1L, Math.min(nextMs - nowMs,
+                TimeUnit.NANOSECONDS.toMillis(MAX_IDLE_NANOS))));
         }
         final Map<Uuid, MirrorReplicaInfo.MirroredTopic> topics = new HashMap<>();
         final Map<Key, Sent> sent = new HashMap<>();
@@ -261,11 +303,13 @@ final class SyncReporter implements AutoCloseable
             {
                 continue;
             }
-            final MirrorReplicaInfo.MirroredTopicPartition entry = describe(state, full || state.retryAtMs <= nowMs);
+            final MirrorReplicaInfo.MirroredTopicPartition entry = describe(state,
+                full || state.retryAtMs <= nowMs || refreshing.contains(state));
             if (entry == null)
             {
                 continue;
             }
+            state.lastSentMs = nowMs;
             topics.computeIfAbsent(state.mirror.topicId, id -> new MirrorReplicaInfo.MirroredTopic()
                 .setTopic(state.mirror.topicPartition.topic()).setTopicId(id)).partitions().add(entry);
             long minLeo = Long.MAX_VALUE;
@@ -300,6 +344,48 @@ final class SyncReporter implements AutoCloseable
         fullReportDue = false;
         handleResponse(response, sent, clockMs.getAsLong());
         return 0L;
+    }
+
+    /**
+     * The tracked partitions to report again now although nothing changed (at most once per {@code retryMs}): those
+     * not reported for {@code retryMs} whose last accepted report had at least MinISR members and whose source HW
+     * is below the lowest LEO of that report's ISR.
+     */
+    private Set<ReportState> behindSource(final long nowMs, final Set<ReportState> candidates)
+    {
+        if (nowMs < nextRefreshMs)
+        {
+            return Set.of();
+        }
+        nextRefreshMs = nowMs + retryMs;
+        Set<ReportState> behind = Set.of();
+        for (final ReportState state : tracked.values())
+        {
+            final long sourceHw = state.mirror.sourceHighWatermark;
+            if (state.accepted && state.retryAtMs == Long.MAX_VALUE && !candidates.contains(state) &&
+                nowMs - state.lastSentMs >= retryMs && Integer.bitCount(state.reportedIsrMask) >= state.lastMinIsr &&
+                sourceHw >= 0 && sourceHw < state.reportedMinLeo)
+            {
+                if (behind.isEmpty())
+                {
+                    behind = new HashSet<>();
+                }
+                behind.add(state);
+            }
+        }
+        if (!behind.isEmpty())
+        {
+            refreshes += behind.size();
+            LOG.debug("Mirror '{}': reporting {} partitions again to source broker {}: their source HW stayed below "
+                + "what was reported", mirrorName, behind.size(), node.id());
+        }
+        return behind;
+    }
+
+    /** Partitions sent again because their source HW stayed behind their last report (reporter thread). */
+    long refreshes()
+    {
+        return refreshes;
     }
 
     /**
@@ -372,19 +458,53 @@ final class SyncReporter implements AutoCloseable
 
     private FetchResponseData send(final MirrorReplicaInfo info) throws IOException
     {
-        if (client == null)
+        if (link == null)
         {
-            client = MirrorWireClient.connect(node.host(), node.port(), clientId, requestTimeoutMs, requestTimeoutMs);
+            link = linkFactory.get();
         }
-        // A report-only fetch: no partitions and no session, answered at once.
-        final FetchRequestData request = new FetchRequestData().setReplicaId(-1).setMaxWaitMs(0).setMinBytes(0)
-            .setMaxBytes(1).setIsolationLevel((byte)0).setSessionId(0).setSessionEpoch(-1).setRackId("");
-        final long startNanos = System.nanoTime();
-        sleepNanos(injectedDelayNanos);
-        final FetchResponseData response = client.fetch(request, info, FetchRequestCodec.MIRROR_REPLICA_INFO_VERSION);
-        sleepNanos(injectedDelayNanos);
-        roundTripNanos.accept(System.nanoTime() - startNanos);
-        return response;
+        return link.report(info);
+    }
+
+    /**
+     * The report connection over the wire: a report-only fetch (no partitions and no session, answered at once),
+     * with the emulated link delay each way, its round trip measured.
+     */
+    private Link wireLink()
+    {
+        return new Link()
+        {
+            private MirrorWireClient client;
+
+            @Override
+            public FetchResponseData report(final MirrorReplicaInfo info) throws IOException
+            {
+                if (client == null)
+                {
+                    client = MirrorWireClient.connect(node.host(), node.port(), clientId, requestTimeoutMs,
+                        requestTimeoutMs);
+                }
+                final FetchRequestData request = new FetchRequestData().setReplicaId(-1).setMaxWaitMs(0)
+                    .setMinBytes(0).setMaxBytes(1).setIsolationLevel((byte)0).setSessionId(0).setSessionEpoch(-1)
+                    .setRackId("");
+                final long startNanos = System.nanoTime();
+                sleepNanos(injectedDelayNanos);
+                final FetchResponseData response = client.fetch(request, info,
+                    FetchRequestCodec.MIRROR_REPLICA_INFO_VERSION);
+                sleepNanos(injectedDelayNanos);
+                roundTripNanos.accept(System.nanoTime() - startNanos);
+                return response;
+            }
+
+            @Override
+            public void close()
+            {
+                if (client != null)
+                {
+                    client.close();
+                    client = null;
+                }
+            }
+        };
     }
 
     private void handleResponse(final FetchResponseData response, final Map<Key, Sent> sent, final long nowMs)
@@ -474,10 +594,10 @@ final class SyncReporter implements AutoCloseable
 
     private void closeClient()
     {
-        if (client != null)
+        if (link != null)
         {
-            client.close();
-            client = null;
+            link.close();
+            link = null;
         }
     }
 

@@ -21,19 +21,13 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.FetchResponse;
-import org.apache.kafka.common.utils.Time;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import io.syncmirror.broker.metadata.MirrorDefinition;
-import io.syncmirror.broker.metadata.PartitionState;
 import io.syncmirror.broker.replica.Partition;
-import io.syncmirror.broker.replica.ReplicaConfig;
-import io.syncmirror.broker.replica.ReplicaManager;
-import io.syncmirror.broker.storage.MemoryLogStore;
 import io.syncmirror.fetch.FetchTransport;
 import io.syncmirror.fetch.FetcherConfig;
 
@@ -51,10 +45,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(30)
 class MirrorFetchersTest
 {
-    private static final int BROKER_ID = 1;
-    private static final String MIRROR = "m";
-    private static final Uuid TOPIC_ID = Uuid.fromString("AAAAAAAAAAAAAAAAAAAAMQ");
-    private static final TopicPartition TP = new TopicPartition("orders", 0);
+    private static final int BROKER_ID = LeaderMirrorFixture.BROKER_ID;
+    private static final String MIRROR = LeaderMirrorFixture.MIRROR;
+    private static final Uuid TOPIC_ID = LeaderMirrorFixture.TOPIC_ID;
+    private static final TopicPartition TP = LeaderMirrorFixture.TP;
     private static final Node SOURCE_5 = new Node(5, "127.0.0.1", 9);
     private static final Node SOURCE_6 = new Node(6, "127.0.0.1", 10);
     private static final long BACKOFF_MS = 20L;
@@ -137,11 +131,6 @@ class MirrorFetchersTest
     private final List<Node> transportsOpened = new CopyOnWriteArrayList<>();
     private final List<String> lookupThreads = new CopyOnWriteArrayList<>();
     private final CompletableFuture<long[]> sourceOffsets = new CompletableFuture<>();
-    private final MemoryLogStore logs = new MemoryLogStore(Map.of(), Time.SYSTEM);
-    private final ReplicaManager replicas = new ReplicaManager(
-        new ReplicaConfig(BROKER_ID, 1, 10_000, ReplicaConfig.MAX_REPLICAS, 64, 16, 64), logs,
-        (partition, topicId, leaderEpoch, partitionEpoch, isr) -> new CompletableFuture<>(),
-        (topic, partitions, rf, config) -> CompletableFuture.completedFuture(null), System::currentTimeMillis);
     private final ExecutorService lookups = Executors.newSingleThreadExecutor(r ->
     {
         final Thread thread = new Thread(r, "test-mirror-offset-lookups");
@@ -149,6 +138,7 @@ class MirrorFetchersTest
         return thread;
     });
     private MirrorFetchers fetchers;
+    private LeaderMirrorFixture fixture;
     private Partition partition;
     private MirrorPartition mirror;
 
@@ -168,15 +158,9 @@ class MirrorFetchersTest
                 lookupThreads.add(Thread.currentThread().getName());
                 return sourceOffsets.join();
             });
-        replicas.onPartitionChanged(new PartitionState(TP.topic(), TOPIC_ID, TP.partition(), List.of(BROKER_ID),
-            List.of(BROKER_ID), BROKER_ID, 0, 0), Map.of(MirrorDefinition.MIRROR_NAME_CONFIG, MIRROR));
-        partition = replicas.partitionOrNull(TP);
-        assertNotNull(partition);
-        partition.mirrorAppends(true);
-        mirror = new MirrorPartition(MIRROR, partition,
-            MirrorStateRecord.unknown(MIRROR, TOPIC_ID, TP.partition(), TP.topic()).moveTo(MirrorPartitionState.MIRRORING));
-        // As the coordinator leaves it after looking the source leader up.
-        mirror.leaderLookupNeeded = false;
+        fixture = new LeaderMirrorFixture(System::currentTimeMillis);
+        partition = fixture.partition;
+        mirror = fixture.mirror;
     }
 
     @AfterEach
@@ -185,8 +169,7 @@ class MirrorFetchersTest
         sourceOffsets.complete(new long[] {0L, 0L});
         fetchers.close();
         lookups.shutdownNow();
-        replicas.close();
-        logs.close();
+        fixture.close();
     }
 
     private static void await(final BooleanSupplier condition, final String what) throws InterruptedException

@@ -1,0 +1,146 @@
+package io.syncmirror.broker.mirror;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.SimpleRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+import io.syncmirror.broker.replica.Partition;
+import io.syncmirror.protocol.MirrorReplicaInfo;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The destination's sync reporter driven step by step ({@link SyncReporter#reportOnce()} on the test thread, an
+ * injected clock, a scripted source link): what it sends, and when it sends again without a change.
+ */
+class SyncReporterTest
+{
+    private static final String MIRROR = LeaderMirrorFixture.MIRROR;
+    private static final TopicPartition TP = LeaderMirrorFixture.TP;
+    private static final long RETRY_MS = 250L;
+
+    private final AtomicLong clockMs = new AtomicLong(1_000_000L);
+    private final List<MirrorReplicaInfo> sent = new ArrayList<>();
+    private LeaderMirrorFixture fixture;
+    private Partition partition;
+    private MirrorPartition mirror;
+    private SyncReporter reporter;
+
+    @BeforeEach
+    void setUp()
+    {
+        fixture = new LeaderMirrorFixture(clockMs::get);
+        partition = fixture.partition;
+        mirror = fixture.mirror;
+        mirror.validatedSourceEpoch = 0;
+        // The source accepts every report: an answer without partitions.
+        reporter = new SyncReporter(MIRROR, new Node(5, "127.0.0.1", 9), "test-reporter", RETRY_MS, clockMs::get,
+            () -> new SyncReporter.Link()
+            {
+                @Override
+                public FetchResponseData report(final MirrorReplicaInfo info) throws IOException
+                {
+                    sent.add(info);
+                    return new FetchResponseData().setErrorCode(Errors.NONE.code());
+                }
+
+                @Override
+                public void close()
+                {
+                }
+            });
+        reporter.track(mirror);
+    }
+
+    @AfterEach
+    void tearDown()
+    {
+        reporter.close();
+        fixture.close();
+    }
+
+    /** Appends {@code count} records fetched from the source, the source HW as the fetch answered it. */
+    private void mirrored(final int count, final long sourceHighWatermark)
+    {
+        final SimpleRecord[] records = new SimpleRecord[count];
+        for (int i = 0; i < count; i++)
+        {
+            records[i] = new SimpleRecord(new byte[] {(byte)i});
+        }
+        final long leo = partition.appendMirrored(MemoryRecords.withRecords(partition.log().logEndOffset(),
+            Compression.NONE, 0, records), sourceHighWatermark, 0L);
+        assertTrue(leo > 0, "the destination leader appended");
+        mirror.sourceHighWatermark = sourceHighWatermark;
+    }
+
+    /** The reported LEO of the partition in the last report sent, or -1 when it did not name the partition. */
+    private long lastReportedLeo()
+    {
+        final MirrorReplicaInfo last = sent.get(sent.size() - 1);
+        return last.topics().stream().flatMap(t -> t.partitions().stream())
+            .filter(p -> p.partition() == TP.partition())
+            .mapToLong(p -> p.replicaLastOffsets().get(0).lastFetchOffset()).findFirst().orElse(-1L);
+    }
+
+    @Test
+    @DisplayName("SU-02 a partition whose source HW stays below what was reported is reported again after the "
+        + "retry interval, with nothing changed: a report the source did not credit in full cannot stall it")
+    void shouldReportAgainWhileTheSourceHighWatermarkStaysBehind()
+    {
+        reporter.reportOnce(); // the first report on a connection is a full one
+        mirrored(3, 0L);
+        reporter.reportOnce();
+        assertEquals(2, sent.size());
+        assertEquals(3L, lastReportedLeo(), "the change went out at once");
+
+        // The source accepted it but its HW stays at 0: it did not credit the report (for instance it left the
+        // reported member out of its gate). Nothing changes on the destination any more.
+        reporter.reportOnce();
+        clockMs.addAndGet(RETRY_MS - 1);
+        reporter.reportOnce();
+        assertEquals(2, sent.size(), "nothing changed and the retry interval has not passed: nothing sent");
+
+        clockMs.addAndGet(1);
+        reporter.reportOnce();
+        assertEquals(3, sent.size(), "reported again once the interval passed with the source HW behind");
+        assertEquals(3L, lastReportedLeo());
+        assertEquals(1, reporter.refreshes());
+
+        clockMs.addAndGet(RETRY_MS);
+        reporter.reportOnce();
+        assertEquals(4, sent.size(), "and again at every interval while the source HW stays behind");
+    }
+
+    @Test
+    @DisplayName("SU-02 a partition whose source HW reached what was reported is not reported again without a "
+        + "change, however long it stays idle")
+    void shouldNotReportAgainOnceTheSourceCaughtUp()
+    {
+        reporter.reportOnce();
+        mirrored(3, 0L);
+        reporter.reportOnce();
+        assertEquals(2, sent.size());
+        mirror.sourceHighWatermark = 3L; // the source credited the report: its HW moved to the reported LEO
+        for (int i = 0; i < 10; i++)
+        {
+            clockMs.addAndGet(RETRY_MS);
+            reporter.reportOnce();
+        }
+        assertEquals(2, sent.size(), "an idle partition the source caught up with costs no reports");
+        assertEquals(0, reporter.refreshes());
+    }
+}
