@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.Uuid;
@@ -74,7 +75,7 @@ final class SyncReporter implements AutoCloseable
     private final long retryMs;
     private final LongSupplier clockMs;
     private final LongConsumer roundTripNanos;
-    private final java.util.function.Supplier<Link> linkFactory;
+    private final Supplier<Link> linkFactory;
     private final Thread thread;
     private final Map<MirrorPartition, ReportState> tracked = new ConcurrentHashMap<>();
     private final ConcurrentLinkedQueue<ReportState> dirty = new ConcurrentLinkedQueue<>();
@@ -148,13 +149,13 @@ final class SyncReporter implements AutoCloseable
 
     /** With the report connection {@code linkFactory} opens (tests), or the wire client when it is null. */
     SyncReporter(final String mirrorName, final Node node, final String clientId, final long retryMs,
-        final LongSupplier clockMs, final java.util.function.Supplier<Link> linkFactory)
+        final LongSupplier clockMs, final Supplier<Link> linkFactory)
     {
         this(mirrorName, node, clientId, retryMs, clockMs, linkFactory, 0L, 30_000, nanos -> { });
     }
 
     private SyncReporter(final String mirrorName, final Node node, final String clientId, final long retryMs,
-        final LongSupplier clockMs, final java.util.function.Supplier<Link> linkFactory, final long injectedDelayNanos,
+        final LongSupplier clockMs, final Supplier<Link> linkFactory, final long injectedDelayNanos,
         final int requestTimeoutMs, final LongConsumer roundTripNanos)
     {
         this.linkFactory = linkFactory != null ? linkFactory : this::wireLink;
@@ -241,11 +242,11 @@ final class SyncReporter implements AutoCloseable
             catch (final RuntimeException e)
             {
                 LOG.warn("Mirror '{}': reporting to source broker {} failed; retrying", mirrorName, node.id(), e);
-                closeClient();
+                closeLink();
                 LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(retryMs));
             }
         }
-        closeClient();
+        closeLink();
     }
 
     /** Sends one report if anything is due; returns how long to wait before the next is useful (0: at once). */
@@ -337,7 +338,7 @@ final class SyncReporter implements AutoCloseable
         catch (final IOException e)
         {
             LOG.debug("Mirror '{}': report to source broker {} failed: {}", mirrorName, node.id(), e.toString());
-            closeClient();
+            closeLink();
             fullReportDue = true;
             return TimeUnit.MILLISECONDS.toNanos(retryMs);
         }
@@ -592,7 +593,7 @@ final class SyncReporter implements AutoCloseable
         }
     }
 
-    private void closeClient()
+    private void closeLink()
     {
         if (link != null)
         {
