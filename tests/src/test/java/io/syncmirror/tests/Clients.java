@@ -3,14 +3,17 @@ package io.syncmirror.tests;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -158,6 +161,18 @@ final class Clients
             }
             return records;
         }
+    }
+
+    /** The latest offset (for a read_uncommitted reader, the HW) of each of {@code partitions}, asked of {@code admin}. */
+    static Map<TopicPartition, Long> endOffsets(final Admin admin, final Collection<TopicPartition> partitions,
+        final long timeoutMs) throws Exception
+    {
+        final Map<TopicPartition, OffsetSpec> request = new HashMap<>();
+        partitions.forEach(tp -> request.put(tp, OffsetSpec.latest()));
+        final Map<TopicPartition, Long> ends = new HashMap<>();
+        admin.listOffsets(request).all().get(timeoutMs, TimeUnit.MILLISECONDS)
+            .forEach((tp, info) -> ends.put(tp, info.offset()));
+        return ends;
     }
 
     /** Reads {@code count} records of the given partitions from their start. */

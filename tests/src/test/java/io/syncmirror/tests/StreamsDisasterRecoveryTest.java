@@ -6,7 +6,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -16,7 +15,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -295,11 +293,8 @@ class StreamsDisasterRecoveryTest
 
     private static Map<TopicPartition, Long> endOffsets(final Admin admin, final int partitions) throws Exception
     {
-        final Map<TopicPartition, OffsetSpec> request = new HashMap<>();
-        consumedPartitions(partitions).forEach(tp -> request.put(tp, OffsetSpec.latest()));
         final Map<TopicPartition, Long> result = new TreeMap<>(StreamsDisasterRecoveryTest::compare);
-        admin.listOffsets(request).all().get(30, TimeUnit.SECONDS).forEach((tp, info) -> result.put(tp,
-            info.offset()));
+        result.putAll(Clients.endOffsets(admin, consumedPartitions(partitions), 30_000));
         return result;
     }
 

@@ -12,7 +12,6 @@ import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.config.ConfigResource;
@@ -269,20 +268,18 @@ final class ZeroRpoTrial implements AutoCloseable
         {
             final List<TopicPartitionInfo> described = admin.describeTopics(List.of(TOPIC)).allTopicNames()
                 .get(10, TimeUnit.SECONDS).get(TOPIC).partitions();
-            final Map<TopicPartition, OffsetSpec> latest =
-                new HashMap<>();
+            final List<TopicPartition> tps = new ArrayList<>();
             for (int p = 0; p < partitions; p++)
             {
-                latest.put(new TopicPartition(TOPIC, p),
-                    OffsetSpec.latest());
+                tps.add(new TopicPartition(TOPIC, p));
             }
-            final var ends = admin.listOffsets(latest).all().get(10, TimeUnit.SECONDS);
+            final Map<TopicPartition, Long> ends = Clients.endOffsets(admin, tps, 10_000);
             for (final TopicPartitionInfo info : described)
             {
                 text.append(String.format(" [p%d leader %s isr %s hw %d acked-max %d]", info.partition(),
                     info.leader() == null ? "none" : info.leader().id(),
                     info.isr().stream().map(node -> node.id()).toList(),
-                    ends.get(new TopicPartition(TOPIC, info.partition())).offset(),
+                    ends.get(new TopicPartition(TOPIC, info.partition())),
                     ledger.maxAckedOffset(info.partition())));
             }
             return text.toString();
@@ -430,6 +427,7 @@ final class ZeroRpoTrial implements AutoCloseable
     /** SIGKILLs every source broker at once under the load, then closes the load's producer. */
     void killSource() throws InterruptedException
     {
+        note("before the kill: %s", sourceSummary());
         final long ackedBefore = ledger.ackedCount();
         source.killAll();
         load.stop();
