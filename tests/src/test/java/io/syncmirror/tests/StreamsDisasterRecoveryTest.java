@@ -23,7 +23,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.tools.consumer.group.ConsumerGroupCommand;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -55,8 +54,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * </ul>
  */
 @Tag("system")
-@EnabledIfSystemProperty(named = "syncmirror.streams.dr", matches = "true",
-    disabledReason = "runs in the zero-rpo-trials profile: the unplanned run's known stall (docs/zero-rpo-trials.md)")
 class StreamsDisasterRecoveryTest
 {
     private static final double INJECTED_DELAY_MS = 10;
