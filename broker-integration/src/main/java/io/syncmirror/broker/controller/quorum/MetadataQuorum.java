@@ -141,6 +141,8 @@ public final class MetadataQuorum implements AutoCloseable
         catch (final IOException e)
         {
             closeTimers();
+            swallow("scheduler", () -> scheduler.shutdown());
+            metrics.close();
             throw new UncheckedIOException("cannot open the metadata log in " + dataDir, e);
         }
         this.channel = new KafkaNetworkChannel(time, listenerName, networkClient(logContext),
@@ -243,7 +245,7 @@ public final class MetadataQuorum implements AutoCloseable
         swallow("metrics", () -> metrics.close());
     }
 
-    /** Closes what the constructor started before the log: the expiration service, its timer. */
+    /** Stops the expiration service and its timer (the Raft client's request and fetch timeouts). */
     private void closeTimers()
     {
         swallow("expiration service", () -> expirationService.shutdown());
