@@ -6,6 +6,8 @@ import java.util.EnumMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -93,6 +95,8 @@ public final class ControllerApis implements RequestHandler, AutoCloseable
     private final ScheduledExecutorService eventThread;
     private final boolean ownsEventThread;
     private final List<ParkedFetch> parked = new ArrayList<>();
+    /** Answers held until the log's high watermark reaches the key (the log end after their operation). */
+    private final TreeMap<Long, List<HeldAnswer<?>>> awaitingCommit = new TreeMap<>();
     private ScheduledFuture<?> tickTask;
     private volatile boolean closed;
 
@@ -216,8 +220,11 @@ public final class ControllerApis implements RequestHandler, AutoCloseable
     }
 
     /**
-     * Runs {@code action} on the event thread and completes with its result; afterwards wakes metadata fetches
-     * parked below the new high watermark. Also the way to read controller state safely from other threads.
+     * Runs {@code action} on the event thread and completes with its result once everything it appended is
+     * committed (the metadata log's high watermark reaches its end), as Kafka's controller answers on commit;
+     * then wakes metadata fetches parked below the new high watermark. A log that commits on append (one
+     * controller) answers at once; a replicated one answers from {@link #onCommitted}. Also the way to read
+     * controller state safely from other threads.
      */
     public <T> CompletableFuture<T> onEventThread(final Function<Controller, T> action)
     {
@@ -229,8 +236,17 @@ public final class ControllerApis implements RequestHandler, AutoCloseable
                 try
                 {
                     final T result = action.apply(controller);
-                    wakeParkedFetches();
-                    future.complete(result);
+                    final long needed = controller.log().endOffset();
+                    if (controller.log().highWatermark() >= needed)
+                    {
+                        wakeParkedFetches();
+                        future.complete(result);
+                    }
+                    else
+                    {
+                        awaitingCommit.computeIfAbsent(needed, offset -> new ArrayList<>())
+                            .add(new HeldAnswer<>(future, result));
+                    }
                 }
                 catch (final RuntimeException e)
                 {
@@ -285,6 +301,29 @@ public final class ControllerApis implements RequestHandler, AutoCloseable
             future.completeExceptionally(new NotControllerException("the controller is shutting down"));
         }
         return future;
+    }
+
+    /**
+     * The metadata log's high watermark advanced (a replicated log calls this from its commit listener, on any
+     * thread): answers the operations whose appends are now committed, then the fetches parked at the old end.
+     */
+    public void onCommitted()
+    {
+        try
+        {
+            eventThread.execute(() ->
+            {
+                final SortedMap<Long, List<HeldAnswer<?>>> committed =
+                    awaitingCommit.headMap(controller.log().highWatermark() + 1);
+                committed.values().forEach(answers -> answers.forEach(HeldAnswer::complete));
+                committed.clear();
+                wakeParkedFetches();
+            });
+        }
+        catch (final java.util.concurrent.RejectedExecutionException e)
+        {
+            // Closed: close() failed every answer still waiting.
+        }
     }
 
     private void wakeParkedFetches()
@@ -366,6 +405,11 @@ public final class ControllerApis implements RequestHandler, AutoCloseable
                     answer(fetch);
                 }
                 parked.clear();
+                // Appended but not committed: whether it will be is unknown, as when leadership is lost.
+                final NotControllerException closing = new NotControllerException("the controller closed before "
+                    + "the operation's records were committed");
+                awaitingCommit.values().forEach(answers -> answers.forEach(answer -> answer.fail(closing)));
+                awaitingCommit.clear();
                 drained.complete(null);
             });
             drained.get(5, TimeUnit.SECONDS);
@@ -377,6 +421,20 @@ public final class ControllerApis implements RequestHandler, AutoCloseable
         if (ownsEventThread)
         {
             eventThread.shutdownNow();
+        }
+    }
+
+    /** An operation's result, sent once its records are committed. */
+    private record HeldAnswer<T>(CompletableFuture<T> future, T result)
+    {
+        void complete()
+        {
+            future.complete(result);
+        }
+
+        void fail(final Throwable error)
+        {
+            future.completeExceptionally(error);
         }
     }
 
