@@ -58,8 +58,10 @@ import io.syncmirror.broker.metadata.PartitionState;
  * {@link #replay} that rebuilds it on start. No network, no threads, no wall clock (time comes from
  * {@code nowMs}). Not thread-safe: one thread (the {@link ControllerApis} event thread) calls everything.
  *
- * <p>Known limit: there is one controller and its log is not replicated; if the controller's node is lost the
- * cluster's metadata is lost with it, and while it is down no leader elections or topic changes happen.
+ * <p>The log is local ({@link PartitionLogMetadataLog}: one controller, committed on append) or the metadata
+ * quorum ({@code quorum.RaftMetadataLog}: only the Raft leader's controller changes anything, and every change is
+ * refused with NOT_CONTROLLER elsewhere before it touches the state; standbys apply what the leader committed
+ * through {@link #replayCommitted}).
  *
  * <p>Leader election follows Kafka's KRaft controller without eligible leader replicas: a fenced broker leaves
  * every ISR except where it is the last member (the last ISR member is kept so that the partition knows whom to
@@ -177,6 +179,7 @@ public final class Controller
         };
     }
 
+    /** Applies every committed record below the log's high watermark (and none above it). */
     private void replayLog()
     {
         long offset = 0;
@@ -185,13 +188,23 @@ public final class Controller
         {
             final Records records = log.read(offset, REPLAY_READ_BYTES);
             long next = offset;
-            for (final MetadataRecordCodec.OffsetRecord r : MetadataRecordCodec.decodeAll(records))
+            for (final org.apache.kafka.common.record.internal.RecordBatch batch : records.batches())
             {
-                if (r.offset() >= offset)
+                if (batch.lastOffset() < offset || batch.baseOffset() >= end)
                 {
-                    replay(r.record());
-                    next = r.offset() + 1;
+                    continue;
                 }
+                if (!batch.isControlBatch())
+                {
+                    for (final org.apache.kafka.common.record.internal.Record r : batch)
+                    {
+                        if (r.offset() >= offset && r.offset() < end)
+                        {
+                            replay(MetadataRecordCodec.decode(r.value()));
+                        }
+                    }
+                }
+                next = Math.min(end, batch.lastOffset() + 1);
             }
             if (next == offset)
             {
@@ -199,6 +212,25 @@ public final class Controller
             }
             offset = next;
         }
+    }
+
+    /**
+     * Applies a record another controller committed (this one is a standby of the metadata quorum, or catching
+     * up before it leads). Records this controller emitted itself are applied once, when emitted.
+     */
+    public void replayCommitted(final MetadataRecord record)
+    {
+        replay(record);
+    }
+
+    /**
+     * Gives every registered broker a fresh session from now: a controller that has just become active never
+     * saw the heartbeats sent to its predecessor, and must not fence brokers for their absence.
+     */
+    public void resetBrokerSessions()
+    {
+        final long now = nowMs.getAsLong();
+        brokers.keySet().forEach(id -> lastHeartbeatMs.put(id, now));
     }
 
     // ------------------------------------------------------------------------------------------------ brokers
@@ -284,6 +316,10 @@ public final class Controller
      */
     public boolean tick()
     {
+        if (!log.writable())
+        {
+            return false;
+        }
         boolean changed = false;
         for (final BrokerInfo broker : new ArrayList<>(brokers.values()))
         {
@@ -1410,6 +1446,12 @@ public final class Controller
 
     private void emit(final MetadataRecord record)
     {
+        if (!log.writable())
+        {
+            // Before any state changes: a standby's state is the committed log's, and must stay so.
+            throw new org.apache.kafka.common.errors.NotControllerException(
+                "this node is not the active controller");
+        }
         replay(record);
         pending.add(record);
     }
@@ -1422,7 +1464,7 @@ public final class Controller
         }
         final List<MetadataRecord> batch = new ArrayList<>(pending);
         pending.clear();
-        log.append(MetadataRecordCodec.encodeBatch(log.endOffset(), nowMs.getAsLong(), batch));
+        log.append(batch, nowMs.getAsLong());
     }
 
     /** Applies one record to the in-memory state; the only place state changes. */

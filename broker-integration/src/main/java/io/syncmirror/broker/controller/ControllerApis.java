@@ -65,6 +65,7 @@ import io.syncmirror.broker.network.RequestHandler;
  */
 public final class ControllerApis implements RequestHandler, AutoCloseable
 {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ControllerApis.class);
     private static final Map<ApiKeys, short[]> VERSIONS = new EnumMap<>(ApiKeys.class);
 
     static
@@ -91,7 +92,8 @@ public final class ControllerApis implements RequestHandler, AutoCloseable
 
     private static final int DEFAULT_FETCH_MAX_BYTES = 1 << 20;
 
-    private final Controller controller;
+    /** Event thread only; replaced when a controller of the metadata quorum renounces leadership. */
+    private Controller controller;
     private final ScheduledExecutorService eventThread;
     private final boolean ownsEventThread;
     private final List<ParkedFetch> parked = new ArrayList<>();
@@ -188,28 +190,28 @@ public final class ControllerApis implements RequestHandler, AutoCloseable
         switch (request.apiKey())
         {
             case BROKER_REGISTRATION:
-                return onEventThread(c -> new BrokerRegistrationResponse(
+                return onActiveController(c -> new BrokerRegistrationResponse(
                     c.registerBroker(((BrokerRegistrationRequest) request).data())));
             case BROKER_HEARTBEAT:
-                return onEventThread(c -> new BrokerHeartbeatResponse(
+                return onActiveController(c -> new BrokerHeartbeatResponse(
                     c.heartbeat(((BrokerHeartbeatRequest) request).data())));
             case ALTER_PARTITION:
-                return onEventThread(c -> new AlterPartitionResponse(
+                return onActiveController(c -> new AlterPartitionResponse(
                     c.alterPartition(((AlterPartitionRequest) request).data(), request.version())));
             case ALLOCATE_PRODUCER_IDS:
-                return onEventThread(c -> new AllocateProducerIdsResponse(
+                return onActiveController(c -> new AllocateProducerIdsResponse(
                     c.allocateProducerIds(((AllocateProducerIdsRequest) request).data())));
             case CREATE_TOPICS:
-                return onEventThread(c -> new CreateTopicsResponse(
+                return onActiveController(c -> new CreateTopicsResponse(
                     c.createTopics(((CreateTopicsRequest) request).data())));
             case DELETE_TOPICS:
-                return onEventThread(c -> new DeleteTopicsResponse(
+                return onActiveController(c -> new DeleteTopicsResponse(
                     c.deleteTopics(((DeleteTopicsRequest) request).data())));
             case CREATE_PARTITIONS:
-                return onEventThread(c -> new CreatePartitionsResponse(PartitionIncrease.createPartitions(c,
+                return onActiveController(c -> new CreatePartitionsResponse(PartitionIncrease.createPartitions(c,
                     ((CreatePartitionsRequest) request).data())));
             case INCREMENTAL_ALTER_CONFIGS:
-                return onEventThread(c -> new IncrementalAlterConfigsResponse(
+                return onActiveController(c -> new IncrementalAlterConfigsResponse(
                     c.incrementalAlterConfigs(((IncrementalAlterConfigsRequest) request).data())));
             case FETCH:
                 return fetch((FetchRequest) request);
@@ -217,6 +219,23 @@ public final class ControllerApis implements RequestHandler, AutoCloseable
                 return CompletableFuture.failedFuture(new org.apache.kafka.common.errors.UnsupportedVersionException(
                     "the controller does not serve " + request.apiKey()));
         }
+    }
+
+    /**
+     * As {@link #onEventThread}, refused with NOT_CONTROLLER where this node is not the active controller (a
+     * standby of the metadata quorum): brokers' RPCs go to the active controller only, also those that change
+     * nothing in the log (a heartbeat renews a session only the active controller keeps).
+     */
+    private <T> CompletableFuture<T> onActiveController(final Function<Controller, T> action)
+    {
+        return onEventThread(c ->
+        {
+            if (!c.log().writable())
+            {
+                throw new NotControllerException("this node is not the active controller");
+            }
+            return action.apply(c);
+        });
     }
 
     /**
@@ -309,21 +328,69 @@ public final class ControllerApis implements RequestHandler, AutoCloseable
      */
     public void onCommitted()
     {
+        execute(this::answerCommitted);
+    }
+
+    /**
+     * Runs {@code task} on the event thread, after everything queued before it; a closed controller drops it.
+     * The metadata quorum's listener hands commits and leader changes over this way.
+     */
+    public void execute(final Runnable task)
+    {
         try
         {
             eventThread.execute(() ->
             {
-                final SortedMap<Long, List<HeldAnswer<?>>> committed =
-                    awaitingCommit.headMap(controller.log().highWatermark() + 1);
-                committed.values().forEach(answers -> answers.forEach(HeldAnswer::complete));
-                committed.clear();
-                wakeParkedFetches();
+                try
+                {
+                    task.run();
+                }
+                catch (final RuntimeException e)
+                {
+                    // The executor would keep the error in a future nobody reads.
+                    LOG.error("controller event failed", e);
+                    throw e;
+                }
             });
         }
         catch (final java.util.concurrent.RejectedExecutionException e)
         {
             // Closed: close() failed every answer still waiting.
         }
+    }
+
+    /** The controller; event thread only (see {@link #execute}). */
+    public Controller controller()
+    {
+        return controller;
+    }
+
+    /**
+     * Event thread only: completes the operations whose records are now below the log's high watermark, then
+     * wakes the fetches parked at the old end.
+     */
+    public void answerCommitted()
+    {
+        final SortedMap<Long, List<HeldAnswer<?>>> committed =
+            awaitingCommit.headMap(controller.log().highWatermark() + 1);
+        committed.values().forEach(answers -> answers.forEach(HeldAnswer::complete));
+        committed.clear();
+        wakeParkedFetches();
+    }
+
+    /**
+     * Event thread only: this node stopped being the active controller. Operations still waiting for their
+     * records to commit fail with NOT_CONTROLLER (whether a new leader keeps them is unknown; the caller
+     * retries, as with Kafka's controller), and {@code rebuilt}, the state of the committed log alone,
+     * replaces the state that held those uncommitted changes.
+     */
+    public void renounce(final Controller rebuilt)
+    {
+        final NotControllerException lost = new NotControllerException("the controller lost leadership before "
+            + "the operation's records were committed");
+        awaitingCommit.values().forEach(answers -> answers.forEach(answer -> answer.fail(lost)));
+        awaitingCommit.clear();
+        controller = rebuilt;
     }
 
     private void wakeParkedFetches()

@@ -8,6 +8,9 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MutableRecordBatch;
 import org.apache.kafka.common.record.internal.Records;
 
+import io.syncmirror.broker.metadata.MetadataRecord;
+import io.syncmirror.broker.metadata.MetadataRecordCodec;
+
 /**
  * A {@link MetadataLog} on the heap, for tests and the in-memory broker. Thread-safety: synchronized, so reads
  * from any thread see whole batches.
@@ -19,8 +22,9 @@ public final class MemoryMetadataLog implements MetadataLog
     private long endOffset;
 
     @Override
-    public synchronized long append(final MemoryRecords batch)
+    public synchronized long append(final List<MetadataRecord> records, final long timeMs)
     {
+        final MemoryRecords batch = MetadataRecordCodec.encodeBatch(endOffset, timeMs, records);
         final ByteBuffer copy = ByteBuffer.allocate(batch.sizeInBytes());
         copy.put(batch.buffer().duplicate());
         copy.flip();

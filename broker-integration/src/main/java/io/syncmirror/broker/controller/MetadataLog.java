@@ -1,23 +1,36 @@
 package io.syncmirror.broker.controller;
 
-import org.apache.kafka.common.record.internal.MemoryRecords;
+import java.util.List;
+
 import org.apache.kafka.common.record.internal.Records;
 
+import io.syncmirror.broker.metadata.MetadataRecord;
+
 /**
- * The controller's ordered, durable metadata log ({@code __cluster_metadata-0}). There is one controller and the
- * log is not replicated, so an append is committed once it is durable: the HW is the log end offset after each
- * append.
+ * The controller's ordered, durable metadata log ({@code __cluster_metadata-0}). A local log commits an append
+ * once it is durable (the HW is the log end after each append); a replicated one (the metadata quorum) commits
+ * later, once a majority holds it, and only its leader may append.
  *
- * <p>Thread-safety: {@link #append} is called by the controller's single event thread only; {@link #read} and
- * the offset getters may be called from any thread.
+ * <p>Thread-safety: {@link #append} and {@link #writable} are called by the controller's single event thread
+ * only; {@link #read} and the offset getters may be called from any thread.
  */
 public interface MetadataLog extends AutoCloseable
 {
     /**
-     * Appends one batch, assigning its offsets from the log end (the base offset in the batch is overwritten),
-     * and makes it durable before returning. Returns the offset of the batch's last record.
+     * Appends {@code records} at the log end, in order, stamped {@code timeMs}. A local log makes them durable
+     * before returning. Returns the offset of the last record. Throws
+     * {@link org.apache.kafka.common.errors.NotControllerException} where this node may not append.
      */
-    long append(MemoryRecords batch);
+    long append(List<MetadataRecord> records, long timeMs);
+
+    /**
+     * Whether this node may append now: always for a local log; for a replicated one, while it is the leader
+     * the controller has claimed. The controller refuses every change, before touching its state, when not.
+     */
+    default boolean writable()
+    {
+        return true;
+    }
 
     /** Batches from the one holding {@code offset}, up to about {@code maxBytes} (at least one batch). */
     Records read(long offset, int maxBytes);

@@ -4,6 +4,8 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.Records;
 import org.apache.kafka.server.storage.log.FetchIsolation;
 
+import io.syncmirror.broker.metadata.MetadataRecord;
+import io.syncmirror.broker.metadata.MetadataRecordCodec;
 import io.syncmirror.broker.storage.PartitionLog;
 
 /**
@@ -34,14 +36,11 @@ public final class PartitionLogMetadataLog implements MetadataLog
     }
 
     @Override
-    public long append(final MemoryRecords batch)
+    public long append(final java.util.List<MetadataRecord> records, final long timeMs)
     {
+        final MemoryRecords batch = MetadataRecordCodec.encodeBatch(0, timeMs, records);
         // A leader append takes batches as a producer sends them, based at offset 0 (Kafka's log validator
-        // refuses any other base); the log assigns the real offsets. The base offset is outside the CRC.
-        for (final org.apache.kafka.common.record.internal.MutableRecordBatch recordBatch : batch.batches())
-        {
-            recordBatch.setLastOffset(recordBatch.lastOffset() - recordBatch.baseOffset());
-        }
+        // refuses any other base); the log assigns the real offsets.
         final PartitionLog.AppendResult result = partitionLog.appendAsLeader(batch, CONTROLLER_EPOCH);
         partitionLog.flush();
         partitionLog.maybeIncrementHighWatermark(partitionLog.logEndOffset());

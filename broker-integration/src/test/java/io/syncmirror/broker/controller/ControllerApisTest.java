@@ -35,6 +35,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import io.syncmirror.broker.metadata.MetadataRecord;
 import io.syncmirror.broker.metadata.MetadataRecordCodec;
 import io.syncmirror.broker.network.RequestContext;
 
@@ -134,9 +135,9 @@ class ControllerApisTest
         }
 
         @Override
-        public long append(final MemoryRecords batch)
+        public long append(final List<MetadataRecord> records, final long timeMs)
         {
-            return appended.append(batch);
+            return appended.append(records, timeMs);
         }
 
         @Override

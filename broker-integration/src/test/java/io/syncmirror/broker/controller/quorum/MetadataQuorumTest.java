@@ -6,26 +6,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalInt;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BooleanSupplier;
 
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.VoteRequestData;
 import org.apache.kafka.common.message.VoteResponseData;
-import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
@@ -33,12 +25,9 @@ import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.FetchResponse;
 import org.apache.kafka.common.requests.VoteRequest;
 import org.apache.kafka.common.requests.VoteResponse;
-import org.apache.kafka.common.utils.Time;
-import org.apache.kafka.common.utils.Utils;
 import org.apache.kafka.raft.Batch;
 import org.apache.kafka.raft.BatchReader;
 import org.apache.kafka.raft.LeaderAndEpoch;
-import org.apache.kafka.raft.QuorumConfig;
 import org.apache.kafka.raft.RaftClient;
 import org.apache.kafka.snapshot.SnapshotReader;
 import org.junit.jupiter.api.AfterEach;
@@ -47,14 +36,9 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 import io.syncmirror.broker.metadata.MetadataRecord;
-import io.syncmirror.broker.network.KafkaSocketServer;
-import io.syncmirror.broker.network.Listener;
 import io.syncmirror.broker.network.NodeClient;
 import io.syncmirror.broker.network.NodeClientConfig;
 import io.syncmirror.broker.network.NodeClients;
-import io.syncmirror.broker.network.RequestContext;
-import io.syncmirror.broker.network.RequestHandler;
-import io.syncmirror.broker.network.SocketServerConfig;
 
 /**
  * Three voters of Kafka's Raft on loopback, each behind our socket server with {@link RaftApis}: they elect a
@@ -63,91 +47,11 @@ import io.syncmirror.broker.network.SocketServerConfig;
  */
 class MetadataQuorumTest
 {
-    private static final String LISTENER = "CONTROLLER";
-    private static final String CLUSTER_ID = "quorum-test-cluster";
-    private static final int ELECTION_TIMEOUT_MS = 400;
-    private static final int FETCH_TIMEOUT_MS = 800;
-    private static final int BACKOFF_MAX_MS = 200;
+    private static final String CLUSTER_ID = LoopbackVoters.CLUSTER_ID;
 
-    private Path root;
-    private final Map<Integer, Voter> voters = new HashMap<>();
-    private final Map<Integer, InetSocketAddress> addresses = new HashMap<>();
+    private LoopbackVoters quorum;
+    private final Map<Integer, CommitLog> commits = new HashMap<>();
     private NodeClients clients;
-
-    /** One voter: its socket server (bound once, kept across restarts of the quorum) and its quorum. */
-    private final class Voter
-    {
-        final int id;
-        final AtomicReference<RaftApis> apis = new AtomicReference<>();
-        final KafkaSocketServer server;
-        MetadataQuorum quorum;
-        CommitLog commits;
-
-        Voter(final int id)
-        {
-            this.id = id;
-            server = new KafkaSocketServer(List.of(new Listener(LISTENER, "127.0.0.1", 0)), new Delegate(apis),
-                SocketServerConfig.defaults());
-            server.start();
-        }
-
-        void startQuorum()
-        {
-            final Map<String, Object> configs = new HashMap<>();
-            configs.put(QuorumConfig.QUORUM_ELECTION_TIMEOUT_MS_CONFIG, ELECTION_TIMEOUT_MS);
-            configs.put(QuorumConfig.QUORUM_FETCH_TIMEOUT_MS_CONFIG, FETCH_TIMEOUT_MS);
-            configs.put(QuorumConfig.QUORUM_ELECTION_BACKOFF_MAX_MS_CONFIG, BACKOFF_MAX_MS);
-            configs.put(QuorumConfig.QUORUM_LINGER_MS_CONFIG, 5);
-            quorum = new MetadataQuorum(new MetadataQuorum.Settings(id, Uuid.randomUuid(), CLUSTER_ID,
-                root.resolve("voter-" + id).toFile(), LISTENER, addresses, configs), Time.SYSTEM,
-                (message, cause) -> new RuntimeException(message, cause));
-            commits = new CommitLog();
-            quorum.register(commits);
-            apis.set(new RaftApis(quorum, Time.SYSTEM));
-            quorum.start();
-        }
-
-        /** A graceful leave: the quorum keeps serving while it resigns (its successor's vote ends the wait). */
-        void stopQuorum()
-        {
-            quorum.close();
-            apis.set(null);
-            quorum = null;
-        }
-
-        int port()
-        {
-            return server.boundPort(LISTENER);
-        }
-    }
-
-    /** Routes to the voter's current RaftApis; between quorum restarts a request fails (the client retries). */
-    private record Delegate(AtomicReference<RaftApis> apis) implements RequestHandler
-    {
-        @Override
-        public short maxVersion(final ApiKeys key)
-        {
-            return RaftApis.serves(key) || key == ApiKeys.FETCH ? key.latestVersion() : -1;
-        }
-
-        @Override
-        public short minVersion(final ApiKeys key)
-        {
-            return key.oldestVersion();
-        }
-
-        @Override
-        public CompletableFuture<AbstractResponse> handle(final RequestContext context, final AbstractRequest request)
-        {
-            final RaftApis current = apis.get();
-            if (current == null)
-            {
-                return CompletableFuture.failedFuture(
-                    new org.apache.kafka.common.errors.NotControllerException("voter restarting"));
-            }
-            return current.handle(context, request);
-        }
-    }
 
     /** What a voter's listener was handed in handleCommit, in order, and the last leader it was told of. */
     private static final class CommitLog implements RaftClient.Listener<MetadataRecord>
@@ -200,31 +104,32 @@ class MetadataQuorumTest
     @BeforeEach
     void startVoters() throws IOException
     {
-        root = Files.createTempDirectory("metadata-quorum");
-        for (int id = 1; id <= 3; id++)
-        {
-            voters.put(id, new Voter(id));
-        }
-        voters.values().forEach(v -> addresses.put(v.id, new InetSocketAddress("127.0.0.1", v.port())));
-        voters.values().forEach(Voter::startQuorum);
+        quorum = new LoopbackVoters(3);
+        quorum.ids().forEach(this::startQuorum);
         clients = new NodeClients(NodeClientConfig.defaults("quorum-test"));
+    }
+
+    private void startQuorum(final int id)
+    {
+        final MetadataQuorum voter = quorum.open(id);
+        final CommitLog log = new CommitLog();
+        commits.put(id, log);
+        voter.register(log);
+        voter.start();
     }
 
     @AfterEach
     void stopVoters() throws IOException
     {
         clients.close();
-        // In parallel: the last voter standing waits out Kafka's 5 s graceful-shutdown timeout, once, not per voter.
-        voters.values().parallelStream().filter(voter -> voter.quorum != null).forEach(Voter::stopQuorum);
-        voters.values().forEach(voter -> voter.server.close());
-        Utils.delete(root.toFile());
+        quorum.close();
     }
 
     @Test
     @DisplayName("three voters elect one leader and commit its appends in the same order on every voter")
     void shouldCommitTheLeadersAppendsOnEveryVoter() throws Exception
     {
-        final Voter leader = awaitLeader(List.of(1, 2, 3));
+        final LoopbackVoters.Voter leader = quorum.awaitLeader(List.of(1, 2, 3));
         final List<MetadataRecord> written = append(leader, 0, 20);
 
         awaitCommitted(List.of(1, 2, 3), written);
@@ -234,24 +139,25 @@ class MetadataQuorumTest
     @DisplayName("when the leader leaves, the others elect within the Raft timeouts and keep committing; it rejoins")
     void shouldElectAgainWhenTheLeaderLeavesAndCatchUpWhenItRejoins() throws Exception
     {
-        final Voter first = awaitLeader(List.of(1, 2, 3));
+        final LoopbackVoters.Voter first = quorum.awaitLeader(List.of(1, 2, 3));
         final List<MetadataRecord> written = new ArrayList<>(append(first, 0, 10));
         awaitCommitted(List.of(1, 2, 3), written);
 
-        first.stopQuorum();
-        final List<Integer> rest = voters.keySet().stream().filter(id -> id != first.id).sorted().toList();
+        quorum.stop(first.id);
+        final List<Integer> rest = quorum.ids().stream().filter(id -> id != first.id).toList();
         final long leftAt = System.nanoTime();
-        final Voter second = awaitLeader(rest);
+        final LoopbackVoters.Voter second = quorum.awaitLeader(rest);
         final long electedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - leftAt);
         // A graceful leave resigns at once; the bound is what an ungraceful one may take.
-        assertTrue(electedMs < FETCH_TIMEOUT_MS + ELECTION_TIMEOUT_MS * 2L + BACKOFF_MAX_MS + 2_000,
+        assertTrue(electedMs < LoopbackVoters.FETCH_TIMEOUT_MS + LoopbackVoters.ELECTION_TIMEOUT_MS * 2L
+            + LoopbackVoters.BACKOFF_MAX_MS + 2_000,
             "new leader after " + electedMs + " ms");
         written.addAll(append(second, 10, 10));
         awaitCommitted(rest, written);
 
-        first.startQuorum();
+        startQuorum(first.id);
         awaitCommitted(List.of(1, 2, 3), written);
-        assertEquals(second.id, awaitLeader(List.of(1, 2, 3)).id, "the rejoining voter follows the new leader");
+        assertEquals(second.id, quorum.awaitLeader(List.of(1, 2, 3)).id, "the rejoining voter follows the new leader");
     }
 
     @Test
@@ -259,8 +165,8 @@ class MetadataQuorumTest
         + "request are refused with Kafka's errors; the leader, its epoch and the commits go on")
     void shouldRefuseBadRaftInput() throws Exception
     {
-        final Voter leader = awaitLeader(List.of(1, 2, 3));
-        final Voter follower = voters.get(leader.id == 1 ? 2 : 1);
+        final LoopbackVoters.Voter leader = quorum.awaitLeader(List.of(1, 2, 3));
+        final LoopbackVoters.Voter follower = quorum.voter(leader.id == 1 ? 2 : 1);
         final int epoch = leader.quorum.client().leaderAndEpoch().epoch();
 
         // Kafka grants votes to non-voters (a dynamic set may be stale); a static set refuses them.
@@ -301,12 +207,12 @@ class MetadataQuorumTest
             assertEquals(-1, new DataInputStream(socket.getInputStream()).read(), "connection closed, no answer");
         }
 
-        assertEquals(leader.id, awaitLeader(List.of(1, 2, 3)).id);
+        assertEquals(leader.id, quorum.awaitLeader(List.of(1, 2, 3)).id);
         assertEquals(epoch, leader.quorum.client().leaderAndEpoch().epoch(), "the leader's epoch");
         awaitCommitted(List.of(1, 2, 3), append(leader, 0, 5));
     }
 
-    private List<MetadataRecord> append(final Voter leader, final int from, final int count)
+    private List<MetadataRecord> append(final LoopbackVoters.Voter leader, final int from, final int count)
     {
         final List<MetadataRecord> records = new ArrayList<>();
         for (int i = from; i < from + count; i++)
@@ -322,55 +228,23 @@ class MetadataQuorumTest
         return records;
     }
 
-    private Voter awaitLeader(final List<Integer> ids) throws InterruptedException
-    {
-        final int[] leader = {-1};
-        waitFor(() ->
-        {
-            OptionalInt agreed = OptionalInt.empty();
-            for (final int id : ids)
-            {
-                final LeaderAndEpoch seen = voters.get(id).quorum.client().leaderAndEpoch();
-                if (seen.leaderId().isEmpty() || agreed.isPresent() && agreed.getAsInt() != seen.leaderId().getAsInt())
-                {
-                    return false;
-                }
-                agreed = seen.leaderId();
-            }
-            leader[0] = agreed.getAsInt();
-            return ids.contains(leader[0]);
-        }, "a leader all of " + ids + " agree on");
-        return voters.get(leader[0]);
-    }
-
     private void awaitCommitted(final List<Integer> ids, final List<MetadataRecord> expected)
         throws InterruptedException
     {
         for (final int id : ids)
         {
-            final CommitLog commits = voters.get(id).commits;
-            waitFor(() -> commits.snapshot().size() >= expected.size(), "voter " + id + " commits " + expected.size());
-            assertEquals(expected, commits.snapshot(), "voter " + id + "'s committed records");
+            final CommitLog log = commits.get(id);
+            LoopbackVoters.waitFor(() -> log.snapshot().size() >= expected.size(),
+                "voter " + id + " commits " + expected.size());
+            assertEquals(expected, log.snapshot(), "voter " + id + "'s committed records");
         }
     }
 
-    private <R extends AbstractResponse> R send(final Voter voter, final AbstractRequest.Builder<?> request)
+    private <R extends AbstractResponse> R send(final LoopbackVoters.Voter voter,
+        final AbstractRequest.Builder<?> request)
         throws Exception
     {
         final NodeClient client = clients.get(voter.id, "127.0.0.1", voter.port());
         return client.<R>send(request).get(10, TimeUnit.SECONDS);
-    }
-
-    private static void waitFor(final BooleanSupplier condition, final String what) throws InterruptedException
-    {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!condition.getAsBoolean())
-        {
-            if (System.nanoTime() > deadline)
-            {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            Thread.sleep(10);
-        }
     }
 }
