@@ -22,7 +22,8 @@ import io.syncmirror.broker.server.BrokerServer;
 
 /**
  * N brokers of the reference broker in this JVM on loopback, for tests and benchmarks: node 1 also runs the
- * controller. Each broker has its own port and log directory under one temp directory, deleted on
+ * single controller, or ({@link #startWithQuorum}) nodes 1..V are the voters of a replicated controller, each
+ * with a CONTROLLER listener of its own. Each broker has its own port and log directory under one temp directory, deleted on
  * {@link #close()}. Brokers can be stopped cleanly, killed (no clean shutdown, as after SIGKILL), restarted on
  * the same log directory, and have their replication paused. Thread-safety: one controlling thread.
  */
@@ -33,20 +34,29 @@ public final class EmbeddedCluster implements AutoCloseable
     private final boolean ownsRoot;
     private final Map<String, String> overrides;
     private final int[] ports;
+    /** Voters of the metadata quorum: nodes 1..voters; 0 for the single controller on node 1. */
+    private final int voters;
+    private final int[] controllerPorts;
     private final BrokerServer[] brokers;
 
-    private EmbeddedCluster(final int size, final Path root, final boolean ownsRoot,
+    private EmbeddedCluster(final int size, final int voters, final Path root, final boolean ownsRoot,
         final Map<String, String> overrides)
     {
         this.size = size;
+        this.voters = voters;
         this.root = root;
         this.ownsRoot = ownsRoot;
         this.overrides = overrides;
         this.ports = new int[size];
+        this.controllerPorts = new int[voters];
         this.brokers = new BrokerServer[size];
         for (int i = 0; i < size; i++)
         {
             ports[i] = freePort();
+        }
+        for (int i = 0; i < voters; i++)
+        {
+            controllerPorts[i] = freePort();
         }
     }
 
@@ -55,6 +65,24 @@ public final class EmbeddedCluster implements AutoCloseable
      * {@code min.insync.replicas}, {@code syncmirror.log.storage=memory}).
      */
     public static EmbeddedCluster start(final int size, final Map<String, String> overrides)
+    {
+        return start(size, 0, overrides);
+    }
+
+    /**
+     * Starts {@code size} brokers whose controller is replicated: nodes 1..{@code voters} (1, 3 or 5) are also
+     * voters of the metadata quorum, with short Raft timeouts (elections in well under a second).
+     */
+    public static EmbeddedCluster startWithQuorum(final int size, final int voters, final Map<String, String> overrides)
+    {
+        if (voters < 1 || voters > size)
+        {
+            throw new IllegalArgumentException(voters + " voters among " + size + " nodes");
+        }
+        return start(size, voters, overrides);
+    }
+
+    private static EmbeddedCluster start(final int size, final int voters, final Map<String, String> overrides)
     {
         final Path root;
         try
@@ -65,7 +93,7 @@ public final class EmbeddedCluster implements AutoCloseable
         {
             throw new UncheckedIOException(ex);
         }
-        final EmbeddedCluster cluster = new EmbeddedCluster(size, root, true, Map.copyOf(overrides));
+        final EmbeddedCluster cluster = new EmbeddedCluster(size, voters, root, true, Map.copyOf(overrides));
         try
         {
             for (int node = 1; node <= size; node++)
@@ -119,9 +147,29 @@ public final class EmbeddedCluster implements AutoCloseable
     {
         final Properties props = new Properties();
         props.put(BrokerConfig.NODE_ID_CONFIG, Integer.toString(nodeId));
-        props.put(BrokerConfig.PROCESS_ROLES_CONFIG, nodeId == 1 ? "broker,controller" : "broker");
-        props.put(BrokerConfig.LISTENERS_CONFIG, "PLAINTEXT://127.0.0.1:" + ports[nodeId - 1]);
-        props.put(BrokerConfig.CONTROLLER_SERVERS_CONFIG, "127.0.0.1:" + ports[0]);
+        if (voters == 0)
+        {
+            props.put(BrokerConfig.PROCESS_ROLES_CONFIG, nodeId == 1 ? "broker,controller" : "broker");
+            props.put(BrokerConfig.LISTENERS_CONFIG, "PLAINTEXT://127.0.0.1:" + ports[nodeId - 1]);
+            props.put(BrokerConfig.CONTROLLER_SERVERS_CONFIG, "127.0.0.1:" + ports[0]);
+        }
+        else
+        {
+            final boolean voter = nodeId <= voters;
+            props.put(BrokerConfig.PROCESS_ROLES_CONFIG, voter ? "broker,controller" : "broker");
+            props.put(BrokerConfig.LISTENERS_CONFIG, "PLAINTEXT://127.0.0.1:" + ports[nodeId - 1]
+                + (voter ? ",CONTROLLER://127.0.0.1:" + controllerPorts[nodeId - 1] : ""));
+            props.put(BrokerConfig.CONTROLLER_LISTENER_NAMES_CONFIG, "CONTROLLER");
+            final StringJoiner quorum = new StringJoiner(",");
+            for (int v = 1; v <= voters; v++)
+            {
+                quorum.add(v + "@127.0.0.1:" + controllerPorts[v - 1]);
+            }
+            props.put(BrokerConfig.CONTROLLER_VOTERS_CONFIG, quorum.toString());
+            props.put("controller.quorum.election.timeout.ms", "500");
+            props.put("controller.quorum.fetch.timeout.ms", "1000");
+            props.put("controller.quorum.election.backoff.max.ms", "200");
+        }
         props.put(BrokerConfig.LOG_DIRS_CONFIG, logDir(nodeId).toString());
         final int rf = Math.min(3, size);
         props.put(BrokerConfig.OFFSETS_TOPIC_REPLICATION_FACTOR_CONFIG, Integer.toString(rf));

@@ -92,8 +92,8 @@ public final class ControllerApis implements RequestHandler, AutoCloseable
 
     private static final int DEFAULT_FETCH_MAX_BYTES = 1 << 20;
 
-    /** Event thread only; replaced when a controller of the metadata quorum renounces leadership. */
-    private Controller controller;
+    /** Replaced (on the event thread) when a controller of the metadata quorum renounces leadership. */
+    private volatile Controller controller;
     private final ScheduledExecutorService eventThread;
     private final boolean ownsEventThread;
     private final List<ParkedFetch> parked = new ArrayList<>();
@@ -357,6 +357,15 @@ public final class ControllerApis implements RequestHandler, AutoCloseable
         {
             // Closed: close() failed every answer still waiting.
         }
+    }
+
+    /**
+     * Whether this node's controller may change the metadata now: always with a local log; on the metadata
+     * quorum, while it leads. Any thread; a hint for routing (the event thread decides).
+     */
+    public boolean isActive()
+    {
+        return controller.log().writable();
     }
 
     /** The controller; event thread only (see {@link #execute}). */

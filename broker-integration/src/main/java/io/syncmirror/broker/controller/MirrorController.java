@@ -26,6 +26,12 @@ public final class MirrorController
         this.apis = apis;
     }
 
+    /** Whether this node's controller is the active one (see {@link ControllerApis#isActive}). */
+    public boolean isActive()
+    {
+        return apis.isActive();
+    }
+
     public CompletableFuture<MirrorOpResult> createMirror(final MirrorDefinition definition)
     {
         return apis.onEventThread(c -> c.createMirror(definition));

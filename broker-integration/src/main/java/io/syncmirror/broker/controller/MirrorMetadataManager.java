@@ -245,6 +245,11 @@ public final class MirrorMetadataManager implements AutoCloseable
 
     private void syncAllSafely()
     {
+        if (!controller.isActive())
+        {
+            // A standby of the metadata quorum: the active controller's node syncs the mirrors.
+            return;
+        }
         try
         {
             final MirrorController.TopicsSnapshot snapshot = await(controller.topics());

@@ -122,7 +122,8 @@ public final class BrokerMetadataApplier implements MetadataView
     }
 
     /**
-     * Applies the records of one metadata fetch above the applied offset. {@code highWatermark} is the fetch
+     * Applies the records of one metadata fetch above the applied offset; the applied offset moves past control
+     * batches too. {@code highWatermark} is the fetch
      * response's HW (exclusive: the next offset to be committed), so the latest known offset becomes HW - 1.
      */
     public void apply(final Records records, final long highWatermark)
@@ -135,6 +136,15 @@ public final class BrokerMetadataApplier implements MetadataView
             {
                 delta.apply(r.record());
                 delta.appliedOffset = r.offset();
+            }
+        }
+        for (final org.apache.kafka.common.record.internal.RecordBatch batch : records.batches())
+        {
+            // The metadata quorum's control batches (a leader's LeaderChange) hold no metadata, but the next
+            // fetch starts after them, and a heartbeat reports them applied.
+            if (batch.isControlBatch() && batch.lastOffset() > delta.appliedOffset)
+            {
+                delta.appliedOffset = batch.lastOffset();
             }
         }
         final long latestKnown = Math.max(before.latestKnownOffset(), Math.max(highWatermark - 1, delta.appliedOffset));

@@ -93,8 +93,8 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
     private final MirrorCoordinator coordinator;
     private final MirrorController controller;
     private final MirrorMetadataManager metadataManager;
-    private final String controllerHost;
-    private final int controllerPort;
+    /** Where the active controller is believed to be (forwarding); asked at each forward. */
+    private final Supplier<java.net.InetSocketAddress> controllerAddress;
     private final long timeoutMs;
     private final MirrorWireClients clients;
     /** Requests forwarded to the controller: a longer wait than {@link #clients}' (see the constructor). */
@@ -109,19 +109,19 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
     /**
      * @param controller      the controller's mirror operations on the controller node, else null (forwarded)
      * @param metadataManager the controller node's mirror metadata manager, else null
-     * @param controllerHost  where the controller listens (forwarding), from controller.quorum.bootstrap.servers
+     * @param controllerAddress where the active controller listens (forwarding): the one node of
+     *                          controller.quorum.bootstrap.servers, or the voter that last answered as active
      */
     public MirrorApis(final int brokerId, final Supplier<MetadataImage> image, final MirrorCoordinator coordinator,
-        final MirrorController controller, final MirrorMetadataManager metadataManager, final String controllerHost,
-        final int controllerPort, final long timeoutMs)
+        final MirrorController controller, final MirrorMetadataManager metadataManager,
+        final Supplier<java.net.InetSocketAddress> controllerAddress, final long timeoutMs)
     {
         this.brokerId = brokerId;
         this.image = image;
         this.coordinator = coordinator;
         this.controller = controller;
         this.metadataManager = metadataManager;
-        this.controllerHost = controllerHost;
-        this.controllerPort = controllerPort;
+        this.controllerAddress = controllerAddress;
         this.timeoutMs = timeoutMs;
         this.clients = new MirrorWireClients("broker-" + brokerId + "-mirror", (int)timeoutMs, (int)timeoutMs);
         // The controller bounds its own work on a request by timeoutMs, plus the calls to other brokers it makes
@@ -164,7 +164,7 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
             case LAST_MIRRORED_OFFSETS ->
                 CompletableFuture.completedFuture(lastMirroredOffsets((LastMirroredOffsetsRequestData)request));
             case ALTER_MIRROR_TOPIC_TYPE -> alterMirrorTopicType((AlterMirrorTopicTypeRequestData)request);
-            default -> controller == null ? forward(request) : CompletableFuture.supplyAsync(() ->
+            default -> !localController() ? forward(request) : CompletableFuture.supplyAsync(() ->
                 handleOnController(request), pool);
         };
     }
@@ -173,19 +173,25 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
     // Controller operations.
     // ------------------------------------------------------------------------------------------------------
 
+    /** Whether this node runs the active controller, so controller operations run here in-process. */
+    private boolean localController()
+    {
+        return controller != null && controller.isActive();
+    }
+
     private CompletableFuture<ApiMessage> forward(final ApiMessage request)
     {
         return CompletableFuture.supplyAsync(() ->
         {
+            final java.net.InetSocketAddress address = controllerAddress.get();
             try
             {
-                return forwardClients.send(controllerHost, controllerPort, request, ApiMessage.class);
+                return forwardClients.send(address.getHostString(), address.getPort(), request, ApiMessage.class);
             }
             catch (final IOException e)
             {
                 throw new KafkaException(new org.apache.kafka.common.errors.NetworkException(
-                    "cannot reach the controller at " + controllerHost + ":" + controllerPort + ": " + e.getMessage(),
-                    e));
+                    "cannot reach the controller at " + address + ": " + e.getMessage(), e));
             }
         }, pool);
     }
@@ -629,7 +635,7 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
     {
         if (request.effective())
         {
-            return controller == null ? forward(request) : CompletableFuture.supplyAsync(() ->
+            return !localController() ? forward(request) : CompletableFuture.supplyAsync(() ->
                 commitEffectiveTypes(request), pool);
         }
         if (request.localPartitionsOnly())
@@ -843,10 +849,12 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
         final AlterMirrorTopicTypeRequestData request = new AlterMirrorTopicTypeRequestData().setEffective(true)
             .setTopics(List.of(new AlterMirrorTopicTypeRequestData.AlterMirrorTopic().setTopicId(topicId)
                 .setTopicName(topicName).setMirrorType(mirrorType)));
+        final java.net.InetSocketAddress address = controllerAddress.get();
         try
         {
-            final AlterMirrorTopicTypeResponseData response = controller != null ? commitEffectiveTypes(request) :
-                clients.send(controllerHost, controllerPort, request, AlterMirrorTopicTypeResponseData.class);
+            final AlterMirrorTopicTypeResponseData response = localController() ? commitEffectiveTypes(request) :
+                clients.send(address.getHostString(), address.getPort(), request,
+                    AlterMirrorTopicTypeResponseData.class);
             for (final TopicResultsResponseData.TopicResult result : response.topics())
             {
                 return result.setTopicName(topicName);
@@ -855,8 +863,8 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
         }
         catch (final IOException e)
         {
-            return result(topicName, Errors.NETWORK_EXCEPTION, "cannot reach the controller at " + controllerHost +
-                ":" + controllerPort + ": " + e.getMessage());
+            return result(topicName, Errors.NETWORK_EXCEPTION, "cannot reach the controller at " + address + ": "
+                + e.getMessage());
         }
         catch (final RuntimeException e)
         {
@@ -1214,9 +1222,10 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
             }
             final BumpLeaderEpochsRequestData request = new BumpLeaderEpochsRequestData()
                 .setMinNextProducerId(minNextProducerId).setTopics(List.of(topic));
-            final BumpLeaderEpochsResponseData response = controller != null ?
+            final java.net.InetSocketAddress address = controllerAddress.get();
+            final BumpLeaderEpochsResponseData response = localController() ?
                 (BumpLeaderEpochsResponseData)handleOnController(request) :
-                clients.send(controllerHost, controllerPort, request, BumpLeaderEpochsResponseData.class);
+                clients.send(address.getHostString(), address.getPort(), request, BumpLeaderEpochsResponseData.class);
             if (response.errorCode() != Errors.NONE.code())
             {
                 throw Errors.forCode(response.errorCode()).exception(response.errorMessage());

@@ -22,10 +22,13 @@ import io.syncmirror.broker.replica.ReplicaConfig;
  * A broker's settings, read from a Kafka-style server.properties with Kafka's own keys and defaults where Kafka
  * has the setting, validated by Kafka's {@code ConfigDef} (a bad value names its key). Immutable.
  *
- * <p>The controller: one node runs it ({@code process.roles=broker,controller}); every node, that one included,
- * reaches it at {@code controller.quorum.bootstrap.servers} (one {@code host:port}, the controller node's
- * listener). The controller is not replicated: while it is down, brokers keep serving but no leader can be
- * elected.
+ * <p>The controller runs one of two ways. Replicated: {@code controller.quorum.voters} names a static quorum
+ * ({@code id@host:port,...}, Kafka's format, 1, 3 or 5 voters at their controller listeners); each node with
+ * {@code process.roles} including {@code controller} is a voter of Kafka's Raft, serves it on the first of
+ * {@code controller.listener.names}, and the Raft leader is the active controller; every node reaches whichever
+ * voter is active. Single: {@code controller.quorum.bootstrap.servers} names one {@code host:port}, the one
+ * node that runs an unreplicated controller (while it is down no leader can be elected). Exactly one of the
+ * two keys is set.
  */
 public final class BrokerConfig extends AbstractConfig
 {
@@ -36,6 +39,8 @@ public final class BrokerConfig extends AbstractConfig
     public static final String LOG_DIRS_CONFIG = "log.dirs";
     public static final String LOG_DIR_CONFIG = "log.dir";
     public static final String CONTROLLER_SERVERS_CONFIG = "controller.quorum.bootstrap.servers";
+    public static final String CONTROLLER_VOTERS_CONFIG = "controller.quorum.voters";
+    public static final String CONTROLLER_LISTENER_NAMES_CONFIG = "controller.listener.names";
     public static final String CLUSTER_ID_CONFIG = "cluster.id";
     public static final String NUM_PARTITIONS_CONFIG = "num.partitions";
     public static final String DEFAULT_REPLICATION_FACTOR_CONFIG = "default.replication.factor";
@@ -121,8 +126,12 @@ public final class BrokerConfig extends AbstractConfig
         .define(LOG_DIRS_CONFIG, Type.LIST, "", Importance.HIGH, "Directories for the partitions' logs.")
         .define(LOG_DIR_CONFIG, Type.STRING, "/tmp/syncmirror-logs", Importance.HIGH,
             "The log directory when log.dirs is not set.")
-        .define(CONTROLLER_SERVERS_CONFIG, Type.LIST, ConfigDef.NO_DEFAULT_VALUE, Importance.HIGH,
-            "host:port of the controller node's listener.")
+        .define(CONTROLLER_SERVERS_CONFIG, Type.LIST, "", Importance.HIGH,
+            "host:port of the one node that runs an unreplicated controller; not with controller.quorum.voters.")
+        .define(CONTROLLER_VOTERS_CONFIG, Type.LIST, "", Importance.HIGH,
+            "The static metadata quorum, id@host:port per voter at its controller listener (1, 3 or 5 voters).")
+        .define(CONTROLLER_LISTENER_NAMES_CONFIG, Type.LIST, "", Importance.HIGH,
+            "Listener names the controller serves; the first is where voters and brokers reach it.")
         .define(CLUSTER_ID_CONFIG, Type.STRING, "syncmirror-cluster", Importance.LOW,
             "The cluster id reported in Metadata responses.")
         .define(NUM_PARTITIONS_CONFIG, Type.INT, 1, Range.atLeast(1), Importance.MEDIUM,
@@ -252,7 +261,14 @@ public final class BrokerConfig extends AbstractConfig
         }
         listeners();
         advertisedListeners();
-        controllerAddress();
+        if (replicatedController())
+        {
+            checkQuorum();
+        }
+        else
+        {
+            controllerAddress();
+        }
     }
 
     public static BrokerConfig fromProperties(final Properties properties)
@@ -275,13 +291,118 @@ public final class BrokerConfig extends AbstractConfig
         return parseListeners(LISTENERS_CONFIG, getList(LISTENERS_CONFIG));
     }
 
+    /** What clients are told; the controller's listeners are never among them (as in Kafka). */
     public List<Listener> advertisedListeners()
     {
         final List<String> advertised = getList(ADVERTISED_LISTENERS_CONFIG);
-        return advertised.isEmpty() ? listeners() : parseListeners(ADVERTISED_LISTENERS_CONFIG, advertised);
+        final List<String> controllerNames = getList(CONTROLLER_LISTENER_NAMES_CONFIG);
+        final List<Listener> named = advertised.isEmpty() ? listeners() :
+            parseListeners(ADVERTISED_LISTENERS_CONFIG, advertised);
+        final List<Listener> served = named.stream().filter(l -> !controllerNames.contains(l.name())).toList();
+        if (served.isEmpty())
+        {
+            throw new ConfigException(advertised.isEmpty() ? LISTENERS_CONFIG : ADVERTISED_LISTENERS_CONFIG, named,
+                "no listener left to advertise besides the controller's " + controllerNames);
+        }
+        return served;
     }
 
-    /** The controller's host and port. */
+    /** Whether the controller is replicated on a metadata quorum ({@code controller.quorum.voters} is set). */
+    public boolean replicatedController()
+    {
+        return !getList(CONTROLLER_VOTERS_CONFIG).isEmpty();
+    }
+
+    /** The metadata quorum's voters, node id to controller listener address, in id order. */
+    public Map<Integer, java.net.InetSocketAddress> controllerVoters()
+    {
+        final Map<Integer, java.net.InetSocketAddress> voters = new java.util.TreeMap<>();
+        for (final String voter : getList(CONTROLLER_VOTERS_CONFIG))
+        {
+            final int at = voter.indexOf('@');
+            final int colon = voter.lastIndexOf(':');
+            if (at <= 0 || colon <= at + 1)
+            {
+                throw new ConfigException(CONTROLLER_VOTERS_CONFIG, voter, "expected id@host:port");
+            }
+            final int id;
+            try
+            {
+                id = Integer.parseInt(voter.substring(0, at).trim());
+            }
+            catch (final NumberFormatException e)
+            {
+                throw new ConfigException(CONTROLLER_VOTERS_CONFIG, voter, "the voter id is not a number");
+            }
+            final java.net.InetSocketAddress address = java.net.InetSocketAddress.createUnresolved(
+                voter.substring(at + 1, colon), parsePort(CONTROLLER_VOTERS_CONFIG, voter.substring(colon + 1)));
+            if (voters.put(id, address) != null)
+            {
+                throw new ConfigException(CONTROLLER_VOTERS_CONFIG, voter, "voter " + id + " is named twice");
+            }
+        }
+        return voters;
+    }
+
+    /** The listener the controller serves (the first of controller.listener.names); replicated controller only. */
+    public Listener controllerListener()
+    {
+        final String name = getList(CONTROLLER_LISTENER_NAMES_CONFIG).get(0);
+        return listeners().stream().filter(l -> l.name().equals(name)).findFirst().orElseThrow();
+    }
+
+    private void checkQuorum()
+    {
+        if (!getList(CONTROLLER_SERVERS_CONFIG).isEmpty())
+        {
+            throw new ConfigException(CONTROLLER_SERVERS_CONFIG, getList(CONTROLLER_SERVERS_CONFIG),
+                "set either " + CONTROLLER_VOTERS_CONFIG + " (a replicated controller) or this key (a single one), "
+                + "not both");
+        }
+        final Map<Integer, java.net.InetSocketAddress> voters = controllerVoters();
+        if (voters.size() % 2 == 0 || voters.size() > 5)
+        {
+            throw new ConfigException(CONTROLLER_VOTERS_CONFIG, getList(CONTROLLER_VOTERS_CONFIG),
+                "a static quorum has 1, 3 or 5 voters (an even count tolerates no more failures than one fewer)");
+        }
+        if (!runsController())
+        {
+            if (voters.containsKey(nodeId()))
+            {
+                throw new ConfigException(PROCESS_ROLES_CONFIG, getList(PROCESS_ROLES_CONFIG), "node " + nodeId()
+                    + " is a voter in " + CONTROLLER_VOTERS_CONFIG + " and must include the controller role");
+            }
+            return;
+        }
+        if (!voters.containsKey(nodeId()))
+        {
+            throw new ConfigException(CONTROLLER_VOTERS_CONFIG, getList(CONTROLLER_VOTERS_CONFIG), "node " + nodeId()
+                + " runs the controller but is not among the voters");
+        }
+        final List<String> names = getList(CONTROLLER_LISTENER_NAMES_CONFIG);
+        if (names.isEmpty())
+        {
+            throw new ConfigException(CONTROLLER_LISTENER_NAMES_CONFIG, names,
+                "a controller needs its own listener, named here and in " + LISTENERS_CONFIG);
+        }
+        final Listener listener = listeners().stream().filter(l -> l.name().equals(names.get(0))).findFirst()
+            .orElseThrow(() -> new ConfigException(CONTROLLER_LISTENER_NAMES_CONFIG, names,
+                "listener " + names.get(0) + " is not in " + LISTENERS_CONFIG));
+        final int votersPort = voters.get(nodeId()).getPort();
+        if (listener.port() != votersPort)
+        {
+            throw new ConfigException(CONTROLLER_VOTERS_CONFIG, getList(CONTROLLER_VOTERS_CONFIG), "voter "
+                + nodeId() + " is at port " + votersPort + " but its listener " + listener.name() + " binds "
+                + listener.port());
+        }
+        if (listeners().stream().allMatch(l -> names.contains(l.name())))
+        {
+            throw new ConfigException(LISTENERS_CONFIG, getList(LISTENERS_CONFIG),
+                "a broker needs a listener besides the controller's");
+        }
+    }
+
+    /** The controller's host and port (a single, unreplicated controller). */
     public Listener controllerAddress()
     {
         final List<String> servers = getList(CONTROLLER_SERVERS_CONFIG);

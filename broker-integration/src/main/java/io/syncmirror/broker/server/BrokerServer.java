@@ -25,6 +25,11 @@ import io.syncmirror.broker.controller.ControllerApis;
 import io.syncmirror.broker.controller.MirrorController;
 import io.syncmirror.broker.controller.MirrorMetadataManager;
 import io.syncmirror.broker.controller.PartitionLogMetadataLog;
+import io.syncmirror.broker.controller.quorum.ActiveControllerClient;
+import io.syncmirror.broker.controller.quorum.ControllerRaftListener;
+import io.syncmirror.broker.controller.quorum.MetadataQuorum;
+import io.syncmirror.broker.controller.quorum.RaftApis;
+import io.syncmirror.broker.controller.quorum.RaftMetadataLog;
 import io.syncmirror.broker.coordinator.Coordinators;
 import io.syncmirror.broker.group.GroupApis;
 import io.syncmirror.broker.group.GroupCoordinatorHost;
@@ -79,6 +84,8 @@ public final class BrokerServer implements AutoCloseable
 {
     private static final Logger LOG = LoggerFactory.getLogger(BrokerServer.class);
     private static final TopicPartition METADATA_PARTITION = new TopicPartition("__cluster_metadata", 0);
+    /** How long a request to the active controller keeps trying voters (elections take well under this). */
+    private static final long ACTIVE_CONTROLLER_RETRY_MS = 30_000;
     /** The NetworkClient node id used for the controller before metadata names it. */
     private static final int CONTROLLER_CLIENT_ID = -2;
 
@@ -88,7 +95,13 @@ public final class BrokerServer implements AutoCloseable
     private LogStore logs;
     private NodeClients clients;
     private ControllerApis controllerApis;
+    /** This node's voter of the metadata quorum (replicated controller, controller role), else null. */
+    private MetadataQuorum quorum;
+    private RaftApis raftApis;
+    private ActiveControllerClient activeController;
     private NodeClient controllerClient;
+    /** The voters' controller addresses, in id order (replicated controller). */
+    private List<java.net.InetSocketAddress> activeVoters = List.of();
     private ReplicaManager replicas;
     private ReplicaFetchers fetchers;
     private BrokerMetadataApplier metadata;
@@ -150,6 +163,13 @@ public final class BrokerServer implements AutoCloseable
     }
 
     /** The mirroring metrics (JMX; closed once stopped): its broker tag names this broker's MBeans. */
+    /** Whether this node runs the controller that may change the metadata now (the quorum's leader). */
+    public boolean isActiveController()
+    {
+        final ControllerApis apis = controllerApis;
+        return apis != null && apis.isActive();
+    }
+
     /** The controller's mirror operations on the controller node, null on other brokers. */
     public MirrorController mirrorController()
     {
@@ -189,11 +209,16 @@ public final class BrokerServer implements AutoCloseable
         logs = config.durableStorage() ?
             new DurableLogStore(config.logDirs(), config.logDefaults(), time,
                 config.getLong(BrokerConfig.HW_CHECKPOINT_INTERVAL_MS_CONFIG),
-                config.getLong(BrokerConfig.LOG_RETENTION_CHECK_INTERVAL_MS_CONFIG), config.cleanerConfig()) :
+                config.getLong(BrokerConfig.LOG_RETENTION_CHECK_INTERVAL_MS_CONFIG), config.cleanerConfig(),
+                config.replicatedController() ? java.util.Set.of(METADATA_PARTITION.toString()) : java.util.Set.of()) :
             new MemoryLogStore(config.logDefaults(), time);
         clients = new NodeClients(NodeClientConfig.defaults("broker-" + id));
 
-        if (config.runsController())
+        if (config.replicatedController())
+        {
+            startReplicatedController(props, clusterId);
+        }
+        else if (config.runsController())
         {
             final PartitionLogMetadataLog metadataLog = new PartitionLogMetadataLog(logs.getOrCreate(
                 METADATA_PARTITION, Uuid.METADATA_TOPIC_ID, PartitionLogMetadataLog.TOPIC_CONFIG));
@@ -247,7 +272,7 @@ public final class BrokerServer implements AutoCloseable
         final List<ApiGroup> groups = new ArrayList<>();
         if (controllerApis != null)
         {
-            groups.add(controllerGroup(controllerApis, dataPath));
+            groups.add(controllerGroup(controllerApis, raftApis, dataPath));
         }
         groups.add(group(dataPath::maxVersion, dataPath::minVersion, dataPath::handle));
         groups.add(group(metadataApis::maxVersion, metadataApis::minVersion, metadataApis::handle));
@@ -288,6 +313,51 @@ public final class BrokerServer implements AutoCloseable
     }
 
     /**
+     * The controller on the metadata quorum: on a voter, Kafka's Raft over the metadata log in the first log dir
+     * (formatted on first start), the controller fed by its commits, and its Raft RPCs served on the controller
+     * listener; on every node, the client that finds the active voter.
+     */
+    private void startReplicatedController(final Map<String, String> props, final String clusterId)
+    {
+        final int id = config.nodeId();
+        final Map<Integer, java.net.InetSocketAddress> voters = new java.util.TreeMap<>();
+        config.controllerVoters().forEach((voter, address) ->
+            voters.put(voter, new java.net.InetSocketAddress(address.getHostString(), address.getPort())));
+        if (config.runsController())
+        {
+            final java.nio.file.Path metadataDir = config.logDirs().get(0);
+            final Uuid directoryId = MetaDirectory.ensure(metadataDir, clusterId, id);
+            final Map<String, Object> quorumConfigs = new HashMap<>();
+            props.forEach((key, value) ->
+            {
+                if (key.startsWith("controller.quorum.") || key.startsWith("metadata.log."))
+                {
+                    quorumConfigs.put(key, value);
+                }
+            });
+            quorum = new MetadataQuorum(new MetadataQuorum.Settings(id, directoryId, clusterId, metadataDir.toFile(),
+                config.controllerListener().name(), voters, quorumConfigs), time, (message, cause) ->
+                {
+                    LOG.error("node {}: metadata quorum fault: {}", id, message, cause);
+                    return new RuntimeException(message, cause);
+                });
+            final RaftMetadataLog log = new RaftMetadataLog(quorum.client(), quorum.raftLog());
+            controllerApis = new ControllerApis(new Controller(log, time::milliseconds, props));
+            quorum.register(new ControllerRaftListener(id, quorum.client(), log, controllerApis,
+                committed -> new Controller(committed, time::milliseconds, props)));
+            controllerApis.start();
+            raftApis = new RaftApis(quorum, time);
+            quorum.start();
+        }
+        final List<NodeClient> targets = new ArrayList<>();
+        voters.forEach((voter, address) -> targets.add(voter == id && controllerApis != null ?
+            controllerApis.localClient() : clients.get(voter, address.getHostString(), address.getPort())));
+        activeController = new ActiveControllerClient(targets, ACTIVE_CONTROLLER_RETRY_MS, "broker-" + id);
+        controllerClient = activeController;
+        activeVoters = List.copyOf(voters.values());
+    }
+
+    /**
      * Cluster mirroring, destination side: the mirror coordinator (every broker), the mirror RPC handler, and on
      * the controller node the controller's mirror operations and the metadata manager that syncs each mirror's
      * topics from its source. Started once the listener is bound (they connect to it).
@@ -311,7 +381,18 @@ public final class BrokerServer implements AutoCloseable
             config.getLong(BrokerConfig.MIRROR_RETRY_BACKOFF_MAX_MS_CONFIG), timeoutMs,
             config.getLong(BrokerConfig.MIRROR_REPLICATION_THROTTLED_RATE_CONFIG), mirrorFetcherConfig(),
             NodeClientConfig.defaults("broker-" + id + "-mirror-fetcher"));
-        final BrokerConfig.Listener controllerAddress = config.controllerAddress();
+        final java.util.function.Supplier<java.net.InetSocketAddress> controllerAddress;
+        if (config.replicatedController())
+        {
+            controllerAddress = () -> activeVoters.get(activeController.currentVoter());
+        }
+        else
+        {
+            final BrokerConfig.Listener single = config.controllerAddress();
+            final java.net.InetSocketAddress address = java.net.InetSocketAddress.createUnresolved(single.host(),
+                single.port());
+            controllerAddress = () -> address;
+        }
         final MirrorApis[] apis = new MirrorApis[1];
         mirrorCoordinator = new MirrorCoordinator(id, replicas, metadata::image, store,
             (topicId, epochs, floor) -> apis[0].controllerChannel().bumpLeaderEpochs(topicId, epochs, floor),
@@ -325,7 +406,7 @@ public final class BrokerServer implements AutoCloseable
         mirrorMetrics = MirrorMetrics.forCoordinator(id, mirrorCoordinator, ManagementFactory.getPlatformMBeanServer(),
             time::milliseconds);
         mirrorApis = new MirrorApis(id, metadata::image, mirrorCoordinator, mirrorController, mirrorMetadataManager,
-            controllerAddress.host(), controllerAddress.port(), timeoutMs);
+            controllerAddress, timeoutMs);
         apis[0] = mirrorApis;
     }
 
@@ -426,8 +507,13 @@ public final class BrokerServer implements AutoCloseable
         return metadataApis.ensureTopic(topic, partitions, rf, topicConfig).thenApply(ignored -> null);
     }
 
-    /** The controller's APIs; a Fetch of the metadata log goes to it, every other Fetch to the data path. */
-    private static ApiGroup controllerGroup(final ControllerApis controller, final DataPathApis dataPath)
+    /**
+     * The controller's APIs; a Fetch of the metadata log goes to it, every other Fetch to the data path. On a
+     * voter of the metadata quorum ({@code raft} not null), Kafka's Raft RPCs and a Raft replica's Fetch go to
+     * the Raft driver.
+     */
+    private static ApiGroup controllerGroup(final ControllerApis controller, final RaftApis raft,
+        final DataPathApis dataPath)
     {
         return new ApiGroup()
         {
@@ -438,12 +524,20 @@ public final class BrokerServer implements AutoCloseable
                 {
                     return dataPath.maxVersion(key);
                 }
+                if (raft != null && RaftApis.serves(key))
+                {
+                    return raft.maxVersion(key);
+                }
                 return isControllerOnly(key) ? controller.maxVersion(key) : -1;
             }
 
             @Override
             public short minVersion(final ApiKeys key)
             {
+                if (raft != null && RaftApis.serves(key))
+                {
+                    return raft.minVersion(key);
+                }
                 return key == ApiKeys.FETCH ? dataPath.minVersion(key) : controller.minVersion(key);
             }
 
@@ -454,8 +548,16 @@ public final class BrokerServer implements AutoCloseable
                 if (request.apiKey() == ApiKeys.FETCH)
                 {
                     final FetchRequestData data = ((FetchRequest)request).data();
+                    if (raft != null && RaftApis.isRaftFetch(data))
+                    {
+                        return raft.handle(context, request);
+                    }
                     return ControllerApis.isMetadataFetch(data) ? controller.handle(context, request) :
                         dataPath.handle(context, request);
+                }
+                if (raft != null && RaftApis.serves(request.apiKey()))
+                {
+                    return raft.handle(context, request);
                 }
                 return controller.handle(context, request);
             }
@@ -586,6 +688,8 @@ public final class BrokerServer implements AutoCloseable
         closeQuietly(mirrorCoordinator);
         closeQuietly(mirrorMetadataManager);
         closeQuietly(mirrorApis);
+        // Before the socket server: a leaving leader resigns, and the others' votes still reach it.
+        closeQuietly(quorum);
         closeQuietly(socketServer);
         closeQuietly(lifecycle);
         closeQuietly(coordinators);
@@ -593,6 +697,7 @@ public final class BrokerServer implements AutoCloseable
         closeQuietly(imageBridge);
         closeQuietly(replicas);
         closeQuietly(controllerApis);
+        closeQuietly(activeController);
         closeQuietly(clients);
         if (crash && logs instanceof DurableLogStore durable)
         {

@@ -75,6 +75,8 @@ public final class DurableLogStore implements LogStore
 
     private final List<LogDir> logDirs = new ArrayList<>();
     private final Map<String, String> defaultTopicConfig;
+    /** Partition directories another owner opens (the metadata quorum's Raft log). */
+    private final java.util.Set<String> notOwned;
     private final Time time;
     private final KafkaScheduler scheduler;
     private final BrokerTopicStats brokerTopicStats = new BrokerTopicStats();
@@ -113,6 +115,19 @@ public final class DurableLogStore implements LogStore
     public DurableLogStore(final List<Path> logDirs, final Map<String, String> defaultTopicConfig, final Time time,
         final long hwCheckpointIntervalMs, final long retentionCheckIntervalMs, final CleanerConfig cleanerConfig)
     {
+        this(logDirs, defaultTopicConfig, time, hwCheckpointIntervalMs, retentionCheckIntervalMs, cleanerConfig,
+            java.util.Set.of());
+    }
+
+    /**
+     * As above, leaving the partition directories named in {@code notOwned} alone: the metadata quorum's Raft
+     * log ({@code __cluster_metadata-0}) lives among the logs, as in Kafka, but Kafka's Raft opens it itself.
+     */
+    public DurableLogStore(final List<Path> logDirs, final Map<String, String> defaultTopicConfig, final Time time,
+        final long hwCheckpointIntervalMs, final long retentionCheckIntervalMs, final CleanerConfig cleanerConfig,
+        final java.util.Set<String> notOwned)
+    {
+        this.notOwned = java.util.Set.copyOf(notOwned);
         if (logDirs.isEmpty())
         {
             throw new IllegalArgumentException("At least one log directory is needed");
@@ -179,7 +194,7 @@ public final class DurableLogStore implements LogStore
         }
         for (final File child : children)
         {
-            if (!child.isDirectory() || !isPartitionDirName(child.getName()))
+            if (!child.isDirectory() || !isPartitionDirName(child.getName()) || notOwned.contains(child.getName()))
             {
                 continue;
             }

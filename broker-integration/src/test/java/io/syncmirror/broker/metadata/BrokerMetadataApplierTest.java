@@ -51,6 +51,20 @@ class BrokerMetadataApplierTest
     }
 
     @Test
+    @org.junit.jupiter.api.DisplayName("the applied offset moves past a control batch, so the next fetch starts after it")
+    void shouldMovePastControlBatches()
+    {
+        append(new MetadataRecord.ProducerIdFloor(10), new MetadataRecord.ProducerIdFloor(20));
+        final MemoryRecords leaderChange = MemoryRecords.withLeaderChangeMessage(2, 0, 1,
+            java.nio.ByteBuffer.allocate(256), new org.apache.kafka.common.message.LeaderChangeMessage()
+                .setLeaderId(1).setVoters(List.of()).setGrantingVoters(List.of()));
+        applier.apply(leaderChange, 3);
+        assertEquals(2, applier.image().appliedOffset());
+        assertEquals(2, applier.image().latestKnownOffset());
+        assertEquals(20, applier.producerIdFloor());
+    }
+
+    @Test
     void shouldSkipRecordsAtOrBelowTheAppliedOffset()
     {
         final MemoryRecords batch = MetadataRecordCodec.encodeBatch(0, 0, List.of(

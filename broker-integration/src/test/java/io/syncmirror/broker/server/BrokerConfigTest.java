@@ -106,4 +106,79 @@ class BrokerConfigTest
         assertTrue(assertThrows(ConfigException.class, () -> new BrokerConfig(bad)).getMessage()
             .contains("offsets.topic.num.partitions"));
     }
+
+    private static Map<String, String> voter(final int nodeId)
+    {
+        final Map<String, String> props = new HashMap<>();
+        props.put("node.id", Integer.toString(nodeId));
+        props.put("process.roles", "broker,controller");
+        props.put("listeners", "PLAINTEXT://127.0.0.1:909" + nodeId + ",CONTROLLER://127.0.0.1:1909" + nodeId);
+        props.put("controller.listener.names", "CONTROLLER");
+        props.put("controller.quorum.voters", "1@127.0.0.1:19091,2@127.0.0.1:19092,3@127.0.0.1:19093");
+        return props;
+    }
+
+    @Test
+    @org.junit.jupiter.api.DisplayName("a replicated controller reads Kafka's quorum keys; the controller listener "
+        + "is served but never advertised")
+    void shouldReadTheQuorumKeys()
+    {
+        final BrokerConfig config = new BrokerConfig(voter(2));
+        assertTrue(config.replicatedController());
+        assertEquals(List.of(1, 2, 3), List.copyOf(config.controllerVoters().keySet()));
+        assertEquals(19092, config.controllerVoters().get(2).getPort());
+        assertEquals(new BrokerConfig.Listener("CONTROLLER", "127.0.0.1", 19092), config.controllerListener());
+        assertEquals(List.of(new BrokerConfig.Listener("PLAINTEXT", "127.0.0.1", 9092)), config.advertisedListeners());
+
+        final Map<String, String> broker = new HashMap<>();
+        broker.put("node.id", "7");
+        broker.put("controller.quorum.voters", voter(1).get("controller.quorum.voters"));
+        assertTrue(new BrokerConfig(broker).replicatedController());
+    }
+
+    @Test
+    @org.junit.jupiter.api.DisplayName("bad quorum settings are refused with the key and the reason")
+    void shouldRefuseBadQuorumSettings()
+    {
+        final Map<String, Map<String, String>> cases = new java.util.LinkedHashMap<>();
+        final Map<String, String> both = voter(1);
+        both.put("controller.quorum.bootstrap.servers", "127.0.0.1:9092");
+        cases.put("not both", both);
+        final Map<String, String> even = voter(1);
+        even.put("controller.quorum.voters", "1@127.0.0.1:19091,2@127.0.0.1:19092");
+        cases.put("1, 3 or 5 voters", even);
+        final Map<String, String> outsider = voter(1);
+        outsider.put("node.id", "4");
+        outsider.put("listeners", "PLAINTEXT://127.0.0.1:9094,CONTROLLER://127.0.0.1:19094");
+        cases.put("not among the voters", outsider);
+        final Map<String, String> noListenerName = voter(1);
+        noListenerName.remove("controller.listener.names");
+        cases.put("its own listener", noListenerName);
+        final Map<String, String> unknownListener = voter(1);
+        unknownListener.put("controller.listener.names", "RAFT");
+        cases.put("is not in listeners", unknownListener);
+        final Map<String, String> wrongPort = voter(1);
+        wrongPort.put("listeners", "PLAINTEXT://127.0.0.1:9091,CONTROLLER://127.0.0.1:29091");
+        cases.put("binds 29091", wrongPort);
+        final Map<String, String> malformed = voter(1);
+        malformed.put("controller.quorum.voters", "1@127.0.0.1:19091,two@127.0.0.1:19092,3@127.0.0.1:19093");
+        cases.put("not a number", malformed);
+        final Map<String, String> noAt = voter(1);
+        noAt.put("controller.quorum.voters", "127.0.0.1:19091");
+        cases.put("expected id@host:port", noAt);
+        final Map<String, String> brokerOnlyVoter = voter(1);
+        brokerOnlyVoter.put("process.roles", "broker");
+        cases.put("must include the controller role", brokerOnlyVoter);
+        final Map<String, String> onlyController = voter(1);
+        onlyController.put("listeners", "CONTROLLER://127.0.0.1:19091");
+        cases.put("besides the controller's", onlyController);
+        final Map<String, String> neither = voter(1);
+        neither.remove("controller.quorum.voters");
+        cases.put("controller.quorum.bootstrap.servers", neither);
+        cases.forEach((reason, props) ->
+        {
+            final ConfigException refused = assertThrows(ConfigException.class, () -> new BrokerConfig(props), reason);
+            assertTrue(refused.getMessage().contains(reason), reason + ": " + refused.getMessage());
+        });
+    }
 }

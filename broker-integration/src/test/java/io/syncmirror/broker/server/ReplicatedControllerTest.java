@@ -1,0 +1,162 @@
+package io.syncmirror.broker.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import io.syncmirror.broker.cluster.EmbeddedCluster;
+
+/**
+ * Three combined nodes whose controller is replicated on Kafka's Raft (controller.quorum.voters): the cluster
+ * outlives the node that runs the active controller. Real Kafka clients throughout.
+ */
+@Timeout(180)
+class ReplicatedControllerTest
+{
+    private EmbeddedCluster cluster;
+
+    @AfterEach
+    void close()
+    {
+        if (cluster != null)
+        {
+            cluster.close();
+        }
+    }
+
+    @Test
+    @DisplayName("when the node of the active controller stops, another voter takes over within seconds: topics "
+        + "are created again, acknowledged records stay readable, and the node rejoins with every change")
+    void shouldOutliveTheActiveControllersNode() throws Exception
+    {
+        cluster = EmbeddedCluster.startWithQuorum(3, 3, Map.of(BrokerConfig.DEFAULT_REPLICATION_FACTOR_CONFIG, "3",
+            BrokerConfig.MIN_INSYNC_REPLICAS_CONFIG, "2"));
+        try (Admin admin = admin(cluster.bootstrapServers()))
+        {
+            admin.createTopics(List.of(new NewTopic("before", 3, (short) 3))).all().get(30, TimeUnit.SECONDS);
+        }
+        final List<String> written = produce("before", 0, 100);
+
+        final int active = activeController();
+        cluster.stopBroker(active);
+        final String survivors = String.join(",", IntStream.rangeClosed(1, 3).filter(n -> n != active)
+            .mapToObj(n -> "127.0.0.1:" + cluster.port(n)).toList());
+        final long stoppedNs = System.nanoTime();
+        try (Admin admin = admin(survivors))
+        {
+            admin.createTopics(List.of(new NewTopic("after", 2, (short) 2))).all().get(60, TimeUnit.SECONDS);
+            final long failoverMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stoppedNs);
+            System.out.println("topic created " + failoverMs + " ms after the active controller's node stopped");
+            assertTrue(failoverMs < 15_000, "a topic created " + failoverMs + " ms after the failover");
+            assertTrue(admin.listTopics().names().get(30, TimeUnit.SECONDS).containsAll(Set.of("before", "after")));
+        }
+        assertEquals(written, consume("before", survivors, written.size()), "every acknowledged record");
+        final List<String> more = produce("before", 100, 50);
+
+        cluster.startBroker(active);
+        cluster.awaitBrokersRegistered();
+        assertTrue(cluster.broker(active).metadata().image().topic("after").isPresent(),
+            "the rejoined node applied the change made while it was away");
+        try (Admin admin = admin("127.0.0.1:" + cluster.port(active)))
+        {
+            admin.createTopics(List.of(new NewTopic("rejoined", 1, (short) 3))).all().get(30, TimeUnit.SECONDS);
+        }
+        final List<String> all = new ArrayList<>(written);
+        all.addAll(more);
+        assertEquals(all, consume("before", cluster.bootstrapServers(), all.size()));
+    }
+
+    private int activeController() throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (System.nanoTime() < deadline)
+        {
+            for (int node = 1; node <= 3; node++)
+            {
+                if (cluster.broker(node) != null && cluster.broker(node).isActiveController())
+                {
+                    return node;
+                }
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("no active controller");
+    }
+
+    private static Admin admin(final String bootstrap)
+    {
+        final Properties props = new Properties();
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "60000");
+        return Admin.create(props);
+    }
+
+    /** Values "v{from}".."v{from+count-1}" to partition 0 with acks=all, in order; returns them. */
+    private List<String> produce(final String topic, final int from, final int count) throws Exception
+    {
+        final Properties props = new Properties();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "60000");
+        final List<String> values = new ArrayList<>();
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(props, new StringSerializer(),
+            new StringSerializer()))
+        {
+            for (int i = from; i < from + count; i++)
+            {
+                final String value = "v" + i;
+                producer.send(new ProducerRecord<>(topic, 0, null, value)).get(60, TimeUnit.SECONDS);
+                values.add(value);
+            }
+        }
+        return values;
+    }
+
+    private static List<String> consume(final String topic, final String bootstrap, final int count)
+    {
+        final Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        final List<String> values = new ArrayList<>();
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props, new StringDeserializer(),
+            new StringDeserializer()))
+        {
+            final TopicPartition partition = new TopicPartition(topic, 0);
+            consumer.assign(List.of(partition));
+            consumer.seekToBeginning(List.of(partition));
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (values.size() < count && System.nanoTime() < deadline)
+            {
+                for (final ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(200)))
+                {
+                    values.add(record.value());
+                }
+            }
+        }
+        return values;
+    }
+}
