@@ -162,7 +162,6 @@ public final class BrokerServer implements AutoCloseable
         return mirrorMetadataManager;
     }
 
-    /** The mirroring metrics (JMX; closed once stopped): its broker tag names this broker's MBeans. */
     /** Whether this node runs the controller that may change the metadata now (the quorum's leader). */
     public boolean isActiveController()
     {
@@ -176,6 +175,7 @@ public final class BrokerServer implements AutoCloseable
         return mirrorController;
     }
 
+    /** The mirroring metrics (JMX; closed once stopped): its broker tag names this broker's MBeans. */
     public MirrorMetrics mirrorMetrics()
     {
         return mirrorMetrics;
