@@ -127,7 +127,15 @@ public final class RaftMetadataLog implements MetadataLog
             // from the committed log when the leader change comes (as Kafka's controller renounces).
             claimedEpoch = NOT_CLAIMED;
             LOG.error("metadata append at epoch {} failed; resigning", epoch, e);
-            client.resign(epoch);
+            try
+            {
+                client.resign(epoch);
+            }
+            catch (final RuntimeException resignFailed)
+            {
+                // Already past this epoch: its leader change is on the way and rebuilds the state.
+                LOG.warn("resigning epoch {} failed", epoch, resignFailed);
+            }
             throw new NotControllerException("the controller resigned after a failed append: " + e);
         }
     }
