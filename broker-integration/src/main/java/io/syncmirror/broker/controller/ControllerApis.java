@@ -397,8 +397,7 @@ public final class ControllerApis implements RequestHandler, AutoCloseable
     {
         final NotControllerException lost = new NotControllerException("the controller lost leadership before "
             + "the operation's records were committed");
-        awaitingCommit.values().forEach(answers -> answers.forEach(answer -> answer.fail(lost)));
-        awaitingCommit.clear();
+        failAwaitingCommit(lost);
         controller = rebuilt;
     }
 
@@ -484,8 +483,7 @@ public final class ControllerApis implements RequestHandler, AutoCloseable
                 // Appended but not committed: whether it will be is unknown, as when leadership is lost.
                 final NotControllerException closing = new NotControllerException("the controller closed before "
                     + "the operation's records were committed");
-                awaitingCommit.values().forEach(answers -> answers.forEach(answer -> answer.fail(closing)));
-                awaitingCommit.clear();
+                failAwaitingCommit(closing);
                 drained.complete(null);
             });
             drained.get(5, TimeUnit.SECONDS);
@@ -498,6 +496,13 @@ public final class ControllerApis implements RequestHandler, AutoCloseable
         {
             eventThread.shutdownNow();
         }
+    }
+
+    /** Fails every operation still waiting for its records to commit (their fate is unknown here). */
+    private void failAwaitingCommit(final NotControllerException why)
+    {
+        awaitingCommit.values().forEach(answers -> answers.forEach(answer -> answer.fail(why)));
+        awaitingCommit.clear();
     }
 
     /** An operation's result, sent once its records are committed. */
