@@ -368,6 +368,12 @@ public final class ControllerApis implements RequestHandler, AutoCloseable
         return controller.log().writable();
     }
 
+    /** The epoch this node's controller is active in, -1 when it is not; any thread, a hint as {@link #isActive}. */
+    public int activeEpoch()
+    {
+        return controller.log().writableEpoch();
+    }
+
     /** The controller; event thread only (see {@link #execute}). */
     public Controller controller()
     {

@@ -32,6 +32,15 @@ public interface MetadataLog extends AutoCloseable
         return true;
     }
 
+    /**
+     * The leader epoch this node appends in while {@link #writable}: 0 for a local log (it never changes hands);
+     * the claimed Raft epoch for a replicated one; -1 when not writable.
+     */
+    default int writableEpoch()
+    {
+        return writable() ? 0 : -1;
+    }
+
     /** Batches from the one holding {@code offset}, up to about {@code maxBytes} (at least one batch). */
     Records read(long offset, int maxBytes);
 

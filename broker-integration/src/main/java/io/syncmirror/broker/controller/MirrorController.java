@@ -32,6 +32,12 @@ public final class MirrorController
         return apis.isActive();
     }
 
+    /** The epoch this node's controller is active in, -1 when it is not (see {@link ControllerApis#activeEpoch}). */
+    public int activeEpoch()
+    {
+        return apis.activeEpoch();
+    }
+
     public CompletableFuture<MirrorOpResult> createMirror(final MirrorDefinition definition)
     {
         return apis.onEventThread(c -> c.createMirror(definition));

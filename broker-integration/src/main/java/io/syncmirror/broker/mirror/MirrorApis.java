@@ -15,6 +15,7 @@ import java.util.function.Supplier;
 
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.NotControllerException;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 
@@ -102,9 +103,14 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
     private final ExecutorService pool;
     /** Calls to the other brokers that pool threads wait for: a pool of its own, so the waits cannot starve. */
     private final ExecutorService fanOut;
-    /** The source role's registration ledger (controller node only), created on first use; guarded by itself. */
+    /**
+     * The source role's registration ledger (active controller only), guarded by {@link #ledgerLock}: made anew,
+     * from {@code __mirror_state}, for each epoch this node's controller is active in, since while another voter
+     * led it may have changed the entries this one holds.
+     */
     private final Object ledgerLock = new Object();
     private SyncRegistrationLedger ledger;
+    private int ledgerEpoch = -1;
 
     /**
      * @param controller      the controller's mirror operations on the controller node, else null (forwarded)
@@ -190,8 +196,10 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
             }
             catch (final IOException e)
             {
-                throw new KafkaException(new org.apache.kafka.common.errors.NetworkException(
-                    "cannot reach the controller at " + address + ": " + e.getMessage(), e));
+                // Kafka's retriable NETWORK_EXCEPTION, not UNKNOWN_SERVER_ERROR: the caller tries again, and by then
+                // the controller client may have found another active voter.
+                throw new org.apache.kafka.common.errors.NetworkException("cannot reach the controller at " +
+                    address + ": " + e.getMessage(), e);
             }
         }, pool);
     }
@@ -499,8 +507,15 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
 
     private SyncRegistrationLedger ledger()
     {
-        if (ledger == null)
+        final int epoch = controller.activeEpoch();
+        if (epoch < 0)
         {
+            // Not active (any more): a standby must not write the ledger, the active controller owns it.
+            throw new NotControllerException("this node's controller is not the active one");
+        }
+        if (ledger == null || ledgerEpoch != epoch)
+        {
+            ledgerEpoch = epoch;
             ledger = new SyncRegistrationLedger(coordinator.store(), (topicId, mirrorName, registered) ->
                 await(controller.changeSyncRegistration(topicId, mirrorName, registered)).error(),
                 () -> coordinator.syncVersion() >= 1);

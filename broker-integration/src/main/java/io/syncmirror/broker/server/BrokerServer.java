@@ -12,6 +12,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.FetchRequest;
@@ -27,6 +28,7 @@ import io.syncmirror.broker.controller.MirrorMetadataManager;
 import io.syncmirror.broker.controller.PartitionLogMetadataLog;
 import io.syncmirror.broker.controller.quorum.ActiveControllerClient;
 import io.syncmirror.broker.controller.quorum.ControllerRaftListener;
+import io.syncmirror.broker.controller.quorum.DescribeQuorumApis;
 import io.syncmirror.broker.controller.quorum.MetadataQuorum;
 import io.syncmirror.broker.controller.quorum.RaftApis;
 import io.syncmirror.broker.controller.quorum.RaftMetadataLog;
@@ -86,6 +88,8 @@ public final class BrokerServer implements AutoCloseable
     private static final TopicPartition METADATA_PARTITION = new TopicPartition("__cluster_metadata", 0);
     /** How long a request to the active controller keeps trying voters (elections take well under this). */
     private static final long ACTIVE_CONTROLLER_RETRY_MS = 30_000;
+    /** How long a forwarded DescribeQuorum looks for the Raft leader (an election takes a few seconds). */
+    private static final long DESCRIBE_QUORUM_RETRY_MS = 10_000;
     /** The NetworkClient node id used for the controller before metadata names it. */
     private static final int CONTROLLER_CLIENT_ID = -2;
 
@@ -98,6 +102,9 @@ public final class BrokerServer implements AutoCloseable
     /** This node's voter of the metadata quorum (replicated controller, controller role), else null. */
     private MetadataQuorum quorum;
     private RaftApis raftApis;
+    /** DescribeQuorum on every listener (replicated controller only); its client to the voters. */
+    private DescribeQuorumApis describeQuorumApis;
+    private ActiveControllerClient quorumLeader;
     private ActiveControllerClient activeController;
     private NodeClient controllerClient;
     /** The voters' controller addresses, in id order (replicated controller). */
@@ -270,6 +277,11 @@ public final class BrokerServer implements AutoCloseable
         final DataPathApis dataPath = new DataPathApis(replicaApis, new OffsetApis(replicas),
             new PartitionAdminApis(replicas));
         final List<ApiGroup> groups = new ArrayList<>();
+        if (describeQuorumApis != null)
+        {
+            groups.add(group(describeQuorumApis::maxVersion, describeQuorumApis::minVersion,
+                describeQuorumApis::handle));
+        }
         if (controllerApis != null)
         {
             groups.add(controllerGroup(controllerApis, raftApis, dataPath));
@@ -353,6 +365,13 @@ public final class BrokerServer implements AutoCloseable
         voters.forEach((voter, address) -> targets.add(voter == id && controllerApis != null ?
             controllerApis.localClient() : clients.get(voter, address.getHostString(), address.getPort())));
         activeController = new ActiveControllerClient(targets, ACTIVE_CONTROLLER_RETRY_MS, "broker-" + id);
+        final List<NodeClient> controllerListeners = new ArrayList<>();
+        voters.forEach((voter, address) -> controllerListeners.add(clients.get(voter, address.getHostString(),
+            address.getPort())));
+        quorumLeader = new ActiveControllerClient(controllerListeners, DESCRIBE_QUORUM_RETRY_MS,
+            "broker-" + id + "-quorum", response -> response.errorCounts().containsKey(Errors.NOT_LEADER_OR_FOLLOWER));
+        describeQuorumApis = new DescribeQuorumApis(raftApis,
+            raftApis == null ? null : config.controllerListener().name(), quorumLeader);
         controllerClient = activeController;
         activeVoters = List.copyOf(voters.values());
     }
@@ -698,6 +717,7 @@ public final class BrokerServer implements AutoCloseable
         closeQuietly(replicas);
         closeQuietly(controllerApis);
         closeQuietly(activeController);
+        closeQuietly(quorumLeader);
         closeQuietly(clients);
         if (crash && logs instanceof DurableLogStore durable)
         {

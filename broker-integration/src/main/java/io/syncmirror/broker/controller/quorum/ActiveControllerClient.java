@@ -7,6 +7,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 
 import org.apache.kafka.common.errors.DisconnectException;
 import org.apache.kafka.common.errors.NetworkException;
@@ -37,6 +38,7 @@ public final class ActiveControllerClient implements NodeClient
 
     private final List<NodeClient> voters;
     private final long retryForMs;
+    private final Predicate<AbstractResponse> answeredElsewhere;
     private final AtomicInteger current = new AtomicInteger();
     private final ScheduledExecutorService retries;
     private volatile boolean closed;
@@ -44,6 +46,17 @@ public final class ActiveControllerClient implements NodeClient
     /** @param voters one client per voter, in voter id order; the caller owns (and closes) them */
     public ActiveControllerClient(final List<NodeClient> voters, final long retryForMs, final String name)
     {
+        this(voters, retryForMs, name, response -> response.errorCounts().containsKey(Errors.NOT_CONTROLLER));
+    }
+
+    /**
+     * @param answeredElsewhere whether an answer says the request belongs to another voter (NOT_CONTROLLER for
+     *                          the controller's RPCs; NOT_LEADER_OR_FOLLOWER for Raft's DescribeQuorum)
+     */
+    public ActiveControllerClient(final List<NodeClient> voters, final long retryForMs, final String name,
+        final Predicate<AbstractResponse> answeredElsewhere)
+    {
+        this.answeredElsewhere = answeredElsewhere;
         if (voters.isEmpty())
         {
             throw new IllegalArgumentException("no voters");
@@ -79,7 +92,7 @@ public final class ActiveControllerClient implements NodeClient
         {
             final Throwable cause = error instanceof CompletionException && error.getCause() != null ?
                 error.getCause() : error;
-            final boolean elsewhere = cause == null ? notController(response) : movesOn(cause);
+            final boolean elsewhere = cause == null ? answeredElsewhere.test(response) : movesOn(cause);
             if (!elsewhere || System.nanoTime() - deadlineNs > 0)
             {
                 if (cause == null)
@@ -103,11 +116,6 @@ public final class ActiveControllerClient implements NodeClient
                 answer.completeExceptionally(new NotControllerException("the controller client is closed"));
             }
         });
-    }
-
-    private static boolean notController(final AbstractResponse response)
-    {
-        return response.errorCounts().containsKey(Errors.NOT_CONTROLLER);
     }
 
     private static boolean movesOn(final Throwable cause)

@@ -88,6 +88,12 @@ public final class RaftMetadataLog implements MetadataLog
     }
 
     @Override
+    public int writableEpoch()
+    {
+        return claimedEpoch;
+    }
+
+    @Override
     public long append(final List<MetadataRecord> records, final long timeMs)
     {
         final int epoch = claimedEpoch;
