@@ -27,16 +27,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * A cluster of broker processes started as a user starts them: {@code bin/syncmirror-server.sh} with the repo's
  * {@code config/cluster-3/broker-N.properties}, rewritten only where a test must differ (loopback ports picked
- * free, log directories under the test's directory) and with the test's overrides on top. Node 1 runs the
- * controller, as in the example. Each broker can be SIGKILLed, paused (SIGSTOP) and resumed (SIGCONT), stopped
- * cleanly (SIGTERM: the broker's controlled shutdown) and started again on its log directory.
+ * free, log directories under the test's directory) and with the test's overrides on top. As in the example, the
+ * first three nodes are controller voters beside their broker role (a cluster of one or two has one voter, node 1;
+ * nodes past three are brokers only), each with a CONTROLLER listener of its own, so the cluster outlives the
+ * loss of any one node. Each broker can be SIGKILLed, paused (SIGSTOP) and resumed (SIGCONT), stopped cleanly
+ * (SIGTERM: the broker's controlled shutdown) and started again on its log directory.
  *
  * <p>Not thread-safe: the test's thread owns it. {@link #close()} kills whatever still runs, paused or not.
  */
 final class ProcessCluster implements AutoCloseable
 {
-    /** The example's ports, rewritten to free ones: broker N of the example listens on 9091 + N. */
+    /** The example's ports, rewritten to free ones: broker N listens on 9091 + N, its controller on 9191 + N. */
     private static final int EXAMPLE_FIRST_PORT = 9092;
+    private static final int EXAMPLE_FIRST_CONTROLLER_PORT = 9192;
     private static final long START_TIMEOUT_MS = 90_000;
     private static final Random RANDOM = new Random();
     /** Each broker's heap unless a test says otherwise: what a few thousand partitions need. */
@@ -45,6 +48,8 @@ final class ProcessCluster implements AutoCloseable
     private final String name;
     private final Path dir;
     private final int[] ports;
+    private final int[] controllerPorts;
+    private final int voters;
     private final Path[] propertiesFiles;
     private final Process[] processes;
     private final int[] launches;
@@ -60,6 +65,9 @@ final class ProcessCluster implements AutoCloseable
         this.name = name;
         this.dir = Files.createDirectories(dir.resolve(name));
         this.ports = new int[size];
+        this.controllerPorts = new int[size];
+        // A static quorum has 1, 3 or 5 voters: three where the example's three nodes exist, else node 1 alone.
+        this.voters = size >= 3 ? 3 : 1;
         this.propertiesFiles = new Path[size];
         this.processes = new Process[size];
         this.launches = new int[size];
@@ -67,6 +75,7 @@ final class ProcessCluster implements AutoCloseable
         for (int i = 0; i < size; i++)
         {
             ports[i] = listenerPort();
+            controllerPorts[i] = i < voters ? listenerPort() : -1;
         }
         for (int node = 1; node <= size; node++)
         {
@@ -170,11 +179,19 @@ final class ProcessCluster implements AutoCloseable
         {
             props.load(in);
         }
+        final boolean voter = node <= voters;
         props.put("node.id", Integer.toString(node));
-        props.put("process.roles", node == 1 ? "broker,controller" : "broker");
-        props.put("listeners", "PLAINTEXT://127.0.0.1:" + port(node));
+        props.put("process.roles", voter ? "broker,controller" : "broker");
+        props.put("listeners", "PLAINTEXT://127.0.0.1:" + port(node) +
+            (voter ? ",CONTROLLER://127.0.0.1:" + controllerPorts[node - 1] : ""));
         props.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port(node));
-        props.put("controller.quorum.bootstrap.servers", "127.0.0.1:" + port(1));
+        props.put("controller.listener.names", "CONTROLLER");
+        final StringJoiner quorum = new StringJoiner(",");
+        for (int v = 1; v <= voters; v++)
+        {
+            quorum.add(v + "@127.0.0.1:" + controllerPorts[v - 1]);
+        }
+        props.put("controller.quorum.voters", quorum.toString());
         props.put("log.dirs", dir.resolve("broker-" + node + "-logs").toString());
         // A cluster smaller than the example's cannot hold its replication factors.
         if (ports.length < 3)
@@ -192,11 +209,16 @@ final class ProcessCluster implements AutoCloseable
         // The template's ports must all have been rewritten: a stray 909x would join the example's cluster.
         for (final String key : props.stringPropertyNames())
         {
-            for (int example = EXAMPLE_FIRST_PORT; example < EXAMPLE_FIRST_PORT + 3; example++)
+            for (int example = 0; example < 3; example++)
             {
-                if (props.getProperty(key).contains("127.0.0.1:" + example) && !isOurs(example))
+                for (final int examplePort : new int[] {EXAMPLE_FIRST_PORT + example,
+                    EXAMPLE_FIRST_CONTROLLER_PORT + example})
                 {
-                    throw new IllegalStateException(key + "=" + props.getProperty(key) + " names an example port");
+                    if (props.getProperty(key).contains("127.0.0.1:" + examplePort) && !isOurs(examplePort))
+                    {
+                        throw new IllegalStateException(key + "=" + props.getProperty(key) +
+                            " names an example port");
+                    }
                 }
             }
         }
@@ -205,9 +227,9 @@ final class ProcessCluster implements AutoCloseable
 
     private boolean isOurs(final int port)
     {
-        for (final int ours : ports)
+        for (int i = 0; i < ports.length; i++)
         {
-            if (ours == port)
+            if (ports[i] == port || controllerPorts[i] == port)
             {
                 return true;
             }
@@ -238,6 +260,22 @@ final class ProcessCluster implements AutoCloseable
     int port(final int node)
     {
         return ports[node - 1];
+    }
+
+    /** How many nodes are controller voters: nodes 1 to this. */
+    int voters()
+    {
+        return voters;
+    }
+
+    /** The CONTROLLER listener's port of voter {@code node}. */
+    int controllerPort(final int node)
+    {
+        if (node > voters)
+        {
+            throw new IllegalArgumentException("node " + node + " is not a controller voter");
+        }
+        return controllerPorts[node - 1];
     }
 
     String bootstrapServers()

@@ -153,8 +153,12 @@ class SyncSystemTest
         final int total = topics * partitionsPerTopic;
         // Kafka's own timeouts, not the trials' 3 s ones: creating 10k partitions keeps followers and heartbeats
         // busy for seconds, and at 3 s the ISRs shrank and brokers were fenced over and over (leaders churning).
+        // The default mirror.request.timeout.ms too: the controller commits the 10k mirror partitions of the one
+        // --add through the metadata quorum while all six brokers apply the source's 10k, and on 2 cores that
+        // took more than the trials' 10 s.
         final Map<String, String> config = new HashMap<>(Map.of("replica.lag.time.max.ms", "30000",
-            "broker.session.timeout.ms", "9000", "broker.heartbeat.interval.ms", "2000"));
+            "broker.session.timeout.ms", "9000", "broker.heartbeat.interval.ms", "2000",
+            "mirror.request.timeout.ms", "30000"));
         // Heap logs, as the sync bench runs at this scale: with Kafka's log engine each broker process creates and
         // opens 10k logs (30k files) while applying the topics' metadata, and on 2 cores that starved the brokers'
         // heartbeats until the controllers fenced them all. The subject here is the sync path at scale.

@@ -4,6 +4,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Tag;
@@ -148,7 +152,7 @@ class ZeroRpoScenarioTest
         {
             startSyncLoad(trial);
             final ProcessCluster destination = trial.destination(0);
-            final int paused = trial.nonControllerBroker();
+            final int paused = trial.brokerOtherThanActiveController(destination);
             final long pausedAtMs = System.currentTimeMillis();
             destination.pause(paused);
             trial.note("destination broker %d paused (SIGSTOP)", paused);
@@ -165,6 +169,78 @@ class ZeroRpoScenarioTest
             trial.awaitFullIsr(destination);
             trial.awaitAcksOnEveryPartitionAfter(trial.ackedOffsets(), "the resume of destination broker " + paused);
             killSourceAndCheck(trial);
+        }
+    }
+
+    @ParameterizedTest(name = "zero-RPO (f) SIGKILL of the source's active controller while a Register and a "
+        + "release are in flight, then (a) on the destination that registered: seed {0}")
+    @MethodSource("seeds")
+    @Timeout(300)
+    void shouldLoseNothingAcrossASourceControllerCrashUnderRegistration(final long seed) throws Exception
+    {
+        try (ZeroRpoTrial trial = new ZeroRpoTrial(dir, seed, 2, INJECTED_DELAY_MS))
+        {
+            trial.createTopic();
+            trial.mirror(0, "dr-a", MirrorType.SYNC);
+            trial.startLoad();
+            trial.awaitAcked(faultPoint(trial), "dr-a", 0);
+            final ProcessCluster source = trial.source();
+            final ProcessCluster destinationB = trial.destination(1);
+            final int controller = trial.activeController(source);
+            MirrorCli.create(destinationB, "dr-b", source.bootstrapServers());
+            // dr-b's promotion registers at the source's controller and dr-a's release is decided there; its node
+            // dies under both, at a seeded point after the two commands start (each is a JVM of its own).
+            final ExecutorService operators = Executors.newFixedThreadPool(2);
+            try
+            {
+                final Future<?> add = operators.submit(() ->
+                {
+                    MirrorCli.add(destinationB, "dr-b", ZeroRpoTrial.TOPIC, true);
+                    return null;
+                });
+                final Future<MirrorCli.Result> release = operators.submit(() -> MirrorCli.run("--bootstrap-server",
+                    source.bootstrapServers(), "--release-sync", "--mirror", "dr-a", "--topics", ZeroRpoTrial.TOPIC));
+                Thread.sleep(500 + trial.random().nextInt(1_000));
+                source.kill(controller);
+                trial.note("source broker %d, the active controller's node, SIGKILLed under dr-b's --add --sync and "
+                    + "dr-a's --release-sync", controller);
+                add.get(120, TimeUnit.SECONDS);
+                final MirrorCli.Result released = release.get(120, TimeUnit.SECONDS);
+                trial.note("dr-a's --release-sync under the crash: exit %d %s", released.exitStatus(),
+                    released.stderr().strip());
+                if (released.exitStatus() != 0)
+                {
+                    // As an operator would: a release the crash interrupted is run again until it is answered.
+                    TrialMirrors.awaitOrFail(() -> releaseOnce(source), 60_000, () -> "--release-sync of dr-a never "
+                        + "succeeded after the source's controller crashed");
+                    trial.note("dr-a's --release-sync run again: answered");
+                }
+            }
+            finally
+            {
+                operators.shutdownNow();
+            }
+            source.launch(controller);
+            source.awaitUp();
+            trial.awaitFullIsr(source);
+            TrialMirrors.awaitEffective(destinationB.port(1), "dr-b", ZeroRpoTrial.TOPIC, MirrorType.SYNC, 60_000);
+            trial.note("dr-b effective SYNC; source broker %d back in every ISR", controller);
+            trial.awaitAcksOnEveryPartitionAfter(trial.ackedOffsets(), "the source controller's crash");
+            trial.awaitAcked(killPoint(trial), "dr-b", 1);
+            trial.assertNothingLost(trial.killSourceAndCheck(1, "dr-b"));
+        }
+    }
+
+    private static boolean releaseOnce(final ProcessCluster source)
+    {
+        try
+        {
+            return MirrorCli.run("--bootstrap-server", source.bootstrapServers(), "--release-sync", "--mirror", "dr-a",
+                "--topics", ZeroRpoTrial.TOPIC).exitStatus() == 0;
+        }
+        catch (final Exception e)
+        {
+            return false;
         }
     }
 
@@ -205,21 +281,23 @@ class ZeroRpoScenarioTest
     }
 
     /**
-     * A broker of {@code cluster} that leads a partition of the topic, chosen by the seed among those that are not
-     * node 1: node 1 is the cluster's one controller, and a fault on it would test the controller's absence.
+     * A broker of {@code cluster} that leads a partition of the topic, chosen by the seed among those that do not
+     * run the cluster's active controller: a fault on that node is scenario (f)'s.
      */
     private static int leaderOfSomePartition(final ZeroRpoTrial trial, final ProcessCluster cluster) throws Exception
     {
+        final int activeController = trial.activeController(cluster);
         final List<Integer> candidates = new ArrayList<>();
         for (int p = 0; p < trial.partitions(); p++)
         {
             final int leader = trial.leader(cluster, p);
-            if (leader > 1 && !candidates.contains(leader))
+            if (leader >= 0 && leader != activeController && !candidates.contains(leader))
             {
                 candidates.add(leader);
             }
         }
-        assertTrue(!candidates.isEmpty(), () -> cluster.name() + ": every partition is led by node 1");
+        assertTrue(!candidates.isEmpty(), () -> cluster.name() + ": every partition is led by node " +
+            activeController + ", the active controller's");
         candidates.sort(null);
         return candidates.get(trial.random().nextInt(candidates.size()));
     }

@@ -406,10 +406,31 @@ final class ZeroRpoTrial implements AutoCloseable
         note("%s: broker %d is out of every partition's ISR", cluster.name(), node);
     }
 
-    /** A broker of {@code cluster} other than node 1, the cluster's one controller: chosen by the seed. */
-    int nonControllerBroker()
+    /**
+     * A broker of {@code cluster} other than the one that runs its active controller, chosen by the seed: a fault
+     * on the active controller's node is a scenario of its own.
+     */
+    int brokerOtherThanActiveController(final ProcessCluster cluster) throws Exception
     {
-        return 2 + random.nextInt(BROKERS - 1);
+        final int active = activeController(cluster);
+        final List<Integer> others = new ArrayList<>();
+        for (int node = 1; node <= cluster.size(); node++)
+        {
+            if (node != active)
+            {
+                others.add(node);
+            }
+        }
+        return others.get(random.nextInt(others.size()));
+    }
+
+    /** The node whose controller is active on {@code cluster} now: the metadata quorum's leader. */
+    int activeController(final ProcessCluster cluster) throws Exception
+    {
+        try (Admin admin = Clients.admin(cluster.bootstrapServers()))
+        {
+            return admin.describeMetadataQuorum().quorumInfo().get(30, TimeUnit.SECONDS).leaderId();
+        }
     }
 
     /**
