@@ -176,6 +176,12 @@ public final class BrokerServer implements AutoCloseable
         return apis != null && apis.isActive();
     }
 
+    /** This voter's metadata quorum member (Kafka's Raft client and log); null on a broker that is not a voter. */
+    public MetadataQuorum metadataQuorum()
+    {
+        return quorum;
+    }
+
     /** The controller's mirror operations on the controller node, null on other brokers. */
     public MirrorController mirrorController()
     {
