@@ -29,6 +29,7 @@ import io.syncmirror.broker.controller.PartitionLogMetadataLog;
 import io.syncmirror.broker.controller.quorum.ActiveControllerClient;
 import io.syncmirror.broker.controller.quorum.ControllerRaftListener;
 import io.syncmirror.broker.controller.quorum.DescribeQuorumApis;
+import io.syncmirror.broker.controller.quorum.EmptyVoterCheck;
 import io.syncmirror.broker.controller.quorum.MetadataQuorum;
 import io.syncmirror.broker.controller.quorum.RaftApis;
 import io.syncmirror.broker.controller.quorum.RaftMetadataLog;
@@ -344,6 +345,20 @@ public final class BrokerServer implements AutoCloseable
         if (config.runsController())
         {
             final java.nio.file.Path metadataDir = config.logDirs().get(0);
+            if (!java.nio.file.Files.isDirectory(metadataDir.resolve(METADATA_PARTITION.topic() + "-" +
+                METADATA_PARTITION.partition())))
+            {
+                // No metadata log here: a first start, or a lost log the quorum's leader remembers.
+                final Map<Integer, NodeClient> others = new java.util.TreeMap<>();
+                voters.forEach((voter, address) ->
+                {
+                    if (voter != id)
+                    {
+                        others.put(voter, clients.get(voter, address.getHostString(), address.getPort()));
+                    }
+                });
+                EmptyVoterCheck.refuseIfLost(id, others, metadataDir.toString());
+            }
             final Uuid directoryId = MetaDirectory.ensure(metadataDir, clusterId, id);
             final Map<String, Object> quorumConfigs = new HashMap<>();
             props.forEach((key, value) ->

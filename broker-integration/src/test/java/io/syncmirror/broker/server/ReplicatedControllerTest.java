@@ -91,6 +91,45 @@ class ReplicatedControllerTest
         assertEquals(all, consume("before", cluster.bootstrapServers(), all.size()));
     }
 
+    @Test
+    @DisplayName("a voter whose log dir was wiped refuses to start under the static quorum, with the reason, and the "
+        + "quorum goes on; restored, it rejoins")
+    void shouldRefuseAVoterThatLostItsLog() throws Exception
+    {
+        cluster = EmbeddedCluster.startWithQuorum(3, 3, Map.of());
+        try (Admin admin = admin(cluster.bootstrapServers()))
+        {
+            admin.createTopics(List.of(new NewTopic("before-the-wipe", 1, (short) 3))).all().get(30, TimeUnit.SECONDS);
+        }
+        final int active = activeController();
+        final int victim = active == 3 ? 2 : 3;
+        cluster.stopBroker(victim);
+        final java.nio.file.Path saved = java.nio.file.Files.createTempDirectory("saved-log-dir");
+        final java.nio.file.Path logDir = cluster.logDir(victim);
+        java.nio.file.Files.move(logDir, saved.resolve("dir"));
+
+        final org.apache.kafka.common.config.ConfigException refused = org.junit.jupiter.api.Assertions.assertThrows(
+            org.apache.kafka.common.config.ConfigException.class, () -> cluster.startBroker(victim));
+        assertTrue(refused.getMessage().contains("its log was lost"), refused.getMessage());
+        assertTrue(!java.nio.file.Files.exists(logDir.resolve(MetaDirectory.FILE_NAME)),
+            "the refused start formatted the empty dir");
+        try (Admin admin = admin(cluster.bootstrapServers()))
+        {
+            admin.createTopics(List.of(new NewTopic("while-refused", 1, (short) 2))).all().get(30, TimeUnit.SECONDS);
+        }
+
+        org.apache.kafka.common.utils.Utils.delete(logDir.toFile());
+        java.nio.file.Files.move(saved.resolve("dir"), logDir);
+        cluster.startBroker(victim);
+        cluster.awaitBrokersRegistered();
+        try (Admin admin = admin(cluster.bootstrapServers()))
+        {
+            assertTrue(admin.listTopics().names().get(30, TimeUnit.SECONDS).containsAll(Set.of("before-the-wipe",
+                "while-refused")));
+        }
+        org.apache.kafka.common.utils.Utils.delete(saved.toFile());
+    }
+
     private int activeController() throws InterruptedException
     {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
