@@ -508,8 +508,9 @@ final class ZeroRpoTrial implements AutoCloseable
         assertTrue(load.minAckLatencyMs() >= 2 * injectedDelayMs, () -> "an acknowledgement came sooner than the "
             + "mirror link's round trip (" + load.minAckLatencyMs() + " ms)\n" + context);
         // Zero RPO at the cost of availability would be no product: a fault may stall the load only so long.
-        assertTrue(!stallsBounded || load.longestAckGapMs() <= STALL_LIMIT_MS, () -> "the load stalled for " + load.longestAckGapMs()
-            + " ms, over the " + STALL_LIMIT_MS + " ms a fault's detection and recovery take\n" + context);
+        assertTrue(!stallsBounded || load.longestAckGapMs() <= STALL_LIMIT_MS, () -> "the load stalled for " +
+            load.longestAckGapMs() + " ms, over the " + STALL_LIMIT_MS + " ms a fault's detection and recovery take\n"
+            + context);
     }
 
     @Override

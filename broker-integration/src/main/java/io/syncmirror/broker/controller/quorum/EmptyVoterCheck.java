@@ -16,14 +16,14 @@ import org.apache.kafka.common.requests.DescribeQuorumResponse;
 import io.syncmirror.broker.network.NodeClient;
 
 /**
- * Before a voter formats an empty log dir, whether the quorum already held a log from it: a voter whose log dir
- * was wiped must not rejoin a static quorum empty, since its vote could then help elect a leader that lacks
- * committed records (KAFKA-14077; Kafka's dynamic voters, KIP-853, solve it with directory ids, a static set cannot).
- * The other voters are asked once with DescribeQuorum; the leader's answer lists every voter's log end offset as it
- * last fetched. If the leader says this voter's log reached past 0, the dir was lost, and the start is refused
- * with the reason. On a cluster's first start no leader exists yet (or it never heard of this voter): the dir is
- * formatted. The check is as good as the leader's memory: a leader elected after this voter stopped has not seen
- * it fetch, and cannot tell.
+ * Before a voter with no metadata log creates one (formatting an empty log dir on a first start), whether the
+ * quorum already held a log from it: a voter whose log dir was wiped must not rejoin a static quorum empty, since
+ * its vote could then help elect a leader that lacks committed records (KAFKA-14077; Kafka's dynamic voters,
+ * KIP-853, solve it with directory ids, a static set cannot). The other voters are asked once with DescribeQuorum;
+ * the leader's answer lists every voter's log end offset as it last fetched. If the leader says this voter's log
+ * reached past 0, the log was lost, and the start is refused with the reason. On a cluster's first start no leader
+ * exists yet (or it never heard of this voter): the dir is formatted. The check is as good as the leader's memory:
+ * a leader elected after this voter stopped has not seen it fetch, and cannot tell.
  */
 public final class EmptyVoterCheck
 {
@@ -75,7 +75,7 @@ public final class EmptyVoterCheck
                     {
                         if (voter.replicaId() == nodeId && voter.logEndOffset() > 0)
                         {
-                            throw new ConfigException("log dir " + logDir + " is empty, but the metadata quorum's "
+                            throw new ConfigException("log dir " + logDir + " has no metadata log, but the quorum's "
                                 + "leader (node " + partition.leaderId() + ", epoch " + partition.leaderEpoch()
                                 + ") holds this voter's (node " + nodeId + ") log up to offset "
                                 + voter.logEndOffset() + ": its log was lost. A voter of a static quorum must not "
