@@ -154,6 +154,9 @@ class MirrorFailoverTest
             clusters.destination().startBroker(node);
         }
         clusters.destination().awaitBrokersRegistered();
+        // Registered is not yet leading: the partition's leader is elected and applied a moment later.
+        Clients.awaitCondition(() -> AsyncMirroringTest.leader(clusters.destination(), TP) != null, 30_000,
+            TP + " has no leader after the restart");
         final long endBeforeRestartProduce =
             AsyncMirroringTest.leader(clusters.destination(), TP).log().logEndOffset();
         produceIdempotent(clusters.destination(), "after-restart");
