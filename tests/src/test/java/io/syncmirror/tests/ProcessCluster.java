@@ -262,22 +262,6 @@ final class ProcessCluster implements AutoCloseable
         return ports[node - 1];
     }
 
-    /** How many nodes are controller voters: nodes 1 to this. */
-    int voters()
-    {
-        return voters;
-    }
-
-    /** The CONTROLLER listener's port of voter {@code node}. */
-    int controllerPort(final int node)
-    {
-        if (node > voters)
-        {
-            throw new IllegalArgumentException("node " + node + " is not a controller voter");
-        }
-        return controllerPorts[node - 1];
-    }
-
     String bootstrapServers()
     {
         final StringJoiner joiner = new StringJoiner(",");
