@@ -137,6 +137,12 @@ public final class EmbeddedCluster implements AutoCloseable
         return ports[nodeId - 1];
     }
 
+    /** The CONTROLLER listener's port of voter {@code nodeId} (a cluster started {@link #startWithQuorum}). */
+    public int controllerPort(final int nodeId)
+    {
+        return controllerPorts[nodeId - 1];
+    }
+
     public Path logDir(final int nodeId)
     {
         return root.resolve("broker-" + nodeId);

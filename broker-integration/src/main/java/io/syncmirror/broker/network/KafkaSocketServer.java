@@ -3,6 +3,7 @@ package io.syncmirror.broker.network;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -29,7 +30,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The broker's Kafka-wire socket server: binds one or more listeners, frames and parses requests with
  * kafka-clients' own message classes, answers ApiVersions and unsupported versions itself, and hands every
- * other request to a {@link RequestHandler}. Thread-safe: {@link #start} and {@link #close} are serialized;
+ * other request to a {@link RequestHandler}: one for all listeners, or one of its own for a listener that serves
+ * other APIs (a controller listener serves the controller's RPCs only, as Kafka's does). Thread-safe: {@link #start} and {@link #close} are serialized;
  * {@link #boundPort} may be called from any thread after {@link #start}.
  *
  * <p>Threads: one acceptor event loop ({@code syncmirror-net-accept-*}) for all listeners and
@@ -52,6 +54,9 @@ public final class KafkaSocketServer implements AutoCloseable
     private final RequestHandler handler;
     private final SocketServerConfig config;
     private final ApiVersionsResponder apiVersions;
+    /** Listeners with a handler of their own, and the ApiVersions answer built from it. */
+    private final Map<String, RequestHandler> listenerHandlers;
+    private final Map<String, ApiVersionsResponder> listenerApiVersions = new HashMap<>();
     private final AtomicLong nextConnectionId = new AtomicLong();
     private final Map<String, InetSocketAddress> boundAddresses = new LinkedHashMap<>();
     private final List<Channel> serverChannels = new ArrayList<>();
@@ -68,6 +73,20 @@ public final class KafkaSocketServer implements AutoCloseable
     public KafkaSocketServer(
         final List<Listener> listeners,
         final RequestHandler handler,
+        final SocketServerConfig config,
+        final ApiVersionsFeatures features)
+    {
+        this(listeners, handler, Map.of(), config, features);
+    }
+
+    /**
+     * @param listenerHandlers listeners (by name) whose requests go to a handler of their own instead of
+     *                         {@code handler}; their ApiVersions answers list what that handler serves
+     */
+    public KafkaSocketServer(
+        final List<Listener> listeners,
+        final RequestHandler handler,
+        final Map<String, RequestHandler> listenerHandlers,
         final SocketServerConfig config,
         final ApiVersionsFeatures features)
     {
@@ -88,6 +107,15 @@ public final class KafkaSocketServer implements AutoCloseable
         this.handler = Objects.requireNonNull(handler, "handler");
         this.config = Objects.requireNonNull(config, "config");
         this.apiVersions = new ApiVersionsResponder(handler, Objects.requireNonNull(features, "features"));
+        this.listenerHandlers = Map.copyOf(listenerHandlers);
+        this.listenerHandlers.forEach((name, own) ->
+        {
+            if (!names.contains(name))
+            {
+                throw new IllegalArgumentException("a handler for listener " + name + ", which is not bound");
+            }
+            listenerApiVersions.put(name, new ApiVersionsResponder(own, features));
+        });
     }
 
     /**
@@ -182,7 +210,8 @@ public final class KafkaSocketServer implements AutoCloseable
                 protected void initChannel(final SocketChannel channel)
                 {
                     final KafkaConnection connection = new KafkaConnection(
-                        handler, apiVersions, nextConnectionId.incrementAndGet(), name,
+                        listenerHandlers.getOrDefault(name, handler),
+                        listenerApiVersions.getOrDefault(name, apiVersions), nextConnectionId.incrementAndGet(), name,
                         config.maxInFlightRequestsPerConnection());
                     channel.pipeline()
                         .addLast("frames", new KafkaFrameDecoder(config.maxRequestBytes(), connection))

@@ -60,6 +60,7 @@ import io.syncmirror.broker.network.NodeClient;
 import io.syncmirror.broker.network.NodeClientConfig;
 import io.syncmirror.broker.network.NodeClients;
 import io.syncmirror.broker.network.RequestContext;
+import io.syncmirror.broker.network.RequestHandler;
 import io.syncmirror.broker.network.SocketServerConfig;
 import io.syncmirror.broker.replica.DataPathApis;
 import io.syncmirror.broker.replica.OffsetApis;
@@ -289,9 +290,10 @@ public final class BrokerServer implements AutoCloseable
             groups.add(group(describeQuorumApis::maxVersion, describeQuorumApis::minVersion,
                 describeQuorumApis::handle));
         }
-        if (controllerApis != null)
+        if (controllerApis != null && raftApis == null)
         {
-            groups.add(controllerGroup(controllerApis, raftApis, dataPath));
+            // One controller: brokers reach it on its client listener.
+            groups.add(controllerGroup(controllerApis, dataPath));
         }
         groups.add(group(dataPath::maxVersion, dataPath::minVersion, dataPath::handle));
         groups.add(group(metadataApis::maxVersion, metadataApis::minVersion, metadataApis::handle));
@@ -307,8 +309,11 @@ public final class BrokerServer implements AutoCloseable
             listeners.add(new Listener(listener.name(), listener.host(), listener.port()));
         }
         final short syncVersion = config.getShort(BrokerConfig.MIRROR_SYNC_VERSION_CONFIG);
+        final Map<String, RequestHandler> listenerHandlers = raftApis == null ? Map.of() :
+            Map.of(config.controllerListener().name(), new KafkaApis(List.of(new ControllerListenerApis(controllerApis,
+                raftApis)), mirrorApis, false));
         socketServer = new KafkaSocketServer(listeners, new KafkaApis(groups, mirrorApis, syncVersion > 0),
-            SocketServerConfig.defaults()
+            listenerHandlers, SocketServerConfig.defaults()
                 .withMaxRequestBytes(config.getInt(BrokerConfig.SOCKET_REQUEST_MAX_BYTES_CONFIG))
                 .withNetworkThreads(config.getInt(BrokerConfig.NUM_NETWORK_THREADS_CONFIG)),
             new MirrorSyncVersionFeature(syncVersion, syncVersion > 0 ? 0L : -1L)
@@ -391,8 +396,7 @@ public final class BrokerServer implements AutoCloseable
             address.getPort())));
         quorumLeader = new ActiveControllerClient(controllerListeners, DESCRIBE_QUORUM_RETRY_MS,
             "broker-" + id + "-quorum", response -> response.errorCounts().containsKey(Errors.NOT_LEADER_OR_FOLLOWER));
-        describeQuorumApis = new DescribeQuorumApis(raftApis,
-            raftApis == null ? null : config.controllerListener().name(), quorumLeader);
+        describeQuorumApis = new DescribeQuorumApis(quorumLeader);
         controllerClient = activeController;
         activeVoters = List.copyOf(voters.values());
     }
@@ -548,12 +552,11 @@ public final class BrokerServer implements AutoCloseable
     }
 
     /**
-     * The controller's APIs; a Fetch of the metadata log goes to it, every other Fetch to the data path. On a
-     * voter of the metadata quorum ({@code raft} not null), Kafka's Raft RPCs and a Raft replica's Fetch go to
-     * the Raft driver.
+     * The single controller's APIs on a client listener (without a metadata quorum there is no controller
+     * listener): a Fetch of the metadata log goes to it, every other Fetch to the data path; client CreateTopics
+     * and the like stay with the broker's {@code MetadataApis}, which reaches the controller in-process.
      */
-    private static ApiGroup controllerGroup(final ControllerApis controller, final RaftApis raft,
-        final DataPathApis dataPath)
+    private static ApiGroup controllerGroup(final ControllerApis controller, final DataPathApis dataPath)
     {
         return new ApiGroup()
         {
@@ -564,20 +567,12 @@ public final class BrokerServer implements AutoCloseable
                 {
                     return dataPath.maxVersion(key);
                 }
-                if (raft != null && RaftApis.serves(key))
-                {
-                    return raft.maxVersion(key);
-                }
                 return isControllerOnly(key) ? controller.maxVersion(key) : -1;
             }
 
             @Override
             public short minVersion(final ApiKeys key)
             {
-                if (raft != null && RaftApis.serves(key))
-                {
-                    return raft.minVersion(key);
-                }
                 return key == ApiKeys.FETCH ? dataPath.minVersion(key) : controller.minVersion(key);
             }
 
@@ -588,16 +583,8 @@ public final class BrokerServer implements AutoCloseable
                 if (request.apiKey() == ApiKeys.FETCH)
                 {
                     final FetchRequestData data = ((FetchRequest)request).data();
-                    if (raft != null && RaftApis.isRaftFetch(data))
-                    {
-                        return raft.handle(context, request);
-                    }
                     return ControllerApis.isMetadataFetch(data) ? controller.handle(context, request) :
                         dataPath.handle(context, request);
-                }
-                if (raft != null && RaftApis.serves(request.apiKey()))
-                {
-                    return raft.handle(context, request);
                 }
                 return controller.handle(context, request);
             }

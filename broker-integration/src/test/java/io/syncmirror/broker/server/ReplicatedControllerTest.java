@@ -21,7 +21,15 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
+import org.apache.kafka.common.message.CreateTopicsRequestData;
+import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.CreateTopicsRequest;
+import org.apache.kafka.common.requests.CreateTopicsResponse;
+import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
@@ -30,6 +38,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import io.syncmirror.broker.cluster.EmbeddedCluster;
+import io.syncmirror.broker.network.KafkaNodeClient;
+import io.syncmirror.broker.network.NodeClientConfig;
 
 /**
  * Three combined nodes whose controller is replicated on Kafka's Raft (controller.quorum.voters): the cluster
@@ -128,6 +138,50 @@ class ReplicatedControllerTest
                 "while-refused")));
         }
         org.apache.kafka.common.utils.Utils.delete(saved.toFile());
+    }
+
+    @Test
+    @DisplayName("a voter's controller listener serves only the controller's RPCs: a standby answers a forwarded "
+        + "CreateTopics with NOT_CONTROLLER at once instead of forwarding it again, the active voter creates the "
+        + "topic, and client APIs such as Metadata are not served there")
+    void shouldServeOnlyTheControllersApisOnTheControllerListener() throws Exception
+    {
+        cluster = EmbeddedCluster.startWithQuorum(3, 3, Map.of());
+        cluster.awaitBrokersRegistered();
+        final int active = activeController();
+        final int standby = active == 1 ? 2 : 1;
+        try (KafkaNodeClient toStandby = controllerListener(standby);
+            KafkaNodeClient toActive = controllerListener(active))
+        {
+            final CreateTopicsResponse refused = toStandby.<CreateTopicsResponse>send(createTopic("forwarded"))
+                .get(10, TimeUnit.SECONDS);
+            assertEquals(Errors.NOT_CONTROLLER.code(), refused.data().topics().find("forwarded").errorCode(),
+                "a standby's answer to a forwarded CreateTopics");
+
+            final CreateTopicsResponse created = toActive.<CreateTopicsResponse>send(createTopic("forwarded"))
+                .get(10, TimeUnit.SECONDS);
+            assertEquals(Errors.NONE.code(), created.data().topics().find("forwarded").errorCode());
+
+            final java.util.concurrent.ExecutionException notServed = org.junit.jupiter.api.Assertions.assertThrows(
+                java.util.concurrent.ExecutionException.class, () -> toActive.send(
+                    new MetadataRequest.Builder(new MetadataRequestData())).get(10, TimeUnit.SECONDS));
+            assertTrue(notServed.getCause() instanceof UnsupportedVersionException, notServed.toString());
+        }
+    }
+
+    private KafkaNodeClient controllerListener(final int node)
+    {
+        return KafkaNodeClient.start(new Node(node, "127.0.0.1", cluster.controllerPort(node)),
+            NodeClientConfig.defaults("controller-listener-test"));
+    }
+
+    private static CreateTopicsRequest.Builder createTopic(final String name)
+    {
+        final CreateTopicsRequestData.CreatableTopicCollection topics =
+            new CreateTopicsRequestData.CreatableTopicCollection();
+        topics.add(new CreateTopicsRequestData.CreatableTopic().setName(name).setNumPartitions(1)
+            .setReplicationFactor((short) 3));
+        return new CreateTopicsRequest.Builder(new CreateTopicsRequestData().setTopics(topics).setTimeoutMs(30_000));
     }
 
     private int activeController() throws InterruptedException

@@ -15,31 +15,24 @@ import org.apache.kafka.common.requests.DescribeQuorumResponse;
 import io.syncmirror.broker.network.RequestContext;
 
 /**
- * DescribeQuorum on every node of a cluster with a metadata quorum, as Kafka serves it: on a voter's controller
- * listener the Raft driver answers ({@link RaftApis}); anywhere else (a client's listener, or a broker-only node)
- * the request is passed to the voters' controller listeners until the Raft leader answers, as a Kafka broker
- * forwards it to the controller. Only the leader can describe the quorum: a follower answers
- * NOT_LEADER_OR_FOLLOWER, which moves the request on. So {@code Admin.describeMetadataQuorum} and Kafka's
- * {@code kafka-metadata-quorum.sh --bootstrap-server} work against any node. Thread-safety: stateless beyond its
- * clients; any network thread may call it.
+ * DescribeQuorum on a client listener of any node of a cluster with a metadata quorum, as Kafka serves it: the
+ * request is passed to the voters' controller listeners until the Raft leader answers, as a Kafka broker forwards
+ * it to the controller (on a voter's controller listener Kafka's Raft driver answers it, through
+ * {@link RaftApis}). Only the leader can describe the quorum: a follower answers NOT_LEADER_OR_FOLLOWER, which
+ * moves the request on. So {@code Admin.describeMetadataQuorum} and Kafka's {@code kafka-metadata-quorum.sh
+ * --bootstrap-server} work against any node. Thread-safety: stateless beyond its clients; any network thread may
+ * call it.
  */
 public final class DescribeQuorumApis
 {
-    private final RaftApis local;
-    private final String controllerListener;
     private final ActiveControllerClient leader;
 
     /**
-     * @param local              this voter's Raft APIs, or null on a broker-only node
-     * @param controllerListener the name of the controller listener (null with {@code local})
-     * @param leader             network clients to every voter's controller listener, moving on from a voter
-     *                           that answers NOT_LEADER_OR_FOLLOWER
+     * @param leader network clients to every voter's controller listener, moving on from a voter that answers
+     *               NOT_LEADER_OR_FOLLOWER
      */
-    public DescribeQuorumApis(final RaftApis local, final String controllerListener,
-        final ActiveControllerClient leader)
+    public DescribeQuorumApis(final ActiveControllerClient leader)
     {
-        this.local = local;
-        this.controllerListener = controllerListener;
         this.leader = leader;
     }
 
@@ -59,10 +52,6 @@ public final class DescribeQuorumApis
         {
             return CompletableFuture.failedFuture(new UnsupportedVersionException("not served here: " +
                 request.apiKey()));
-        }
-        if (local != null && context.listenerName().equals(controllerListener))
-        {
-            return local.handle(context, request);
         }
         final DescribeQuorumRequestData data = ((DescribeQuorumRequest)request).data();
         return leader.<AbstractResponse>send(new DescribeQuorumRequest.Builder(data)).exceptionally(e ->

@@ -1,0 +1,81 @@
+package io.syncmirror.broker.server;
+
+import java.util.concurrent.CompletableFuture;
+
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.FetchRequest;
+
+import io.syncmirror.broker.controller.ControllerApis;
+import io.syncmirror.broker.controller.quorum.RaftApis;
+import io.syncmirror.broker.network.RequestContext;
+
+/**
+ * What a voter's controller listener serves, and nothing else, as Kafka's controller listener serves only
+ * {@code ControllerApis}: the Raft RPCs (a Fetch from a Raft replica included) and DescribeQuorum go to Kafka's
+ * Raft driver, every other controller RPC (registration, heartbeats, AlterPartition, producer ids, a broker's
+ * metadata fetch, and the topic and config changes brokers forward) to this node's controller, which answers
+ * NOT_CONTROLLER while it is a standby.
+ *
+ * <p>Why its own dispatcher: brokers forward CreateTopics and the like to a voter's controller listener. Were
+ * that listener to hand them to the broker's own {@code MetadataApis}, as a client listener does, a standby would
+ * forward them again to the voter its own client believes active, and two standbys can forward one request to
+ * each other until it times out (seen: a CreateTopics unanswered for 30 s after a controller failover).
+ * Thread-safety: stateless; any network thread may call it.
+ */
+final class ControllerListenerApis implements ApiGroup
+{
+    private final ControllerApis controller;
+    private final RaftApis raft;
+
+    ControllerListenerApis(final ControllerApis controller, final RaftApis raft)
+    {
+        this.controller = controller;
+        this.raft = raft;
+    }
+
+    @Override
+    public short maxVersion(final ApiKeys key)
+    {
+        if (RaftApis.serves(key))
+        {
+            return raft.maxVersion(key);
+        }
+        if (key == ApiKeys.FETCH)
+        {
+            return (short) Math.min(raft.maxVersion(key), controller.maxVersion(key));
+        }
+        return controller.maxVersion(key);
+    }
+
+    @Override
+    public short minVersion(final ApiKeys key)
+    {
+        if (RaftApis.serves(key))
+        {
+            return raft.minVersion(key);
+        }
+        return controller.minVersion(key);
+    }
+
+    @Override
+    public CompletableFuture<AbstractResponse> handle(final RequestContext context, final AbstractRequest request)
+    {
+        if (RaftApis.serves(request.apiKey()))
+        {
+            return raft.handle(context, request);
+        }
+        if (request.apiKey() == ApiKeys.FETCH)
+        {
+            final FetchRequestData data = ((FetchRequest) request).data();
+            if (RaftApis.isRaftFetch(data))
+            {
+                return raft.handle(context, request);
+            }
+        }
+        // A Fetch of any other partition is refused by the controller with INVALID_REQUEST.
+        return controller.handle(context, request);
+    }
+}
