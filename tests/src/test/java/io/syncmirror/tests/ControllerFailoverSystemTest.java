@@ -262,29 +262,38 @@ class ControllerFailoverSystemTest
     }
 
     /**
-     * Kafka's {@code kafka-metadata-quorum.sh --bootstrap-server <broker> describe --status / --replication}
-     * against a node: the leader the quorum reports and every voter, as DescribeQuorum answers them.
+     * Kafka's {@code kafka-metadata-quorum.sh describe --status / --replication} against a node, bootstrapped at
+     * its client listener ({@code --bootstrap-server}) and at its controller listener ({@code
+     * --bootstrap-controller}): the leader the quorum reports and every voter, as DescribeQuorum answers them.
      */
     private static void describesTheQuorumWithKafkasTool(final ProcessCluster cluster) throws Exception
     {
         final int leader = describeQuorum(cluster.bootstrapServers()).leaderId();
-        final String bootstrap = "127.0.0.1:" + cluster.port(1 + new Random(SEED).nextInt(3));
-        final KafkaTools.Output status = KafkaTools.run("kafka-metadata-quorum", MetadataQuorumCommand::main,
-            List.of("--bootstrap-server", bootstrap, "describe", "--status"));
-        assertEquals(0, status.status(), status::toString);
-        assertTrue(status.out().contains("LeaderId:               " + leader), status::toString);
-        assertTrue(status.out().contains("CurrentVoters:") && status.out().contains("\"id\": 1") &&
-            status.out().contains("\"id\": 2") && status.out().contains("\"id\": 3"), status::toString);
-        final KafkaTools.Output replication = KafkaTools.run("kafka-metadata-quorum", MetadataQuorumCommand::main,
-            List.of("--bootstrap-server", bootstrap, "describe", "--replication"));
-        assertEquals(0, replication.status(), replication::toString);
-        final List<String> rows = replication.out().lines().skip(1).filter(line -> !line.isBlank()).toList();
-        assertEquals(3, rows.size(), replication::toString);
-        assertEquals(1, rows.stream().filter(row -> row.startsWith(leader + " ") && row.contains("Leader")).count(),
-            replication::toString);
-        assertEquals(2, rows.stream().filter(row -> row.contains("Follower")).count(), replication::toString);
-        System.out.println("kafka-metadata-quorum describe --status:\n" + status.out() + "--replication:\n" +
-            replication.out());
+        final int node = 1 + new Random(SEED).nextInt(3);
+        for (final List<String> bootstrap : List.of(List.of("--bootstrap-server", "127.0.0.1:" + cluster.port(node)),
+            List.of("--bootstrap-controller", "127.0.0.1:" + cluster.controllerPort(node))))
+        {
+            final List<String> statusArgs = new ArrayList<>(bootstrap);
+            statusArgs.addAll(List.of("describe", "--status"));
+            final KafkaTools.Output status = KafkaTools.run("kafka-metadata-quorum", MetadataQuorumCommand::main,
+                statusArgs);
+            assertEquals(0, status.status(), status::toString);
+            assertTrue(status.out().contains("LeaderId:               " + leader), status::toString);
+            assertTrue(status.out().contains("CurrentVoters:") && status.out().contains("\"id\": 1") &&
+                status.out().contains("\"id\": 2") && status.out().contains("\"id\": 3"), status::toString);
+            final List<String> replicationArgs = new ArrayList<>(bootstrap);
+            replicationArgs.addAll(List.of("describe", "--replication"));
+            final KafkaTools.Output replication = KafkaTools.run("kafka-metadata-quorum",
+                MetadataQuorumCommand::main, replicationArgs);
+            assertEquals(0, replication.status(), replication::toString);
+            final List<String> rows = replication.out().lines().skip(1).filter(line -> !line.isBlank()).toList();
+            assertEquals(3, rows.size(), replication::toString);
+            assertEquals(1, rows.stream().filter(row -> row.startsWith(leader + " ") && row.contains("Leader"))
+                .count(), replication::toString);
+            assertEquals(2, rows.stream().filter(row -> row.contains("Follower")).count(), replication::toString);
+            System.out.println("kafka-metadata-quorum " + String.join(" ", bootstrap) + " describe --status:\n"
+                + status.out() + "--replication:\n" + replication.out());
+        }
     }
 
     private static Admin shortAdmin(final String bootstrap)

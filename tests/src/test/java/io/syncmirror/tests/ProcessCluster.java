@@ -262,6 +262,12 @@ final class ProcessCluster implements AutoCloseable
         return ports[node - 1];
     }
 
+    /** The CONTROLLER listener's port of voter {@code node}. */
+    int controllerPort(final int node)
+    {
+        return controllerPorts[node - 1];
+    }
+
     String bootstrapServers()
     {
         final StringJoiner joiner = new StringJoiner(",");

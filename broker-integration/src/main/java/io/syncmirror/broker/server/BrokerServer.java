@@ -311,7 +311,7 @@ public final class BrokerServer implements AutoCloseable
         final short syncVersion = config.getShort(BrokerConfig.MIRROR_SYNC_VERSION_CONFIG);
         final Map<String, RequestHandler> listenerHandlers = raftApis == null ? Map.of() :
             Map.of(config.controllerListener().name(), new KafkaApis(List.of(new ControllerListenerApis(controllerApis,
-                raftApis)), mirrorApis, false));
+                raftApis, quorum)), mirrorApis, false));
         socketServer = new KafkaSocketServer(listeners, new KafkaApis(groups, mirrorApis, syncVersion > 0),
             listenerHandlers, SocketServerConfig.defaults()
                 .withMaxRequestBytes(config.getInt(BrokerConfig.SOCKET_REQUEST_MAX_BYTES_CONFIG))

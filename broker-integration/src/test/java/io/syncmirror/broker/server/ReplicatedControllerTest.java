@@ -143,7 +143,8 @@ class ReplicatedControllerTest
     @Test
     @DisplayName("a voter's controller listener serves only the controller's RPCs: a standby answers a forwarded "
         + "CreateTopics with NOT_CONTROLLER at once instead of forwarding it again, the active voter creates the "
-        + "topic, and client APIs such as Metadata are not served there")
+        + "topic, client APIs such as Metadata are not served there, and a client bootstrapped with "
+        + "bootstrap.controllers finds the voters and the leader")
     void shouldServeOnlyTheControllersApisOnTheControllerListener() throws Exception
     {
         cluster = EmbeddedCluster.startWithQuorum(3, 3, Map.of());
@@ -166,6 +167,34 @@ class ReplicatedControllerTest
                 java.util.concurrent.ExecutionException.class, () -> toActive.send(
                     new MetadataRequest.Builder(new MetadataRequestData())).get(10, TimeUnit.SECONDS));
             assertTrue(notServed.getCause() instanceof UnsupportedVersionException, notServed.toString());
+        }
+
+        // A client bootstrapped with bootstrap.controllers (KIP-919), as kafka-metadata-quorum.sh
+        // --bootstrap-controller is: DescribeCluster names the voters and the leader, DescribeQuorum reaches it.
+        final Properties props = new Properties();
+        props.put(AdminClientConfig.BOOTSTRAP_CONTROLLERS_CONFIG, "127.0.0.1:" + cluster.controllerPort(standby));
+        props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000");
+        try (Admin controllers = Admin.create(props))
+        {
+            final org.apache.kafka.clients.admin.DescribeClusterResult described = controllers.describeCluster();
+            assertEquals(active, described.controller().get(30, TimeUnit.SECONDS).id(), "the controller named");
+            assertEquals(Set.of("1:" + cluster.controllerPort(1), "2:" + cluster.controllerPort(2),
+                "3:" + cluster.controllerPort(3)), described.nodes().get(30, TimeUnit.SECONDS).stream()
+                .map(node -> node.id() + ":" + node.port()).collect(java.util.stream.Collectors.toSet()));
+            assertEquals(active, controllers.describeMetadataQuorum().quorumInfo().get(30, TimeUnit.SECONDS)
+                .leaderId(), "the leader DescribeQuorum names");
+        }
+        // The same client pointed at a broker listener is told it reached the wrong kind of endpoint.
+        props.put(AdminClientConfig.BOOTSTRAP_CONTROLLERS_CONFIG, "127.0.0.1:" + cluster.port(standby));
+        props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "5000");
+        props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "5000");
+        try (Admin wrongListener = Admin.create(props))
+        {
+            final java.util.concurrent.ExecutionException mismatched = org.junit.jupiter.api.Assertions.assertThrows(
+                java.util.concurrent.ExecutionException.class,
+                () -> wrongListener.describeCluster().nodes().get(30, TimeUnit.SECONDS));
+            assertTrue(mismatched.getCause() instanceof org.apache.kafka.common.errors.MismatchedEndpointTypeException,
+                mismatched.toString());
         }
     }
 
