@@ -13,15 +13,10 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 import java.util.function.Supplier;
 import java.util.function.LongSupplier;
 
-import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.config.ConfigDef;
-import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
@@ -44,7 +39,6 @@ import org.apache.kafka.common.message.IncrementalAlterConfigsResponseData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.Records;
 import org.apache.kafka.common.requests.AlterPartitionRequest;
-import org.apache.kafka.storage.internals.log.LogConfig;
 
 import io.syncmirror.broker.metadata.BrokerEndpoint;
 import io.syncmirror.broker.metadata.MetadataRecord;
@@ -76,6 +70,11 @@ import io.syncmirror.broker.metadata.PartitionState;
  * leader epochs above the source's and raises a persisted producer id floor ({@link MetadataRecord.ProducerIdFloor})
  * so no block is ever allocated below the mirrored producer ids.
  *
+ * <p>State is split by record family, as Kafka's {@code QuorumController} splits it into control managers: topic
+ * config overrides in {@link TopicConfigControl}, producer id blocks in {@link ProducerIdControl}, mirror
+ * definitions, sync registrations and mirror types in {@link MirrorControl}; brokers, topics and partitions are
+ * still here. {@link #replay} dispatches each record to its family's state.
+ *
  * <p>A broker's epoch is the metadata offset of its RegisterBroker record, so it grows with every registration,
  * also across controller restarts. A registration starts fenced; the broker is unfenced by the first heartbeat
  * whose applied metadata offset has reached its registration.
@@ -93,12 +92,9 @@ public final class Controller
     public static final String CLUSTER_ID_CONFIG = "cluster.id";
 
     /** Producer ids go to brokers in blocks of this size (Kafka's {@code ProducerIdsBlock.PRODUCER_ID_BLOCK_SIZE}). */
-    public static final int PRODUCER_ID_BLOCK_SIZE = 1000;
+    public static final int PRODUCER_ID_BLOCK_SIZE = ProducerIdControl.BLOCK_SIZE;
 
     private static final int NO_LEADER = -1;
-    private static final String MIRROR_NAME_PROTECTED = MirrorDefinition.MIRROR_NAME_CONFIG
-        + " is managed by cluster mirroring and cannot be set or deleted directly; use the mirror operations "
-        + "(add topics to a mirror, remove topics from a mirror)";
     private static final int REPLAY_READ_BYTES = 1 << 20;
 
     private final MetadataLog log;
@@ -114,18 +110,9 @@ public final class Controller
     private final Map<Integer, Long> lastHeartbeatMs = new HashMap<>();
     private final LinkedHashMap<Uuid, TopicInfo> topicsById = new LinkedHashMap<>();
     private final Map<String, Uuid> topicIdsByName = new HashMap<>();
-    private final Map<String, TreeMap<String, String>> topicConfigs = new HashMap<>();
-    private final TreeMap<String, MirrorDefinition> mirrors = new TreeMap<>();
-    /** Source role: each topic's registered sync mirrors, replayed from MirrorSyncRegistrationChange records. */
-    private final Map<Uuid, java.util.TreeSet<String>> registeredMirrors = new HashMap<>();
-    /** Destination role: each mirror topic's effective mirror type (absent: ASYNC). */
-    private final Map<Uuid, Byte> mirrorTypes = new HashMap<>();
-    private long nextProducerIdBlockStart;
-    /**
-     * The highest producer id floor recorded. Kept apart from the next block start: a broker may hold a block
-     * allocated before the floor was raised, and skips its ids below the floor only if the record reaches it.
-     */
-    private long producerIdFloor = -1L;
+    private final TopicConfigControl configControl = new TopicConfigControl();
+    private final MirrorControl mirrorControl = new MirrorControl();
+    private final ProducerIdControl producerIds = new ProducerIdControl();
     /** The metadata offset each broker last reported applied (its heartbeats); not persisted. */
     private final Map<Integer, Long> appliedMetadataOffsets = new HashMap<>();
     private int topicsCreated;
@@ -430,8 +417,7 @@ public final class Controller
 
     private boolean uncleanLeaderElection(final String topic)
     {
-        final Map<String, String> overrides = topicConfigs.get(topic);
-        final String value = overrides == null ? null : overrides.get(UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG);
+        final String value = configControl.override(topic, UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG);
         return value == null ? uncleanLeaderElectionDefault : Boolean.parseBoolean(value.trim());
     }
 
@@ -539,14 +525,14 @@ public final class Controller
         {
             if (MirrorDefinition.MIRROR_NAME_CONFIG.equals(config.name()))
             {
-                throw new InvalidConfigurationException(MIRROR_NAME_PROTECTED);
+                throw new InvalidConfigurationException(TopicConfigControl.MIRROR_NAME_PROTECTED);
             }
             if (config.value() != null)
             {
                 configs.put(config.name(), config.value());
             }
         }
-        validateTopicConfig(configs);
+        TopicConfigControl.validate(configs);
 
         final List<Integer> live = liveBrokers();
         final List<List<Integer>> assignments = new ArrayList<>();
@@ -638,28 +624,6 @@ public final class Controller
         return assignments;
     }
 
-    /** Validates overrides as Kafka's LogConfig does; {@code mirror.name} is not a LogConfig key and is skipped. */
-    private static void validateTopicConfig(final Map<String, String> overrides)
-    {
-        try
-        {
-            if (overrides.containsKey(MirrorDefinition.MIRROR_NAME_CONFIG))
-            {
-                final Map<String, String> logConfigs = new TreeMap<>(overrides);
-                logConfigs.remove(MirrorDefinition.MIRROR_NAME_CONFIG);
-                LogConfig.validate(logConfigs);
-            }
-            else
-            {
-                LogConfig.validate(overrides);
-            }
-        }
-        catch (final ConfigException e)
-        {
-            throw new InvalidConfigurationException(e.getMessage());
-        }
-    }
-
     public DeleteTopicsResponseData deleteTopics(final DeleteTopicsRequestData request)
     {
         final DeleteTopicsResponseData response = new DeleteTopicsResponseData();
@@ -726,24 +690,14 @@ public final class Controller
                     throw new org.apache.kafka.common.errors.UnknownTopicOrPartitionException(
                         "Topic " + topic + " does not exist.");
                 }
-                final TreeMap<String, String> current = topicConfigs.getOrDefault(topic, new TreeMap<>());
-                final TreeMap<String, String> updated = applyConfigOps(current, resource.configs());
-                validateTopicConfig(updated);
+                final TreeMap<String, String> updated = TopicConfigControl.applyConfigOps(
+                    configControl.overrides(topic), resource.configs());
+                TopicConfigControl.validate(updated);
                 if (request.validateOnly())
                 {
                     continue;
                 }
-                final TreeSet<String> keys = new TreeSet<>(current.keySet());
-                keys.addAll(updated.keySet());
-                for (final String key : keys)
-                {
-                    final String before = current.get(key);
-                    final String after = updated.get(key);
-                    if (!Objects.equals(before, after))
-                    {
-                        emit(new MetadataRecord.Config(topic, key, after));
-                    }
-                }
+                configControl.changesTo(topic, updated).forEach(this::emit);
                 commit();
             }
             catch (final ApiException e)
@@ -754,114 +708,17 @@ public final class Controller
         return response;
     }
 
-    /**
-     * Applies IncrementalAlterConfigs operations to a topic's overrides. Shared with the broker, which predicts
-     * the outcome to know when its image shows the change.
-     */
-    public static TreeMap<String, String> applyConfigOps(final Map<String, String> current,
-        final Collection<IncrementalAlterConfigsRequestData.AlterableConfig> ops)
-    {
-        final TreeMap<String, String> updated = new TreeMap<>(current);
-        for (final IncrementalAlterConfigsRequestData.AlterableConfig op : ops)
-        {
-            final String key = op.name();
-            if (MirrorDefinition.MIRROR_NAME_CONFIG.equals(key))
-            {
-                throw new InvalidConfigurationException(MIRROR_NAME_PROTECTED);
-            }
-            if (!LogConfig.configNames().contains(key))
-            {
-                throw new InvalidConfigurationException("Unknown topic config name: " + key);
-            }
-            final AlterConfigOp.OpType type = AlterConfigOp.OpType.forId(op.configOperation());
-            if (type == null)
-            {
-                throw new org.apache.kafka.common.errors.InvalidRequestException(
-                    "unknown config operation " + op.configOperation());
-            }
-            switch (type)
-            {
-                case SET:
-                    if (op.value() == null)
-                    {
-                        throw new InvalidConfigurationException("null value for " + key);
-                    }
-                    updated.put(key, op.value());
-                    break;
-                case DELETE:
-                    updated.remove(key);
-                    break;
-                case APPEND:
-                case SUBTRACT:
-                    if (LogConfig.configType(key).orElse(null) != ConfigDef.Type.LIST)
-                    {
-                        throw new InvalidConfigurationException(
-                            "Config value append/subtract is not allowed for config key " + key);
-                    }
-                    final List<String> values = new ArrayList<>(splitList(updated.getOrDefault(key,
-                        defaultAsString(key))));
-                    for (final String v : splitList(op.value()))
-                    {
-                        if (type == AlterConfigOp.OpType.APPEND)
-                        {
-                            if (!values.contains(v))
-                            {
-                                values.add(v);
-                            }
-                        }
-                        else
-                        {
-                            values.remove(v);
-                        }
-                    }
-                    updated.put(key, String.join(",", values));
-                    break;
-                default:
-                    throw new org.apache.kafka.common.errors.InvalidRequestException("unsupported " + type);
-            }
-        }
-        return updated;
-    }
-
-    private static String defaultAsString(final String key)
-    {
-        final ConfigDef.ConfigKey configKey = LogConfig.configKeys().get(key);
-        if (configKey == null || !configKey.hasDefault() || configKey.defaultValue == null)
-        {
-            return "";
-        }
-        return ConfigDef.convertToString(configKey.defaultValue, configKey.type);
-    }
-
-    private static List<String> splitList(final String value)
-    {
-        final List<String> out = new ArrayList<>();
-        if (value == null)
-        {
-            return out;
-        }
-        for (final String part : value.split(","))
-        {
-            final String trimmed = part.trim();
-            if (!trimmed.isEmpty())
-            {
-                out.add(trimmed);
-            }
-        }
-        return out;
-    }
-
     // ------------------------------------------------------------------------------------------------ mirrors
 
     /** Defines a new mirror. Fails on a bad name, a bad regex, no source bootstrap servers, or an existing name. */
     public MirrorOpResult createMirror(final MirrorDefinition definition)
     {
-        final MirrorOpResult invalid = validateDefinition(definition);
+        final MirrorOpResult invalid = MirrorControl.invalid(definition);
         if (invalid != null)
         {
             return invalid;
         }
-        if (mirrors.containsKey(definition.name()))
+        if (mirrorControl.definition(definition.name()) != null)
         {
             return MirrorOpResult.error(Errors.DUPLICATE_RESOURCE,
                 "mirror '" + definition.name() + "' already exists");
@@ -874,15 +731,15 @@ public final class Controller
     /** Replaces an existing mirror's definition whole (source, client configs, filters). */
     public MirrorOpResult updateMirror(final MirrorDefinition definition)
     {
-        final MirrorOpResult invalid = validateDefinition(definition);
+        final MirrorOpResult invalid = MirrorControl.invalid(definition);
         if (invalid != null)
         {
             return invalid;
         }
-        final MirrorDefinition current = mirrors.get(definition.name());
+        final MirrorDefinition current = mirrorControl.definition(definition.name());
         if (current == null)
         {
-            return unknownMirror(definition.name());
+            return MirrorControl.unknown(definition.name());
         }
         if (!current.equals(definition))
         {
@@ -895,10 +752,10 @@ public final class Controller
     /** Appends {@code patterns} (regexes) to the mirror's include list, keeping those already there once. */
     public MirrorOpResult addMirrorIncludes(final String mirrorName, final Collection<String> patterns)
     {
-        MirrorDefinition current = mirrors.get(mirrorName);
+        MirrorDefinition current = mirrorControl.definition(mirrorName);
         if (current == null)
         {
-            return unknownMirror(mirrorName);
+            return MirrorControl.unknown(mirrorName);
         }
         for (final String pattern : patterns)
         {
@@ -913,9 +770,9 @@ public final class Controller
      */
     public MirrorOpResult deleteMirror(final String mirrorName)
     {
-        if (!mirrors.containsKey(mirrorName))
+        if (mirrorControl.definition(mirrorName) == null)
         {
-            return unknownMirror(mirrorName);
+            return MirrorControl.unknown(mirrorName);
         }
         final List<String> attached = mirrorTopicNames(mirrorName);
         if (!attached.isEmpty())
@@ -928,40 +785,6 @@ public final class Controller
         return MirrorOpResult.OK;
     }
 
-    private MirrorOpResult validateDefinition(final MirrorDefinition definition)
-    {
-        final String reason = MirrorDefinition.invalidNameReason(definition.name());
-        if (reason != null)
-        {
-            return MirrorOpResult.error(Errors.INVALID_REQUEST, reason);
-        }
-        if (definition.sourceBootstrapServers().isBlank())
-        {
-            return MirrorOpResult.error(Errors.INVALID_REQUEST,
-                "mirror '" + definition.name() + "' needs the source cluster's bootstrap servers");
-        }
-        final List<String> patterns = new ArrayList<>(definition.includeTopics());
-        patterns.addAll(definition.excludeTopics());
-        for (final String pattern : patterns)
-        {
-            try
-            {
-                Pattern.compile(pattern);
-            }
-            catch (final PatternSyntaxException e)
-            {
-                return MirrorOpResult.error(Errors.INVALID_REQUEST, "mirror '" + definition.name()
-                    + "': topic pattern '" + pattern + "' is not a valid regular expression: " + e.getDescription());
-            }
-        }
-        return null;
-    }
-
-    private static MirrorOpResult unknownMirror(final String mirrorName)
-    {
-        return MirrorOpResult.error(Errors.RESOURCE_NOT_FOUND, "mirror '" + mirrorName + "' does not exist");
-    }
-
     /**
      * Creates mirror topic {@code topic} with the source's topic id and partition count, replicated
      * {@code default.replication.factor} times (capped by the live brokers), with the source {@code configs}
@@ -972,9 +795,9 @@ public final class Controller
     public MirrorOpResult createMirrorTopic(final String topic, final Uuid sourceTopicId, final int partitions,
         final Map<String, String> configs, final String mirrorName)
     {
-        if (!mirrors.containsKey(mirrorName))
+        if (mirrorControl.definition(mirrorName) == null)
         {
-            return unknownMirror(mirrorName);
+            return MirrorControl.unknown(mirrorName);
         }
         final Uuid existingId = topicIdsByName.get(topic);
         if (existingId != null)
@@ -1034,7 +857,7 @@ public final class Controller
         final TreeMap<String, String> logConfigs;
         try
         {
-            logConfigs = mirrorableConfigs(configs);
+            logConfigs = TopicConfigControl.mirrorableConfigs(configs);
         }
         catch (final InvalidConfigurationException e)
         {
@@ -1046,33 +869,6 @@ public final class Controller
             logConfigs));
         commit();
         return MirrorOpResult.OK;
-    }
-
-    /**
-     * The subset of source topic configs this cluster can apply: known LogConfig keys (never {@code mirror.name})
-     * whose value is valid alone; the whole is then validated as LogConfig does.
-     */
-    static TreeMap<String, String> mirrorableConfigs(final Map<String, String> sourceConfigs)
-    {
-        final TreeMap<String, String> out = new TreeMap<>();
-        for (final Map.Entry<String, String> e : sourceConfigs.entrySet())
-        {
-            if (e.getValue() == null || !LogConfig.configNames().contains(e.getKey()))
-            {
-                continue;
-            }
-            try
-            {
-                LogConfig.validate(Map.of(e.getKey(), e.getValue()));
-                out.put(e.getKey(), e.getValue());
-            }
-            catch (final ConfigException | InvalidConfigurationException ex)
-            {
-                // A value this version cannot apply (e.g. from a newer source) is left at the local default.
-            }
-        }
-        validateTopicConfig(out);
-        return out;
     }
 
     /**
@@ -1094,11 +890,6 @@ public final class Controller
     }
 
     /**
-     * Removes the topic from mirror {@code mirrorName} (failover): {@code mirror.name} becomes
-     * {@code mirrorName.removed}. A topic already removed from that mirror is fine (a retry); a topic in no or
-     * another mirror is INVALID_REQUEST.
-     */
-    /**
      * Source role: adds a destination mirror to a topic's sync registration set, or removes it, through the
      * metadata log (MirrorSyncRegistrationChange), so every source broker's image shows it. A change that is
      * already in force writes nothing. UNKNOWN_TOPIC_ID for a topic this cluster does not have.
@@ -1109,8 +900,7 @@ public final class Controller
         {
             return MirrorOpResult.error(Errors.UNKNOWN_TOPIC_ID, "no topic with id " + topicId + " on this cluster");
         }
-        final java.util.Set<String> current = registeredMirrors.getOrDefault(topicId, new java.util.TreeSet<>());
-        if (current.contains(mirrorName) != registered)
+        if (mirrorControl.registeredMirrors(topicId).contains(mirrorName) != registered)
         {
             emit(new MetadataRecord.MirrorSyncRegistrationChange(topicId, mirrorName, registered));
             commit();
@@ -1129,7 +919,7 @@ public final class Controller
         {
             return MirrorOpResult.error(Errors.INVALID_REQUEST, "unknown mirror type " + mirrorType);
         }
-        if (mirrorTypes.getOrDefault(topicId, (byte)0) != mirrorType)
+        if (mirrorControl.mirrorType(topicId) != mirrorType)
         {
             emit(new MetadataRecord.MirrorTopicTypeChange(topicId, mirrorType));
             commit();
@@ -1140,9 +930,14 @@ public final class Controller
     /** The destination mirrors registered for sync replication of a topic of this (source) cluster. */
     public java.util.Set<String> registeredMirrors(final Uuid topicId)
     {
-        return java.util.Collections.unmodifiableSet(registeredMirrors.getOrDefault(topicId, new java.util.TreeSet<>()));
+        return mirrorControl.registeredMirrors(topicId);
     }
 
+    /**
+     * Removes the topic from mirror {@code mirrorName} (failover): {@code mirror.name} becomes
+     * {@code mirrorName.removed}. A topic already removed from that mirror is fine (a retry); a topic in no or
+     * another mirror is INVALID_REQUEST.
+     */
     public MirrorOpResult removeTopicFromMirror(final String topic, final String mirrorName)
     {
         if (!topicIdsByName.containsKey(topic))
@@ -1233,32 +1028,21 @@ public final class Controller
         final TreeMap<String, String> target;
         try
         {
-            target = mirrorableConfigs(sourceConfigs);
+            target = TopicConfigControl.mirrorableConfigs(sourceConfigs);
         }
         catch (final InvalidConfigurationException e)
         {
             return MirrorOpResult.error(Errors.INVALID_CONFIG, "topic '" + topic + "': " + e.getMessage());
         }
-        final Map<String, String> current = topicConfig(topic);
-        final String mirrorName = current.get(MirrorDefinition.MIRROR_NAME_CONFIG);
+        final String mirrorName = configControl.override(topic, MirrorDefinition.MIRROR_NAME_CONFIG);
         if (mirrorName != null)
         {
             target.put(MirrorDefinition.MIRROR_NAME_CONFIG, mirrorName);
         }
-        final TreeSet<String> keys = new TreeSet<>(current.keySet());
-        keys.addAll(target.keySet());
-        int changed = 0;
-        for (final String key : keys)
-        {
-            final String after = target.get(key);
-            if (!Objects.equals(current.get(key), after))
-            {
-                emit(new MetadataRecord.Config(topic, key, after));
-                changed++;
-            }
-        }
+        final List<MetadataRecord.Config> changes = configControl.changesTo(topic, target);
+        changes.forEach(this::emit);
         commit();
-        return MirrorOpResult.ok(changed + " config(s) changed");
+        return MirrorOpResult.ok(changes.size() + " config(s) changed");
     }
 
     /**
@@ -1291,7 +1075,7 @@ public final class Controller
                 s.partitionEpoch() + 1));
             out.put(p, new EpochBumpResult.PartitionEpoch(Errors.NONE, leaderEpoch));
         }
-        if (minNextProducerId > producerIdFloor)
+        if (producerIds.raises(minNextProducerId))
         {
             emit(new MetadataRecord.ProducerIdFloor(minNextProducerId));
         }
@@ -1302,7 +1086,7 @@ public final class Controller
     /** Raises the producer id floor: every block allocated afterwards, also after a restart, starts at or above. */
     public void raiseProducerIdFloor(final long floor)
     {
-        if (floor > producerIdFloor)
+        if (producerIds.raises(floor))
         {
             emit(new MetadataRecord.ProducerIdFloor(floor));
             commit();
@@ -1436,8 +1220,8 @@ public final class Controller
         {
             return response.setErrorCode(Errors.STALE_BROKER_EPOCH.code());
         }
-        final long start = nextProducerIdBlockStart;
-        emit(new MetadataRecord.ProducerIds(broker.id, broker.epoch, start + PRODUCER_ID_BLOCK_SIZE));
+        final long start = producerIds.nextBlockStart();
+        emit(producerIds.allocate(broker.id, broker.epoch));
         commit();
         return response.setProducerIdStart(start).setProducerIdLen(PRODUCER_ID_BLOCK_SIZE);
     }
@@ -1528,57 +1312,37 @@ public final class Controller
             if (topic != null)
             {
                 topicIdsByName.remove(topic.name);
-                topicConfigs.remove(topic.name);
+                configControl.removeTopic(topic.name);
             }
-            registeredMirrors.remove(r.topicId());
-            mirrorTypes.remove(r.topicId());
+            mirrorControl.removeTopic(r.topicId());
         }
         else if (record instanceof MetadataRecord.MirrorSyncRegistrationChange r)
         {
-            if (r.registered())
-            {
-                registeredMirrors.computeIfAbsent(r.topicId(), k -> new java.util.TreeSet<>()).add(r.mirrorName());
-            }
-            else if (registeredMirrors.containsKey(r.topicId()))
-            {
-                registeredMirrors.get(r.topicId()).remove(r.mirrorName());
-            }
+            mirrorControl.replay(r);
         }
         else if (record instanceof MetadataRecord.MirrorTopicTypeChange r)
         {
-            mirrorTypes.put(r.topicId(), r.mirrorType());
+            mirrorControl.replay(r);
         }
         else if (record instanceof MetadataRecord.Config r)
         {
-            if (r.value() == null)
-            {
-                final TreeMap<String, String> overrides = topicConfigs.get(r.topic());
-                if (overrides != null)
-                {
-                    overrides.remove(r.key());
-                }
-            }
-            else
-            {
-                topicConfigs.computeIfAbsent(r.topic(), k -> new TreeMap<>()).put(r.key(), r.value());
-            }
+            configControl.replay(r);
         }
         else if (record instanceof MetadataRecord.ProducerIds r)
         {
-            nextProducerIdBlockStart = Math.max(nextProducerIdBlockStart, r.nextBlockStart());
+            producerIds.replay(r);
         }
         else if (record instanceof MetadataRecord.ProducerIdFloor r)
         {
-            nextProducerIdBlockStart = Math.max(nextProducerIdBlockStart, r.floor());
-            producerIdFloor = Math.max(producerIdFloor, r.floor());
+            producerIds.replay(r);
         }
         else if (record instanceof MetadataRecord.Mirror r)
         {
-            mirrors.put(r.name(), r.definition());
+            mirrorControl.replay(r);
         }
         else if (record instanceof MetadataRecord.RemoveMirror r)
         {
-            mirrors.remove(r.name());
+            mirrorControl.replay(r);
         }
     }
 
@@ -1634,8 +1398,7 @@ public final class Controller
 
     public Map<String, String> topicConfig(final String topic)
     {
-        final TreeMap<String, String> overrides = topicConfigs.get(topic);
-        return overrides == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(overrides));
+        return configControl.view(topic);
     }
 
     /** Whether the broker is registered and fenced; unregistered brokers count as fenced. */
@@ -1663,18 +1426,18 @@ public final class Controller
 
     public long nextProducerIdBlockStart()
     {
-        return nextProducerIdBlockStart;
+        return producerIds.nextBlockStart();
     }
 
     /** Every mirror defined, by name. */
     public Map<String, MirrorDefinition> mirrors()
     {
-        return Collections.unmodifiableMap(new TreeMap<>(mirrors));
+        return mirrorControl.definitions();
     }
 
     public Optional<MirrorDefinition> mirror(final String name)
     {
-        return Optional.ofNullable(mirrors.get(name));
+        return Optional.ofNullable(mirrorControl.definition(name));
     }
 
     /** Every topic's name. */
@@ -1694,15 +1457,9 @@ public final class Controller
     /** The topics whose {@code mirror.name} is exactly {@code mirrorName}, sorted. */
     public List<String> mirrorTopicNames(final String mirrorName)
     {
-        final List<String> out = new ArrayList<>();
-        for (final Map.Entry<String, TreeMap<String, String>> e : new TreeMap<>(topicConfigs).entrySet())
-        {
-            if (mirrorName.equals(e.getValue().get(MirrorDefinition.MIRROR_NAME_CONFIG))
-                && topicIdsByName.containsKey(e.getKey()))
-            {
-                out.add(e.getKey());
-            }
-        }
+        final List<String> out = new ArrayList<>(configControl.topicsWith(MirrorDefinition.MIRROR_NAME_CONFIG,
+            mirrorName));
+        out.removeIf(topic -> !topicIdsByName.containsKey(topic));
         return out;
     }
 

@@ -401,7 +401,7 @@ public final class MirrorMetadataManager implements AutoCloseable
         final Map<String, String> target;
         try
         {
-            target = Controller.mirrorableConfigs(src.configs());
+            target = TopicConfigControl.mirrorableConfigs(src.configs());
         }
         catch (final InvalidConfigurationException e)
         {
