@@ -31,8 +31,9 @@ import org.slf4j.LoggerFactory;
  * The broker's Kafka-wire socket server: binds one or more listeners, frames and parses requests with
  * kafka-clients' own message classes, answers ApiVersions and unsupported versions itself, and hands every
  * other request to a {@link RequestHandler}: one for all listeners, or one of its own for a listener that serves
- * other APIs (a controller listener serves the controller's RPCs only, as Kafka's does). Thread-safe: {@link #start} and {@link #close} are serialized;
- * {@link #boundPort} may be called from any thread after {@link #start}.
+ * other APIs (a controller listener serves the controller's RPCs only, as Kafka's does). Thread-safe:
+ * {@link #start} and {@link #close} are serialized; {@link #boundPort} may be called from any thread after
+ * {@link #start}.
  *
  * <p>Threads: one acceptor event loop ({@code syncmirror-net-accept-*}) for all listeners and
  * {@link SocketServerConfig#networkThreads()} I/O event loops ({@code syncmirror-net-io-*}), all daemon
