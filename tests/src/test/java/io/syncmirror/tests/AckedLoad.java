@@ -131,6 +131,15 @@ final class AckedLoad implements AutoCloseable
         }
     }
 
+    /**
+     * Measures the shortest acknowledgement time anew from now on: for a run with a window in which no sync mirror
+     * gated the source (one released before the other registered), so that the bound covers what follows it.
+     */
+    void restartMinAckLatency()
+    {
+        minAckLatencyNs.reset();
+    }
+
     /** The shortest time from send to acknowledgement so far, in ms; -1 before the first acknowledgement. */
     double minAckLatencyMs()
     {

@@ -480,6 +480,16 @@ final class ZeroRpoTrial implements AutoCloseable
     }
 
     /**
+     * From now on every acknowledgement must wait for a sync destination again: the shortest acknowledgement time
+     * that {@link #assertNothingLost} bounds by the link's round trip is measured anew from here.
+     */
+    void gatedFromNow()
+    {
+        load.restartMinAckLatency();
+        note("acknowledgements gated from here on: their shortest time is measured anew");
+    }
+
+    /**
      * Asserts the zero-RPO outcome: enough acknowledgements, none twice, none lost, each after a link RTT, and no
      * stall of the load over {@link #STALL_LIMIT_MS}.
      */
