@@ -358,15 +358,11 @@ public final class MetadataApis implements RequestHandler
 
     private AbstractResponse describeCluster(final DescribeClusterRequest request)
     {
-        final byte asked = request.data().endpointType();
-        if (asked != org.apache.kafka.clients.admin.EndpointType.BROKER.id())
+        final DescribeClusterResponse refused = EndpointTypeCheck.refusal(request,
+            org.apache.kafka.clients.admin.EndpointType.BROKER);
+        if (refused != null)
         {
-            // As Kafka's broker answers a client bootstrapped with bootstrap.controllers that reached a broker.
-            final boolean known = asked == org.apache.kafka.clients.admin.EndpointType.CONTROLLER.id();
-            return new DescribeClusterResponse(new DescribeClusterResponseData().setErrorCode(
-                (known ? Errors.MISMATCHED_ENDPOINT_TYPE : Errors.UNSUPPORTED_ENDPOINT_TYPE).code())
-                .setErrorMessage(known ? "this is a broker listener: it describes brokers, not controllers"
-                    : "unsupported endpoint type " + asked));
+            return refused;
         }
         final MetadataImage image = metadata.image();
         final boolean includeFenced = request.version() >= 2 && request.data().includeFencedBrokers();

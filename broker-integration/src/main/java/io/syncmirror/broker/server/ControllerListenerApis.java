@@ -6,7 +6,6 @@ import org.apache.kafka.clients.admin.EndpointType;
 import org.apache.kafka.common.message.DescribeClusterResponseData;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
-import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.DescribeClusterRequest;
@@ -16,6 +15,7 @@ import org.apache.kafka.common.requests.FetchRequest;
 import io.syncmirror.broker.controller.ControllerApis;
 import io.syncmirror.broker.controller.quorum.MetadataQuorum;
 import io.syncmirror.broker.controller.quorum.RaftApis;
+import io.syncmirror.broker.metadata.EndpointTypeCheck;
 import io.syncmirror.broker.network.RequestContext;
 
 /**
@@ -108,15 +108,10 @@ final class ControllerListenerApis implements ApiGroup
      */
     private AbstractResponse describeCluster(final DescribeClusterRequest request)
     {
-        final byte asked = request.data().endpointType();
-        if (asked != EndpointType.CONTROLLER.id())
+        final AbstractResponse refused = EndpointTypeCheck.refusal(request, EndpointType.CONTROLLER);
+        if (refused != null)
         {
-            final boolean known = asked == EndpointType.BROKER.id();
-            final Errors error = request.version() == 0 ? Errors.INVALID_REQUEST :
-                known ? Errors.MISMATCHED_ENDPOINT_TYPE : Errors.UNSUPPORTED_ENDPOINT_TYPE;
-            return new DescribeClusterResponse(new DescribeClusterResponseData().setErrorCode(error.code())
-                .setErrorMessage(known ? "this is a controller listener: it describes controllers, not brokers"
-                    : "unsupported endpoint type " + asked));
+            return refused;
         }
         final DescribeClusterResponseData.DescribeClusterBrokerCollection voters =
             new DescribeClusterResponseData.DescribeClusterBrokerCollection();
