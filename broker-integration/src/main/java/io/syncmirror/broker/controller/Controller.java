@@ -166,10 +166,13 @@ public final class Controller
         };
     }
 
-    /** Applies every committed record below the log's high watermark (and none above it). */
+    /**
+     * Applies the committed state: the snapshot the log continues from, if any, then every committed record
+     * after it below the log's high watermark (and none above it).
+     */
     private void replayLog()
     {
-        long offset = 0;
+        long offset = log.replaySnapshot(this::replay);
         final long end = log.highWatermark();
         while (offset < end)
         {
@@ -1344,6 +1347,47 @@ public final class Controller
         {
             mirrorControl.replay(r);
         }
+    }
+
+    // ------------------------------------------------------------------------------------------ snapshots
+
+    /**
+     * Records that rebuild this controller's state when replayed into an empty one (a metadata snapshot, as
+     * Kafka's controller writes one from its image), and the same broker image when a broker applies them to an
+     * empty image: every broker with its fencing, every topic with its partitions' current state and its config
+     * overrides, the producer id block and floor, the mirror definitions, registrations and mirror types. What the
+     * log does not persist stays out (heartbeat times, applied offsets). Only meaningful while the state is the
+     * committed one: on a standby always, on the active controller when nothing it appended awaits its commit.
+     */
+    public List<MetadataRecord> snapshotRecords()
+    {
+        final List<MetadataRecord> out = new ArrayList<>();
+        for (final BrokerInfo broker : brokers.values())
+        {
+            final BrokerEndpoint e = broker.endpoint;
+            out.add(new MetadataRecord.RegisterBroker(broker.id, broker.epoch, broker.incarnationId, e.host(),
+                e.port(), e.rack()));
+            if (!broker.fenced)
+            {
+                out.add(new MetadataRecord.UnfenceBroker(broker.id, broker.epoch));
+            }
+        }
+        for (final TopicInfo topic : topicsById.values())
+        {
+            out.add(new MetadataRecord.Topic(topic.name, topic.id));
+            for (final PartitionState state : topic.partitions)
+            {
+                if (state != null)
+                {
+                    out.add(new MetadataRecord.Partition(state));
+                }
+            }
+            configControl.overrides(topic.name).forEach((key, value) ->
+                out.add(new MetadataRecord.Config(topic.name, key, value)));
+        }
+        producerIds.snapshot(out::add);
+        mirrorControl.snapshot(out::add);
+        return out;
     }
 
     // ------------------------------------------------------------------------------------ read-only views

@@ -42,6 +42,8 @@ import org.apache.kafka.common.requests.DeleteTopicsRequest;
 import org.apache.kafka.common.requests.DeleteTopicsResponse;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.FetchResponse;
+import org.apache.kafka.common.requests.FetchSnapshotRequest;
+import org.apache.kafka.common.requests.FetchSnapshotResponse;
 import org.apache.kafka.common.requests.IncrementalAlterConfigsRequest;
 import org.apache.kafka.common.requests.IncrementalAlterConfigsResponse;
 import org.apache.kafka.common.requests.RequestHeader;
@@ -88,6 +90,8 @@ public final class ControllerApis implements RequestHandler, AutoCloseable
             ApiKeys.INCREMENTAL_ALTER_CONFIGS.latestVersion()));
         // Topic ids in Fetch (v13+) are what brokers send; older versions by name work too.
         VERSIONS.put(ApiKeys.FETCH, range(ApiKeys.FETCH.oldestVersion(), FetchRequestData.HIGHEST_SUPPORTED_VERSION));
+        VERSIONS.put(ApiKeys.FETCH_SNAPSHOT, range(ApiKeys.FETCH_SNAPSHOT.oldestVersion(),
+            ApiKeys.FETCH_SNAPSHOT.latestVersion()));
     }
 
     private static final int DEFAULT_FETCH_MAX_BYTES = 1 << 20;
@@ -215,6 +219,10 @@ public final class ControllerApis implements RequestHandler, AutoCloseable
                     c.incrementalAlterConfigs(((IncrementalAlterConfigsRequest) request).data())));
             case FETCH:
                 return fetch((FetchRequest) request);
+            case FETCH_SNAPSHOT:
+                // Read on the caller's thread: the log is the same across rebuilds and reads any-thread.
+                return CompletableFuture.completedFuture(new FetchSnapshotResponse(MetadataSnapshotChunks.answer(
+                    controller.log(), ((FetchSnapshotRequest) request).data())));
             default:
                 return CompletableFuture.failedFuture(new org.apache.kafka.common.errors.UnsupportedVersionException(
                     "the controller does not serve " + request.apiKey()));
@@ -433,12 +441,22 @@ public final class ControllerApis implements RequestHandler, AutoCloseable
     {
         final MetadataLog log = controller.log();
         final long hw = log.highWatermark();
+        final long start = log.startOffset();
         final FetchResponseData.PartitionData partition = new FetchResponseData.PartitionData()
             .setPartitionIndex(0)
             .setHighWatermark(hw)
             .setLastStableOffset(hw)
-            .setLogStartOffset(0);
-        if (fetch.fetchOffset > hw || fetch.fetchOffset < 0)
+            .setLogStartOffset(start);
+        final java.util.Optional<org.apache.kafka.server.common.OffsetAndEpoch> snapshot =
+            fetch.fetchOffset < start ? log.latestSnapshotId() : java.util.Optional.empty();
+        if (snapshot.isPresent())
+        {
+            // Below the log start only a snapshot holds the state: the broker loads it (FetchSnapshot), as a
+            // Raft follower is told to.
+            partition.setSnapshotId(new FetchResponseData.SnapshotId().setEndOffset(snapshot.get().offset())
+                .setEpoch(snapshot.get().epoch())).setRecords(MemoryRecords.EMPTY);
+        }
+        else if (fetch.fetchOffset > hw || fetch.fetchOffset < start)
         {
             partition.setErrorCode(Errors.OFFSET_OUT_OF_RANGE.code()).setRecords(MemoryRecords.EMPTY);
         }

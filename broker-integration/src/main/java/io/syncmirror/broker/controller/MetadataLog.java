@@ -1,8 +1,12 @@
 package io.syncmirror.broker.controller;
 
 import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
 
 import org.apache.kafka.common.record.internal.Records;
+import org.apache.kafka.server.common.OffsetAndEpoch;
+import org.apache.kafka.snapshot.RawSnapshotReader;
 
 import io.syncmirror.broker.metadata.MetadataRecord;
 
@@ -43,6 +47,34 @@ public interface MetadataLog extends AutoCloseable
 
     /** Batches from the one holding {@code offset}, up to about {@code maxBytes} (at least one batch). */
     Records read(long offset, int maxBytes);
+
+    /**
+     * Replays the snapshot the committed log continues from (the latest one at or below the high watermark)
+     * into {@code replay} and returns its end offset, where reading the log resumes; 0, replaying nothing, when
+     * there is none (a local log keeps every record from offset 0).
+     */
+    default long replaySnapshot(final Consumer<MetadataRecord> replay)
+    {
+        return 0;
+    }
+
+    /** The first offset {@link #read} can serve; below it only a snapshot holds the state. */
+    default long startOffset()
+    {
+        return 0;
+    }
+
+    /** The latest snapshot a reader behind {@link #startOffset} should load, if any. Any thread. */
+    default Optional<OffsetAndEpoch> latestSnapshotId()
+    {
+        return Optional.empty();
+    }
+
+    /** The bytes of snapshot {@code id}, for a broker loading it in chunks; empty when it is gone. Any thread. */
+    default Optional<RawSnapshotReader> readSnapshot(final OffsetAndEpoch id)
+    {
+        return Optional.empty();
+    }
 
     /** The offset the next append gets. */
     long endOffset();

@@ -60,6 +60,19 @@ final class MirrorControl
         mirrorTypes.put(record.topicId(), record.mirrorType());
     }
 
+    /**
+     * The records that restore this state, in an order replay accepts: the definitions, then each topic's
+     * registered mirrors and its mirror type (after the topics a snapshot lists first).
+     */
+    void snapshot(final java.util.function.Consumer<MetadataRecord> out)
+    {
+        mirrors.values().forEach(definition -> out.accept(MetadataRecord.Mirror.of(definition)));
+        new TreeMap<>(registeredMirrors).forEach((topicId, names) -> names.forEach(name ->
+            out.accept(new MetadataRecord.MirrorSyncRegistrationChange(topicId, name, true))));
+        new TreeMap<>(mirrorTypes).forEach((topicId, type) ->
+            out.accept(new MetadataRecord.MirrorTopicTypeChange(topicId, type)));
+    }
+
     /** The topic was deleted: its registrations and mirror type go with it. */
     void removeTopic(final Uuid topicId)
     {

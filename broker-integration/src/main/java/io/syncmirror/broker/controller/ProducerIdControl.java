@@ -31,6 +31,19 @@ final class ProducerIdControl
         floor = Math.max(floor, record.floor());
     }
 
+    /** The records that restore this state: the next block's start and the floor, where set. */
+    void snapshot(final java.util.function.Consumer<MetadataRecord> out)
+    {
+        if (nextBlockStart > 0)
+        {
+            out.accept(new MetadataRecord.ProducerIds(-1, -1, nextBlockStart));
+        }
+        if (floor >= 0)
+        {
+            out.accept(new MetadataRecord.ProducerIdFloor(floor));
+        }
+    }
+
     /** Where the next block starts. */
     long nextBlockStart()
     {

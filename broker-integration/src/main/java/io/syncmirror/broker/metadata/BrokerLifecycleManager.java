@@ -326,11 +326,69 @@ public final class BrokerLifecycleManager implements AutoCloseable
                 {
                     return;
                 }
+                if (error == null && hold == MetadataHold.NONE && snapshotToLoad(response) != null)
+                {
+                    loadSnapshot(snapshotToLoad(response));
+                    return;
+                }
                 if (error != null || !onFetchResponse(response) || hold != MetadataHold.NONE)
                 {
                     runLater(this::fetch, RETRY_BACKOFF_MS);
                     return;
                 }
+                fetch();
+            }, thread);
+    }
+
+    /** The snapshot a metadata fetch below the voter's log start was told to load, or null. */
+    private static FetchResponseData.SnapshotId snapshotToLoad(final FetchResponse response)
+    {
+        final FetchResponseData data = response.data();
+        if (data.errorCode() != Errors.NONE.code() || data.responses().isEmpty()
+            || data.responses().get(0).partitions().isEmpty())
+        {
+            return null;
+        }
+        final FetchResponseData.SnapshotId id = data.responses().get(0).partitions().get(0).snapshotId();
+        return id.endOffset() >= 0 && id.epoch() >= 0 ? id : null;
+    }
+
+    /**
+     * Downloads the snapshot and replaces the image with it, then fetches on from its end; on any error the loop
+     * backs off and fetches again (and is told the voter's current snapshot).
+     */
+    private void loadSnapshot(final FetchResponseData.SnapshotId id)
+    {
+        LOG.info("Broker {} is behind the metadata log start at offset {}: loading snapshot {}-{}", brokerId,
+            applier.image().appliedOffset() + 1, id.endOffset(), id.epoch());
+        final long startNs = System.nanoTime();
+        new MetadataSnapshotDownload(controller, brokerId, id.endOffset(), id.epoch()).start()
+            .whenCompleteAsync((records, error) ->
+            {
+                if (closed)
+                {
+                    return;
+                }
+                if (error != null)
+                {
+                    LOG.warn("Broker {} could not load metadata snapshot {}-{}: {}", brokerId, id.endOffset(),
+                        id.epoch(), error.toString());
+                    runLater(this::fetch, RETRY_BACKOFF_MS);
+                    return;
+                }
+                try
+                {
+                    applier.loadSnapshot(records, id.endOffset());
+                }
+                catch (final RuntimeException e)
+                {
+                    LOG.error("Broker {} failed to apply metadata snapshot {}-{}", brokerId, id.endOffset(),
+                        id.epoch(), e);
+                    runLater(this::fetch, RETRY_BACKOFF_MS);
+                    return;
+                }
+                LOG.info("Broker {} loaded metadata snapshot {}-{} ({} bytes) in {} ms", brokerId, id.endOffset(),
+                    id.epoch(), records.sizeInBytes(), (System.nanoTime() - startNs) / 1_000_000);
                 fetch();
             }, thread);
     }

@@ -147,7 +147,11 @@ public final class BrokerMetadataApplier implements MetadataView
                 delta.appliedOffset = batch.lastOffset();
             }
         }
-        final long latestKnown = Math.max(before.latestKnownOffset(), Math.max(highWatermark - 1, delta.appliedOffset));
+        publish(delta, Math.max(before.latestKnownOffset(), Math.max(highWatermark - 1, delta.appliedOffset)));
+    }
+
+    private void publish(final Delta delta, final long latestKnown)
+    {
         final MetadataImage after = delta.build(latestKnown);
         image = after;
         for (final java.util.function.Consumer<MetadataImage> imageListener : imageListeners)
@@ -156,6 +160,58 @@ public final class BrokerMetadataApplier implements MetadataView
         }
         notifyListener(delta, after);
         completeWaiters(after);
+    }
+
+    /**
+     * Replaces the image with the state of a metadata snapshot ending at {@code endOffset} (exclusive): the
+     * broker was behind the log start of the voter it fetches from. Topics and mirrors the snapshot does not hold
+     * are removed (a hosted partition of a deleted topic is dropped as by its RemoveTopic); everything it holds is
+     * restated, and hosted partitions are told their state again, which a partition already in that state
+     * ignores. The applied offset becomes {@code endOffset - 1}; the next fetch continues at {@code endOffset}.
+     */
+    public void loadSnapshot(final Records snapshot, final long endOffset)
+    {
+        final List<MetadataRecord> records = new ArrayList<>();
+        final Set<Uuid> topics = new java.util.HashSet<>();
+        final Set<String> mirrorNames = new java.util.HashSet<>();
+        for (final MetadataRecordCodec.OffsetRecord r : MetadataRecordCodec.decodeAll(snapshot))
+        {
+            records.add(r.record());
+            if (r.record() instanceof MetadataRecord.Topic t)
+            {
+                topics.add(t.topicId());
+            }
+            else if (r.record() instanceof MetadataRecord.Mirror m)
+            {
+                mirrorNames.add(m.name());
+            }
+        }
+        final MetadataImage before = image;
+        final Delta delta = new Delta(before);
+        for (final Uuid topicId : List.copyOf(before.topicsById().keySet()))
+        {
+            if (!topics.contains(topicId))
+            {
+                delta.apply(new MetadataRecord.RemoveTopic(topicId));
+            }
+        }
+        for (final String mirror : List.copyOf(before.mirrorsMap().keySet()))
+        {
+            if (!mirrorNames.contains(mirror))
+            {
+                delta.apply(new MetadataRecord.RemoveMirror(mirror));
+            }
+        }
+        // Registrations and mirror types are restated in full: clear what the snapshot may no longer hold.
+        before.syncStatesMap().forEach((topicId, state) ->
+        {
+            state.registeredMirrors().forEach(mirror ->
+                delta.apply(new MetadataRecord.MirrorSyncRegistrationChange(topicId, mirror, false)));
+            delta.apply(new MetadataRecord.MirrorTopicTypeChange(topicId, (byte) 0));
+        });
+        records.forEach(delta::apply);
+        delta.appliedOffset = Math.max(before.appliedOffset(), endOffset - 1);
+        publish(delta, Math.max(before.latestKnownOffset(), endOffset - 1));
     }
 
     /**

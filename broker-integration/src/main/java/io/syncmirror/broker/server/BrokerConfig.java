@@ -40,6 +40,9 @@ public final class BrokerConfig extends AbstractConfig
     public static final String LOG_DIR_CONFIG = "log.dir";
     public static final String CONTROLLER_SERVERS_CONFIG = "controller.quorum.bootstrap.servers";
     public static final String CONTROLLER_VOTERS_CONFIG = "controller.quorum.voters";
+    public static final String METADATA_SNAPSHOT_MAX_NEW_RECORD_BYTES_CONFIG =
+        "metadata.log.max.record.bytes.between.snapshots";
+    public static final String METADATA_SNAPSHOT_MAX_INTERVAL_MS_CONFIG = "metadata.log.max.snapshot.interval.ms";
     public static final String CONTROLLER_LISTENER_NAMES_CONFIG = "controller.listener.names";
     public static final String CLUSTER_ID_CONFIG = "cluster.id";
     public static final String NUM_PARTITIONS_CONFIG = "num.partitions";
@@ -130,6 +133,12 @@ public final class BrokerConfig extends AbstractConfig
             "host:port of the one node that runs an unreplicated controller; not with controller.quorum.voters.")
         .define(CONTROLLER_VOTERS_CONFIG, Type.LIST, "", Importance.HIGH,
             "The static metadata quorum, id@host:port per voter at its controller listener (1, 3 or 5 voters).")
+        .define(METADATA_SNAPSHOT_MAX_NEW_RECORD_BYTES_CONFIG, Type.LONG, 20L * 1024 * 1024, Range.atLeast(1),
+            Importance.HIGH, "Bytes of committed metadata records after the latest snapshot that make a voter "
+            + "write the next one (Kafka's key and default).")
+        .define(METADATA_SNAPSHOT_MAX_INTERVAL_MS_CONFIG, Type.LONG, 60L * 60 * 1000, Range.atLeast(0),
+            Importance.HIGH, "Time after the latest snapshot, with new committed records, that makes a voter "
+            + "write the next one; 0 disables it (Kafka's key and default).")
         .define(CONTROLLER_LISTENER_NAMES_CONFIG, Type.LIST, "", Importance.HIGH,
             "Listener names the controller serves; the first is where voters and brokers reach it.")
         .define(CLUSTER_ID_CONFIG, Type.STRING, "syncmirror-cluster", Importance.LOW,

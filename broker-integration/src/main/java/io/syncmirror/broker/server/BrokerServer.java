@@ -368,7 +368,9 @@ public final class BrokerServer implements AutoCloseable
             final Map<String, Object> quorumConfigs = new HashMap<>();
             props.forEach((key, value) ->
             {
-                if (key.startsWith("controller.quorum.") || key.startsWith("metadata.log."))
+                // Kafka's Raft keys, its metadata log's, and its retention (metadata.max.retention.*).
+                if (key.startsWith("controller.quorum.") || key.startsWith("metadata.log.")
+                    || key.startsWith("metadata.max."))
                 {
                     quorumConfigs.put(key, value);
                 }
@@ -382,7 +384,10 @@ public final class BrokerServer implements AutoCloseable
             final RaftMetadataLog log = new RaftMetadataLog(quorum.client(), quorum.raftLog());
             controllerApis = new ControllerApis(new Controller(log, time::milliseconds, props));
             quorum.register(new ControllerRaftListener(id, quorum.client(), log, controllerApis,
-                committed -> new Controller(committed, time::milliseconds, props)));
+                committed -> new Controller(committed, time::milliseconds, props),
+                new ControllerRaftListener.SnapshotPolicy(
+                    config.getLong(BrokerConfig.METADATA_SNAPSHOT_MAX_NEW_RECORD_BYTES_CONFIG),
+                    config.getLong(BrokerConfig.METADATA_SNAPSHOT_MAX_INTERVAL_MS_CONFIG)), time::milliseconds));
             controllerApis.start();
             raftApis = new RaftApis(quorum, time);
             quorum.start();

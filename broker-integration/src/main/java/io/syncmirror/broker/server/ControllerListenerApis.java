@@ -11,6 +11,7 @@ import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.DescribeClusterRequest;
 import org.apache.kafka.common.requests.DescribeClusterResponse;
 import org.apache.kafka.common.requests.FetchRequest;
+import org.apache.kafka.common.requests.FetchSnapshotRequest;
 
 import io.syncmirror.broker.controller.ControllerApis;
 import io.syncmirror.broker.controller.quorum.MetadataQuorum;
@@ -53,13 +54,13 @@ final class ControllerListenerApis implements ApiGroup
         {
             return key.latestVersion();
         }
+        if (key == ApiKeys.FETCH || key == ApiKeys.FETCH_SNAPSHOT)
+        {
+            return (short) Math.min(raft.maxVersion(key), controller.maxVersion(key));
+        }
         if (RaftApis.serves(key))
         {
             return raft.maxVersion(key);
-        }
-        if (key == ApiKeys.FETCH)
-        {
-            return (short) Math.min(raft.maxVersion(key), controller.maxVersion(key));
         }
         return controller.maxVersion(key);
     }
@@ -84,6 +85,13 @@ final class ControllerListenerApis implements ApiGroup
         if (request.apiKey() == ApiKeys.DESCRIBE_CLUSTER)
         {
             return CompletableFuture.completedFuture(describeCluster((DescribeClusterRequest) request));
+        }
+        if (request.apiKey() == ApiKeys.FETCH_SNAPSHOT
+            && ((FetchSnapshotRequest) request).data().clusterId() == null)
+        {
+            // A broker loading a metadata snapshot (a Raft voter always sends its cluster id): any voter serves
+            // it from its own snapshots, as it serves brokers' metadata fetches.
+            return controller.handle(context, request);
         }
         if (RaftApis.serves(request.apiKey()))
         {

@@ -1,6 +1,8 @@
 package io.syncmirror.broker.controller.quorum;
 
 import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
 
 import org.apache.kafka.common.errors.NotControllerException;
 import org.apache.kafka.common.protocol.ObjectSerializationCache;
@@ -12,6 +14,9 @@ import org.apache.kafka.raft.KafkaRaftClient;
 import org.apache.kafka.raft.RaftClient;
 import org.apache.kafka.raft.RaftLog;
 import org.apache.kafka.raft.errors.NotLeaderException;
+import org.apache.kafka.server.common.OffsetAndEpoch;
+import org.apache.kafka.snapshot.RawSnapshotReader;
+import org.apache.kafka.snapshot.SnapshotWriter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,6 +54,11 @@ public final class RaftMetadataLog implements MetadataLog
     private volatile long committedEnd;
     private volatile long nextWriteOffset;
     private volatile int claimedEpoch = NOT_CLAIMED;
+    /**
+     * The snapshot the controller's state was last built from or written at (null: none, the state starts at
+     * offset 0). Written on the event thread.
+     */
+    private volatile OffsetAndEpoch base;
 
     public RaftMetadataLog(final RaftClient<MetadataRecord> client, final RaftLog raftLog)
     {
@@ -73,6 +83,16 @@ public final class RaftMetadataLog implements MetadataLog
     public int claimedEpoch()
     {
         return claimedEpoch;
+    }
+
+    /**
+     * The controller is about to be rebuilt from snapshot {@code id}, which Kafka's Raft loaded (at start, or
+     * fetched from the leader when this node was behind its log start): the committed end is the snapshot's end.
+     */
+    public void loaded(final OffsetAndEpoch id)
+    {
+        base = id;
+        committedEnd = id.offset();
     }
 
     /** The controller has applied every committed record below {@code nextOffset}. */
@@ -199,6 +219,71 @@ public final class RaftMetadataLog implements MetadataLog
     public long highWatermark()
     {
         return committedEnd;
+    }
+
+    /**
+     * The snapshot the committed state continues from: the one Kafka's Raft loaded last or this node wrote last.
+     * Its records are read with Kafka's snapshot reader, which checks every batch's CRC.
+     */
+    @Override
+    public long replaySnapshot(final Consumer<MetadataRecord> replay)
+    {
+        final OffsetAndEpoch id = base;
+        if (id == null || id.offset() == 0)
+        {
+            return 0;
+        }
+        final RawSnapshotReader raw = raftLog.readSnapshot(id).orElseThrow(() ->
+            new IllegalStateException("metadata snapshot " + id + " is gone; the controller cannot be rebuilt"));
+        MetadataSnapshots.replay(raw, replay);
+        return id.offset();
+    }
+
+    @Override
+    public long startOffset()
+    {
+        return raftLog.startOffset();
+    }
+
+    @Override
+    public Optional<OffsetAndEpoch> latestSnapshotId()
+    {
+        return raftLog.latestSnapshotId();
+    }
+
+    @Override
+    public Optional<RawSnapshotReader> readSnapshot(final OffsetAndEpoch id)
+    {
+        return raftLog.readSnapshot(id);
+    }
+
+    /**
+     * Writes {@code records}, the controller's state at the committed end, as snapshot {@code committedEnd}
+     * of {@code lastEpoch} (the epoch of the batch holding the last committed offset) through Kafka's
+     * {@code createSnapshot}; the Raft log then deletes what lies below it once its retention is exceeded.
+     * False when that snapshot already exists. Event thread only.
+     */
+    public boolean writeSnapshot(final List<MetadataRecord> records, final int lastEpoch, final long lastTimestamp)
+    {
+        final OffsetAndEpoch id = new OffsetAndEpoch(committedEnd, lastEpoch);
+        final Optional<SnapshotWriter<MetadataRecord>> created = client.createSnapshot(id, lastTimestamp);
+        if (created.isEmpty())
+        {
+            return false;
+        }
+        try (SnapshotWriter<MetadataRecord> writer = created.get())
+        {
+            int from = 0;
+            while (from < records.size())
+            {
+                final int to = chunkEnd(records, from);
+                writer.append(records.subList(from, to));
+                from = to;
+            }
+            writer.freeze();
+        }
+        base = id;
+        return true;
     }
 
     /** The Raft log belongs to the quorum, which closes it. */
