@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.StringJoiner;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import org.apache.kafka.storage.internals.log.CleanerConfig;
@@ -225,6 +226,28 @@ public final class EmbeddedCluster implements AutoCloseable
         {
             broker.kill();
         }
+    }
+
+    /**
+     * The running voter that is the quorum's active controller, waited for up to {@code timeoutMs} (an election
+     * may be under way); node 1 for the single controller.
+     */
+    public int awaitActiveController(final long timeoutMs) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        while (System.nanoTime() < deadline)
+        {
+            for (int node = 1; node <= Math.max(1, voters); node++)
+            {
+                final BrokerServer broker = brokers[node - 1];
+                if (broker != null && broker.isActiveController())
+                {
+                    return node;
+                }
+            }
+            Thread.sleep(20);
+        }
+        throw new IllegalStateException("no active controller among the voters after " + timeoutMs + " ms");
     }
 
     /** Waits until every running broker is registered, unfenced and has caught up with the metadata log. */

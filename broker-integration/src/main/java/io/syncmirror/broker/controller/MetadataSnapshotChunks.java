@@ -46,7 +46,8 @@ final class MetadataSnapshotChunks
             .setIndex(wanted.partition())
             .setSnapshotId(new FetchSnapshotResponseData.SnapshotId()
                 .setEndOffset(wanted.snapshotId().endOffset()).setEpoch(wanted.snapshotId().epoch()))
-            .setPosition(wanted.position());
+            .setPosition(wanted.position())
+            .setUnalignedRecords(MemoryRecords.EMPTY);
         if (!Topic.CLUSTER_METADATA_TOPIC_NAME.equals(topic.name()) || wanted.partition() != 0)
         {
             return respond(topic.name(), out.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code()));

@@ -563,9 +563,10 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
         // The header follows the version sent; the body, the layout of that version kafka-clients can write.
         final ResponseHeader header = new ResponseHeader(slot.correlationId, slot.key.responseHeaderVersion(slot.version));
         final short layout = slot.layoutVersion;
-        if (slot.key == ApiKeys.FETCH)
+        if (slot.key == ApiKeys.FETCH || slot.key == ApiKeys.FETCH_SNAPSHOT)
         {
-            // Fetch records may be log segment files: Kafka's own Send writes them with transferTo.
+            // Fetch records may be log segment files, a Raft leader's FetchSnapshot chunk a slice of a snapshot
+            // file: Kafka's own Send writes them with transferTo.
             return new SendFileRegion(response.toSend(header, layout));
         }
         // Sized first, then written straight into the outgoing buffer: no intermediate heap copy.

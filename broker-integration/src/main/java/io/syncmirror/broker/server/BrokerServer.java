@@ -178,6 +178,24 @@ public final class BrokerServer implements AutoCloseable
         return apis != null && apis.isActive();
     }
 
+    /**
+     * The controller's state as the records of a snapshot of it, read on its event thread (what operators and
+     * tests compare voters by); empty on a node that runs no controller.
+     */
+    public java.util.List<io.syncmirror.broker.metadata.MetadataRecord> controllerState()
+        throws InterruptedException, java.util.concurrent.ExecutionException, java.util.concurrent.TimeoutException
+    {
+        final ControllerApis apis = controllerApis;
+        if (apis == null)
+        {
+            return java.util.List.of();
+        }
+        final java.util.concurrent.CompletableFuture<java.util.List<io.syncmirror.broker.metadata.MetadataRecord>>
+            state = new java.util.concurrent.CompletableFuture<>();
+        apis.execute(() -> state.complete(apis.controller().snapshotRecords()));
+        return state.get(30, java.util.concurrent.TimeUnit.SECONDS);
+    }
+
     /** This voter's metadata quorum member (Kafka's Raft client and log); null on a broker that is not a voter. */
     public MetadataQuorum metadataQuorum()
     {

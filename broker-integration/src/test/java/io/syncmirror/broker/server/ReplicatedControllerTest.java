@@ -72,7 +72,7 @@ class ReplicatedControllerTest
         }
         final List<String> written = produce("before", 0, 100);
 
-        final int active = activeController();
+        final int active = cluster.awaitActiveController(30_000);
         cluster.stopBroker(active);
         final String survivors = String.join(",", IntStream.rangeClosed(1, 3).filter(n -> n != active)
             .mapToObj(n -> "127.0.0.1:" + cluster.port(n)).toList());
@@ -111,7 +111,7 @@ class ReplicatedControllerTest
         {
             admin.createTopics(List.of(new NewTopic("before-the-wipe", 1, (short) 3))).all().get(30, TimeUnit.SECONDS);
         }
-        final int active = activeController();
+        final int active = cluster.awaitActiveController(30_000);
         final int victim = active == 3 ? 2 : 3;
         cluster.stopBroker(victim);
         final java.nio.file.Path saved = java.nio.file.Files.createTempDirectory("saved-log-dir");
@@ -149,7 +149,7 @@ class ReplicatedControllerTest
     {
         cluster = EmbeddedCluster.startWithQuorum(3, 3, Map.of());
         cluster.awaitBrokersRegistered();
-        final int active = activeController();
+        final int active = cluster.awaitActiveController(30_000);
         final int standby = active == 1 ? 2 : 1;
         try (KafkaNodeClient toStandby = controllerListener(standby);
             KafkaNodeClient toActive = controllerListener(active))
@@ -211,23 +211,6 @@ class ReplicatedControllerTest
         topics.add(new CreateTopicsRequestData.CreatableTopic().setName(name).setNumPartitions(1)
             .setReplicationFactor((short) 3));
         return new CreateTopicsRequest.Builder(new CreateTopicsRequestData().setTopics(topics).setTimeoutMs(30_000));
-    }
-
-    private int activeController() throws InterruptedException
-    {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (System.nanoTime() < deadline)
-        {
-            for (int node = 1; node <= 3; node++)
-            {
-                if (cluster.broker(node) != null && cluster.broker(node).isActiveController())
-                {
-                    return node;
-                }
-            }
-            Thread.sleep(20);
-        }
-        throw new AssertionError("no active controller");
     }
 
     private static Admin admin(final String bootstrap)
