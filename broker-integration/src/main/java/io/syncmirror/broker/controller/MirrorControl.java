@@ -1,10 +1,12 @@
 package io.syncmirror.broker.controller;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -12,6 +14,9 @@ import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.InvalidConfigurationException;
+import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.internals.Topic;
 import org.apache.kafka.common.protocol.Errors;
 
 import io.syncmirror.broker.metadata.MetadataRecord;
@@ -22,16 +27,32 @@ import io.syncmirror.broker.metadata.MirrorDefinition;
  * ({@link MetadataRecord.Mirror}, {@link MetadataRecord.RemoveMirror}), on a source each topic's registered sync
  * mirrors ({@link MetadataRecord.MirrorSyncRegistrationChange}), and on a destination each mirror topic's effective
  * mirror type ({@link MetadataRecord.MirrorTopicTypeChange}); a deleted topic takes its registrations and type with
- * it. Also the rules a definition must meet. The operations that write these records stay with the controller,
- * which owns the topics they touch. Thread-safety: the controller's event thread, as all controller state.
+ * it. Also the rules a definition must meet, and the mirror operations, which write these records and, through
+ * {@link ReplicationControl} and {@link TopicConfigControl}, the mirror topics and their {@code mirror.name}: a
+ * topic belongs to mirror M while its config {@code mirror.name} is M, a key only these operations write. Mirror
+ * topics keep the source's topic id. Thread-safety: the controller's event thread, as all controller state.
  */
 final class MirrorControl
 {
+    private final ClusterControl cluster;
+    private final ReplicationControl replication;
+    private final TopicConfigControl configs;
+    private final MetadataWriter writer;
+
     private final TreeMap<String, MirrorDefinition> mirrors = new TreeMap<>();
     /** Source role: each topic's registered sync mirrors. */
     private final Map<Uuid, TreeSet<String>> registeredMirrors = new HashMap<>();
     /** Destination role: each mirror topic's effective mirror type (absent: ASYNC). */
     private final Map<Uuid, Byte> mirrorTypes = new HashMap<>();
+
+    MirrorControl(final ClusterControl cluster, final ReplicationControl replication, final TopicConfigControl configs,
+        final MetadataWriter writer)
+    {
+        this.cluster = cluster;
+        this.replication = replication;
+        this.configs = configs;
+        this.writer = writer;
+    }
 
     void replay(final MetadataRecord.Mirror record)
     {
@@ -137,5 +158,283 @@ final class MirrorControl
     static MirrorOpResult unknown(final String mirrorName)
     {
         return MirrorOpResult.error(Errors.RESOURCE_NOT_FOUND, "mirror '" + mirrorName + "' does not exist");
+    }
+
+    // ------------------------------------------------------------------------------------------- operations
+
+    /** Defines a new mirror. Fails on a bad name, a bad regex, no source bootstrap servers, or an existing name. */
+    MirrorOpResult createMirror(final MirrorDefinition definition)
+    {
+        final MirrorOpResult invalid = invalid(definition);
+        if (invalid != null)
+        {
+            return invalid;
+        }
+        if (definition(definition.name()) != null)
+        {
+            return MirrorOpResult.error(Errors.DUPLICATE_RESOURCE,
+                "mirror '" + definition.name() + "' already exists");
+        }
+        writer.emit(MetadataRecord.Mirror.of(definition));
+        writer.commit();
+        return MirrorOpResult.OK;
+    }
+
+    /** Replaces an existing mirror's definition whole (source, client configs, filters). */
+    MirrorOpResult updateMirror(final MirrorDefinition definition)
+    {
+        final MirrorOpResult invalid = invalid(definition);
+        if (invalid != null)
+        {
+            return invalid;
+        }
+        final MirrorDefinition current = definition(definition.name());
+        if (current == null)
+        {
+            return unknown(definition.name());
+        }
+        if (!current.equals(definition))
+        {
+            writer.emit(MetadataRecord.Mirror.of(definition));
+            writer.commit();
+        }
+        return MirrorOpResult.OK;
+    }
+
+    /** Appends {@code patterns} (regexes) to the mirror's include list, keeping those already there once. */
+    MirrorOpResult addMirrorIncludes(final String mirrorName, final Collection<String> patterns)
+    {
+        MirrorDefinition current = definition(mirrorName);
+        if (current == null)
+        {
+            return unknown(mirrorName);
+        }
+        for (final String pattern : patterns)
+        {
+            current = current.withInclude(pattern);
+        }
+        return updateMirror(current);
+    }
+
+    /**
+     * Removes the mirror's definition. Refused while a topic still belongs to it ({@code mirror.name} = the
+     * name); topics removed from it ({@code name.removed}) do not count.
+     */
+    MirrorOpResult deleteMirror(final String mirrorName)
+    {
+        if (definition(mirrorName) == null)
+        {
+            return unknown(mirrorName);
+        }
+        final List<String> attached = topicNames(mirrorName);
+        if (!attached.isEmpty())
+        {
+            return MirrorOpResult.error(Errors.INVALID_REQUEST, "mirror '" + mirrorName + "' still has "
+                + attached.size() + " topic(s) " + attached + ": remove the topics from the mirror first");
+        }
+        writer.emit(new MetadataRecord.RemoveMirror(mirrorName));
+        writer.commit();
+        return MirrorOpResult.OK;
+    }
+
+    /**
+     * Creates mirror topic {@code topic} with the source's topic id and partition count, replicated
+     * {@code default.replication.factor} times (capped by the live brokers), with the source configs
+     * that LogConfig accepts plus {@code mirror.name} = {@code mirrorName}. A topic of that name that already
+     * has the source's id (failed over earlier) just gets {@code mirror.name} again (failback); one with another
+     * id is TOPIC_ALREADY_EXISTS.
+     */
+    MirrorOpResult createMirrorTopic(final String topic, final Uuid sourceTopicId, final int partitions,
+        final Map<String, String> sourceConfigs, final String mirrorName)
+    {
+        if (definition(mirrorName) == null)
+        {
+            return unknown(mirrorName);
+        }
+        final Uuid existingId = replication.topicId(topic).orElse(null);
+        if (existingId != null)
+        {
+            if (!existingId.equals(sourceTopicId))
+            {
+                return MirrorOpResult.error(Errors.TOPIC_ALREADY_EXISTS, "topic '" + topic
+                    + "' already exists on the destination with topic id " + existingId
+                    + ", not the source's id " + sourceTopicId + "; delete or rename it to mirror the source topic");
+            }
+            final String current = configs.view(topic).get(MirrorDefinition.MIRROR_NAME_CONFIG);
+            if (current != null && !current.equals(mirrorName) && !current.endsWith(MirrorDefinition.REMOVED_SUFFIX))
+            {
+                return MirrorOpResult.error(Errors.INVALID_REQUEST, "topic '" + topic + "' belongs to mirror '"
+                    + current + "'; remove it from that mirror first");
+            }
+            return setMirrorName(topic, mirrorName);
+        }
+        try
+        {
+            Topic.validate(topic);
+        }
+        catch (final InvalidTopicException e)
+        {
+            return MirrorOpResult.error(Errors.INVALID_TOPIC_EXCEPTION, e.getMessage());
+        }
+        if (sourceTopicId == null || Uuid.RESERVED.contains(sourceTopicId))
+        {
+            return MirrorOpResult.error(Errors.INVALID_REQUEST, "topic '" + topic + "' has no usable source topic id ("
+                + sourceTopicId + ")");
+        }
+        final String sameId = replication.topicName(sourceTopicId);
+        if (sameId != null)
+        {
+            return MirrorOpResult.error(Errors.TOPIC_ALREADY_EXISTS, "the source topic id " + sourceTopicId
+                + " of '" + topic + "' is already used by destination topic '" + sameId + "'");
+        }
+        final String collision = replication.collidingTopic(topic);
+        if (collision != null)
+        {
+            return MirrorOpResult.error(Errors.INVALID_TOPIC_EXCEPTION, "Topic '" + topic
+                + "' collides with existing topic '" + collision + "' ('.' and '_' are the same in metric names).");
+        }
+        if (partitions <= 0)
+        {
+            return MirrorOpResult.error(Errors.INVALID_PARTITIONS,
+                "topic '" + topic + "': partition count " + partitions + " is not positive");
+        }
+        final List<Integer> live = cluster.liveBrokers();
+        if (live.isEmpty())
+        {
+            return MirrorOpResult.error(Errors.INVALID_REPLICATION_FACTOR,
+                "topic '" + topic + "' cannot be created: no live broker");
+        }
+        final TreeMap<String, String> logConfigs;
+        try
+        {
+            logConfigs = TopicConfigControl.mirrorableConfigs(sourceConfigs);
+        }
+        catch (final InvalidConfigurationException e)
+        {
+            return MirrorOpResult.error(Errors.INVALID_CONFIG, "topic '" + topic + "': " + e.getMessage());
+        }
+        logConfigs.put(MirrorDefinition.MIRROR_NAME_CONFIG, mirrorName);
+        replication.createTopic(topic, sourceTopicId, partitions,
+            Math.min(replication.defaultReplicationFactor(), live.size()), logConfigs);
+        return MirrorOpResult.OK;
+    }
+
+    /**
+     * Sets the topic's {@code mirror.name} ({@code value} null removes it). The controller-side write behind
+     * add (re-add) and remove of topics; users cannot write the key.
+     */
+    MirrorOpResult setMirrorName(final String topic, final String value)
+    {
+        if (!replication.hasTopic(topic))
+        {
+            return ReplicationControl.unknownTopic(topic);
+        }
+        if (!Objects.equals(configs.view(topic).get(MirrorDefinition.MIRROR_NAME_CONFIG), value))
+        {
+            writer.emit(new MetadataRecord.Config(topic, MirrorDefinition.MIRROR_NAME_CONFIG, value));
+            writer.commit();
+        }
+        return MirrorOpResult.OK;
+    }
+
+    /**
+     * Source role: adds a destination mirror to a topic's sync registration set, or removes it, through the
+     * metadata log (MirrorSyncRegistrationChange), so every source broker's image shows it. A change that is
+     * already in force writes nothing. UNKNOWN_TOPIC_ID for a topic this cluster does not have.
+     */
+    MirrorOpResult changeSyncRegistration(final Uuid topicId, final String mirrorName, final boolean registered)
+    {
+        if (!replication.hasTopic(topicId))
+        {
+            return MirrorOpResult.error(Errors.UNKNOWN_TOPIC_ID, "no topic with id " + topicId + " on this cluster");
+        }
+        if (registeredMirrors(topicId).contains(mirrorName) != registered)
+        {
+            writer.emit(new MetadataRecord.MirrorSyncRegistrationChange(topicId, mirrorName, registered));
+            writer.commit();
+        }
+        return MirrorOpResult.OK;
+    }
+
+    /** Destination role: a mirror topic's effective mirror type (0 ASYNC, 1 SYNC), written when it changes. */
+    MirrorOpResult setMirrorTopicType(final Uuid topicId, final byte mirrorType)
+    {
+        if (!replication.hasTopic(topicId))
+        {
+            return MirrorOpResult.error(Errors.UNKNOWN_TOPIC_ID, "no topic with id " + topicId + " on this cluster");
+        }
+        if (mirrorType != 0 && mirrorType != 1)
+        {
+            return MirrorOpResult.error(Errors.INVALID_REQUEST, "unknown mirror type " + mirrorType);
+        }
+        if (mirrorType(topicId) != mirrorType)
+        {
+            writer.emit(new MetadataRecord.MirrorTopicTypeChange(topicId, mirrorType));
+            writer.commit();
+        }
+        return MirrorOpResult.OK;
+    }
+
+    /**
+     * Removes the topic from mirror {@code mirrorName} (failover): {@code mirror.name} becomes
+     * {@code mirrorName.removed}. A topic already removed from that mirror is fine (a retry); a topic in no or
+     * another mirror is INVALID_REQUEST.
+     */
+    MirrorOpResult removeTopicFromMirror(final String topic, final String mirrorName)
+    {
+        if (!replication.hasTopic(topic))
+        {
+            return ReplicationControl.unknownTopic(topic);
+        }
+        final String current = configs.view(topic).get(MirrorDefinition.MIRROR_NAME_CONFIG);
+        if (MirrorDefinition.removedName(mirrorName).equals(current))
+        {
+            return MirrorOpResult.ok("topic '" + topic + "' was already removed from mirror '" + mirrorName + "'");
+        }
+        if (!mirrorName.equals(current))
+        {
+            return MirrorOpResult.error(Errors.INVALID_REQUEST, "topic '" + topic + "' is not in mirror '"
+                + mirrorName + "'" + (current == null ? "" : " (" + MirrorDefinition.MIRROR_NAME_CONFIG + "="
+                + current + ")"));
+        }
+        return setMirrorName(topic, MirrorDefinition.removedName(mirrorName));
+    }
+
+    /**
+     * Replaces the topic's LogConfig overrides with the source's mirrorable ones (keys the source does not set go
+     * back to the defaults), keeping {@code mirror.name}. The result's message counts the keys changed.
+     */
+    MirrorOpResult syncTopicConfigs(final String topic, final Map<String, String> sourceConfigs)
+    {
+        if (!replication.hasTopic(topic))
+        {
+            return ReplicationControl.unknownTopic(topic);
+        }
+        final TreeMap<String, String> target;
+        try
+        {
+            target = TopicConfigControl.mirrorableConfigs(sourceConfigs);
+        }
+        catch (final InvalidConfigurationException e)
+        {
+            return MirrorOpResult.error(Errors.INVALID_CONFIG, "topic '" + topic + "': " + e.getMessage());
+        }
+        final String mirrorName = configs.override(topic, MirrorDefinition.MIRROR_NAME_CONFIG);
+        if (mirrorName != null)
+        {
+            target.put(MirrorDefinition.MIRROR_NAME_CONFIG, mirrorName);
+        }
+        final List<MetadataRecord.Config> changes = configs.changesTo(topic, target);
+        changes.forEach(writer::emit);
+        writer.commit();
+        return MirrorOpResult.ok(changes.size() + " config(s) changed");
+    }
+
+    /** The topics whose {@code mirror.name} is exactly {@code mirrorName}, sorted. */
+    List<String> topicNames(final String mirrorName)
+    {
+        final List<String> out = new ArrayList<>(configs.topicsWith(MirrorDefinition.MIRROR_NAME_CONFIG, mirrorName));
+        out.removeIf(topic -> !replication.hasTopic(topic));
+        return out;
     }
 }
