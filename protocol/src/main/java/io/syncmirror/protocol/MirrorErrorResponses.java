@@ -137,4 +137,54 @@ public final class MirrorErrorResponses
         }
         throw new IllegalArgumentException("Not a mirror request: " + request.getClass().getName());
     }
+
+    /**
+     * Every error code a mirror response carries, top-level and per topic or partition, in response order: how a
+     * forwarder sees that any part of an answer says NOT_CONTROLLER. Empty for a message that is not a mirror
+     * response.
+     */
+    public static List<Short> errorCodes(final ApiMessage response)
+    {
+        final List<Short> codes = new ArrayList<>();
+        if (response instanceof AddTopicsToMirrorResponseData)
+        {
+            ((AddTopicsToMirrorResponseData)response).topics().forEach(t -> codes.add(t.errorCode()));
+        }
+        else if (response instanceof RemoveTopicsFromMirrorResponseData)
+        {
+            ((RemoveTopicsFromMirrorResponseData)response).topics().forEach(t -> codes.add(t.errorCode()));
+        }
+        else if (response instanceof DescribeClusterMirrorsResponseData)
+        {
+            codes.add(((DescribeClusterMirrorsResponseData)response).errorCode());
+        }
+        else if (response instanceof LastMirroredOffsetsResponseData)
+        {
+            ((LastMirroredOffsetsResponseData)response).topics()
+                .forEach(t -> t.partitions().forEach(p -> codes.add(p.errorCode())));
+        }
+        else if (response instanceof RegisterMirrorSyncTopicResponseData)
+        {
+            ((RegisterMirrorSyncTopicResponseData)response).topics().forEach(t -> codes.add(t.errorCode()));
+        }
+        else if (response instanceof UnregisterMirrorSyncTopicResponseData)
+        {
+            codes.add(((UnregisterMirrorSyncTopicResponseData)response).errorCode());
+        }
+        else if (response instanceof AlterMirrorTopicTypeResponseData)
+        {
+            ((AlterMirrorTopicTypeResponseData)response).topics().forEach(t -> codes.add(t.errorCode()));
+        }
+        else if (response instanceof ErrorOnlyResponseData)
+        {
+            codes.add(((ErrorOnlyResponseData<?>)response).errorCode());
+        }
+        else if (response instanceof BumpLeaderEpochsResponseData)
+        {
+            final BumpLeaderEpochsResponseData bump = (BumpLeaderEpochsResponseData)response;
+            codes.add(bump.errorCode());
+            bump.topics().forEach(t -> t.partitions().forEach(p -> codes.add(p.errorCode())));
+        }
+        return codes;
+    }
 }

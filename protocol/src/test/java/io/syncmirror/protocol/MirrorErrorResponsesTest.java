@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import java.util.ArrayList;
 import java.util.List;
 
 import org.apache.kafka.common.message.MetadataRequestData;
@@ -17,52 +16,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 @Timeout(10)
 class MirrorErrorResponsesTest
 {
-    /** Every error code the response carries, top-level and per topic or partition. */
-    private static List<Short> errorCodes(final ApiMessage response)
-    {
-        final List<Short> codes = new ArrayList<>();
-        if (response instanceof AddTopicsToMirrorResponseData)
-        {
-            ((AddTopicsToMirrorResponseData)response).topics().forEach(t -> codes.add(t.errorCode()));
-        }
-        else if (response instanceof RemoveTopicsFromMirrorResponseData)
-        {
-            ((RemoveTopicsFromMirrorResponseData)response).topics().forEach(t -> codes.add(t.errorCode()));
-        }
-        else if (response instanceof DescribeClusterMirrorsResponseData)
-        {
-            codes.add(((DescribeClusterMirrorsResponseData)response).errorCode());
-        }
-        else if (response instanceof LastMirroredOffsetsResponseData)
-        {
-            ((LastMirroredOffsetsResponseData)response).topics()
-                .forEach(t -> t.partitions().forEach(p -> codes.add(p.errorCode())));
-        }
-        else if (response instanceof RegisterMirrorSyncTopicResponseData)
-        {
-            ((RegisterMirrorSyncTopicResponseData)response).topics().forEach(t -> codes.add(t.errorCode()));
-        }
-        else if (response instanceof UnregisterMirrorSyncTopicResponseData)
-        {
-            codes.add(((UnregisterMirrorSyncTopicResponseData)response).errorCode());
-        }
-        else if (response instanceof AlterMirrorTopicTypeResponseData)
-        {
-            ((AlterMirrorTopicTypeResponseData)response).topics().forEach(t -> codes.add(t.errorCode()));
-        }
-        else if (response instanceof ErrorOnlyResponseData)
-        {
-            codes.add(((ErrorOnlyResponseData<?>)response).errorCode());
-        }
-        else if (response instanceof BumpLeaderEpochsResponseData)
-        {
-            final BumpLeaderEpochsResponseData bump = (BumpLeaderEpochsResponseData)response;
-            codes.add(bump.errorCode());
-            bump.topics().forEach(t -> t.partitions().forEach(p -> codes.add(p.errorCode())));
-        }
-        return codes;
-    }
-
     @ParameterizedTest
     @EnumSource(MirrorApiKeys.class)
     void shouldAnswerEveryTopicOfTheRequestWithTheError(final MirrorApiKeys key)
@@ -71,7 +24,7 @@ class MirrorErrorResponsesTest
             (short)31, "denied");
         assertEquals(key.id(), response.apiKey());
         assertEquals(key.newResponseData().getClass(), response.getClass());
-        final List<Short> codes = errorCodes(response);
+        final List<Short> codes = MirrorErrorResponses.errorCodes(response);
         assertFalse(codes.isEmpty());
         codes.forEach(code -> assertEquals((short)31, code));
         // The error response must itself encode.

@@ -94,8 +94,8 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
     private final MirrorCoordinator coordinator;
     private final MirrorController controller;
     private final MirrorMetadataManager metadataManager;
-    /** Where the active controller is believed to be (forwarding); asked at each forward. */
-    private final Supplier<java.net.InetSocketAddress> controllerAddress;
+    /** Finds the active controller for the operations that are its work, when this node's is not. */
+    private final ControllerForwarder forwarder;
     private final long timeoutMs;
     private final MirrorWireClients clients;
     /** Requests forwarded to the controller: a longer wait than {@link #clients}' (see the constructor). */
@@ -115,19 +115,18 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
     /**
      * @param controller      the controller's mirror operations on the controller node, else null (forwarded)
      * @param metadataManager the controller node's mirror metadata manager, else null
-     * @param controllerAddress where the active controller listens (forwarding): the one node of
-     *                          controller.quorum.bootstrap.servers, or the voter that last answered as active
+     * @param forwarder       reaches the active controller's listener (forwarding) from any other node
      */
     public MirrorApis(final int brokerId, final Supplier<MetadataImage> image, final MirrorCoordinator coordinator,
         final MirrorController controller, final MirrorMetadataManager metadataManager,
-        final Supplier<java.net.InetSocketAddress> controllerAddress, final long timeoutMs)
+        final ControllerForwarder forwarder, final long timeoutMs)
     {
         this.brokerId = brokerId;
         this.image = image;
         this.coordinator = coordinator;
         this.controller = controller;
         this.metadataManager = metadataManager;
-        this.controllerAddress = controllerAddress;
+        this.forwarder = forwarder;
         this.timeoutMs = timeoutMs;
         this.clients = new MirrorWireClients("broker-" + brokerId + "-mirror", (int)timeoutMs, (int)timeoutMs);
         // The controller bounds its own work on a request by timeoutMs, plus the calls to other brokers it makes
@@ -170,8 +169,7 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
             case LAST_MIRRORED_OFFSETS ->
                 CompletableFuture.completedFuture(lastMirroredOffsets((LastMirroredOffsetsRequestData)request));
             case ALTER_MIRROR_TOPIC_TYPE -> alterMirrorTopicType((AlterMirrorTopicTypeRequestData)request);
-            default -> !localController() ? forward(request) : CompletableFuture.supplyAsync(() ->
-                handleOnController(request), pool);
+            default -> !localController() ? forward(request) : handleAsController(request);
         };
     }
 
@@ -180,28 +178,52 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
     // ------------------------------------------------------------------------------------------------------
 
     /** Whether this node runs the active controller, so controller operations run here in-process. */
-    private boolean localController()
+    boolean localController()
     {
         return controller != null && controller.isActive();
     }
 
+    /**
+     * Runs a controller operation here, on the pool: this node's controller is the active one. An effective mirror
+     * type goes to the controller; every other operation is one {@link #handleOnController} serves.
+     */
+    CompletableFuture<ApiMessage> handleAsController(final ApiMessage request)
+    {
+        if (request instanceof AlterMirrorTopicTypeRequestData alter)
+        {
+            return CompletableFuture.supplyAsync(() -> commitEffectiveTypes(alter), pool);
+        }
+        return CompletableFuture.supplyAsync(() -> handleOnController(request), pool);
+    }
+
+    /** What this node's controller listener serves of the mirror RPCs: see {@link ControllerListenerMirrorApis}. */
+    public MirrorRequestHandler controllerListenerHandler()
+    {
+        return new ControllerListenerMirrorApis(brokerId, this);
+    }
+
     private CompletableFuture<ApiMessage> forward(final ApiMessage request)
     {
-        return CompletableFuture.supplyAsync(() ->
+        return CompletableFuture.supplyAsync(() -> sendToController(forwardClients, request, ApiMessage.class), pool);
+    }
+
+    /**
+     * Sends a controller operation to the active controller through {@code via} (its voter found by the
+     * forwarder). Kafka's retriable NETWORK_EXCEPTION, not UNKNOWN_SERVER_ERROR, when no voter answered in time:
+     * the caller tries again.
+     */
+    private <T extends ApiMessage> T sendToController(final MirrorWireClients via, final ApiMessage request,
+        final Class<T> type)
+    {
+        try
         {
-            final java.net.InetSocketAddress address = controllerAddress.get();
-            try
-            {
-                return forwardClients.send(address.getHostString(), address.getPort(), request, ApiMessage.class);
-            }
-            catch (final IOException e)
-            {
-                // Kafka's retriable NETWORK_EXCEPTION, not UNKNOWN_SERVER_ERROR: the caller tries again, and by then
-                // the controller client may have found another active voter.
-                throw new org.apache.kafka.common.errors.NetworkException("cannot reach the controller at " +
-                    address + ": " + e.getMessage(), e);
-            }
-        }, pool);
+            return forwarder.send(via::send, request, type);
+        }
+        catch (final IOException e)
+        {
+            throw new org.apache.kafka.common.errors.NetworkException("cannot reach the active controller: " +
+                e.getMessage(), e);
+        }
     }
 
     private ApiMessage handleOnController(final ApiMessage request)
@@ -650,8 +672,7 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
     {
         if (request.effective())
         {
-            return !localController() ? forward(request) : CompletableFuture.supplyAsync(() ->
-                commitEffectiveTypes(request), pool);
+            return !localController() ? forward(request) : handleAsController(request);
         }
         if (request.localPartitionsOnly())
         {
@@ -864,22 +885,15 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
         final AlterMirrorTopicTypeRequestData request = new AlterMirrorTopicTypeRequestData().setEffective(true)
             .setTopics(List.of(new AlterMirrorTopicTypeRequestData.AlterMirrorTopic().setTopicId(topicId)
                 .setTopicName(topicName).setMirrorType(mirrorType)));
-        final java.net.InetSocketAddress address = controllerAddress.get();
         try
         {
             final AlterMirrorTopicTypeResponseData response = localController() ? commitEffectiveTypes(request) :
-                clients.send(address.getHostString(), address.getPort(), request,
-                    AlterMirrorTopicTypeResponseData.class);
+                sendToController(clients, request, AlterMirrorTopicTypeResponseData.class);
             for (final TopicResultsResponseData.TopicResult result : response.topics())
             {
                 return result.setTopicName(topicName);
             }
             return result(topicName, Errors.UNKNOWN_SERVER_ERROR, "the controller answered no result");
-        }
-        catch (final IOException e)
-        {
-            return result(topicName, Errors.NETWORK_EXCEPTION, "cannot reach the controller at " + address + ": "
-                + e.getMessage());
         }
         catch (final RuntimeException e)
         {
@@ -1237,10 +1251,9 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
             }
             final BumpLeaderEpochsRequestData request = new BumpLeaderEpochsRequestData()
                 .setMinNextProducerId(minNextProducerId).setTopics(List.of(topic));
-            final java.net.InetSocketAddress address = controllerAddress.get();
             final BumpLeaderEpochsResponseData response = localController() ?
                 (BumpLeaderEpochsResponseData)handleOnController(request) :
-                clients.send(address.getHostString(), address.getPort(), request, BumpLeaderEpochsResponseData.class);
+                sendToController(clients, request, BumpLeaderEpochsResponseData.class);
             if (response.errorCode() != Errors.NONE.code())
             {
                 throw Errors.forCode(response.errorCode()).exception(response.errorMessage());

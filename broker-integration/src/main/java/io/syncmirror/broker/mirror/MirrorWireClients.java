@@ -1,6 +1,7 @@
 package io.syncmirror.broker.mirror;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -54,6 +55,13 @@ final class MirrorWireClients implements AutoCloseable
             client.close();
             throw e;
         }
+    }
+
+    /** {@link #send(String, int, ApiMessage, Class)} to {@code address}. */
+    <T extends ApiMessage> T send(final InetSocketAddress address, final ApiMessage request, final Class<T> type)
+        throws IOException
+    {
+        return send(address.getHostString(), address.getPort(), request, type);
     }
 
     @Override

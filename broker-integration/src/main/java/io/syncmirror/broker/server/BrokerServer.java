@@ -47,6 +47,7 @@ import io.syncmirror.broker.metadata.MetadataListener;
 import io.syncmirror.broker.metadata.MirrorTopicConfig;
 import io.syncmirror.broker.metadata.PartitionState;
 import io.syncmirror.broker.metadata.TopicMetadata;
+import io.syncmirror.broker.mirror.ControllerForwarder;
 import io.syncmirror.broker.mirror.MirrorApis;
 import io.syncmirror.broker.mirror.MirrorCoordinator;
 import io.syncmirror.broker.mirror.MirrorMetrics;
@@ -329,7 +330,7 @@ public final class BrokerServer implements AutoCloseable
         final short syncVersion = config.getShort(BrokerConfig.MIRROR_SYNC_VERSION_CONFIG);
         final Map<String, RequestHandler> listenerHandlers = raftApis == null ? Map.of() :
             Map.of(config.controllerListener().name(), new KafkaApis(List.of(new ControllerListenerApis(controllerApis,
-                raftApis, quorum)), mirrorApis, false));
+                raftApis, quorum)), mirrorApis.controllerListenerHandler(), false));
         socketServer = new KafkaSocketServer(listeners, new KafkaApis(groups, mirrorApis, syncVersion > 0),
             listenerHandlers, SocketServerConfig.defaults()
                 .withMaxRequestBytes(config.getInt(BrokerConfig.SOCKET_REQUEST_MAX_BYTES_CONFIG))
@@ -448,17 +449,18 @@ public final class BrokerServer implements AutoCloseable
             config.getLong(BrokerConfig.MIRROR_RETRY_BACKOFF_MAX_MS_CONFIG), timeoutMs,
             config.getLong(BrokerConfig.MIRROR_REPLICATION_THROTTLED_RATE_CONFIG), mirrorFetcherConfig(),
             NodeClientConfig.defaults("broker-" + id + "-mirror-fetcher"));
-        final java.util.function.Supplier<java.net.InetSocketAddress> controllerAddress;
+        // Operations that are the controller's go to the active voter's controller listener, retried across the
+        // voters for up to the mirror request timeout (without a quorum: the one controller's address).
+        final ControllerForwarder forwarder;
         if (config.replicatedController())
         {
-            controllerAddress = () -> activeVoters.get(activeController.currentVoter());
+            forwarder = new ControllerForwarder(activeVoters, activeController::currentVoter, timeoutMs, time);
         }
         else
         {
             final BrokerConfig.Listener single = config.controllerAddress();
-            final java.net.InetSocketAddress address = java.net.InetSocketAddress.createUnresolved(single.host(),
-                single.port());
-            controllerAddress = () -> address;
+            forwarder = new ControllerForwarder(List.of(java.net.InetSocketAddress.createUnresolved(single.host(),
+                single.port())), () -> 0, timeoutMs, time);
         }
         final MirrorApis[] apis = new MirrorApis[1];
         mirrorCoordinator = new MirrorCoordinator(id, replicas, metadata::image, store,
@@ -473,7 +475,7 @@ public final class BrokerServer implements AutoCloseable
         mirrorMetrics = MirrorMetrics.forCoordinator(id, mirrorCoordinator, ManagementFactory.getPlatformMBeanServer(),
             time::milliseconds);
         mirrorApis = new MirrorApis(id, metadata::image, mirrorCoordinator, mirrorController, mirrorMetadataManager,
-            controllerAddress, timeoutMs);
+            forwarder, timeoutMs);
         apis[0] = mirrorApis;
     }
 

@@ -40,6 +40,11 @@ import org.junit.jupiter.api.Timeout;
 import io.syncmirror.broker.cluster.EmbeddedCluster;
 import io.syncmirror.broker.network.KafkaNodeClient;
 import io.syncmirror.broker.network.NodeClientConfig;
+import io.syncmirror.protocol.CreateClusterMirrorRequestData;
+import io.syncmirror.protocol.CreateClusterMirrorResponseData;
+import io.syncmirror.protocol.DescribeClusterMirrorsRequestData;
+import io.syncmirror.protocol.DescribeClusterMirrorsResponseData;
+import io.syncmirror.protocol.MirrorWireClient;
 
 /**
  * Three combined nodes whose controller is replicated on Kafka's Raft (controller.quorum.voters): the cluster
@@ -195,6 +200,60 @@ class ReplicatedControllerTest
                 () -> wrongListener.describeCluster().nodes().get(30, TimeUnit.SECONDS));
             assertTrue(mismatched.getCause() instanceof org.apache.kafka.common.errors.MismatchedEndpointTypeException,
                 mismatched.toString());
+        }
+    }
+
+    @Test
+    @DisplayName("mirror operations find the active controller: a standby's controller listener answers a forwarded "
+        + "CreateClusterMirror with NOT_CONTROLLER instead of forwarding it again, and a broker whose forwarder last "
+        + "reached the voter that then stopped moves on across the voters until the new active one takes it")
+    void shouldForwardMirrorOperationsToTheActiveController() throws Exception
+    {
+        cluster = EmbeddedCluster.startWithQuorum(3, 3, Map.of());
+        cluster.awaitBrokersRegistered();
+        final int active = cluster.awaitActiveController(30_000);
+        final int standby = active == 1 ? 2 : 1;
+        final String source = "127.0.0.1:" + cluster.port(standby);
+        try (MirrorWireClient toStandby = MirrorWireClient.connect("127.0.0.1", cluster.controllerPort(standby),
+            "controller-listener-test", 10_000, 30_000))
+        {
+            final CreateClusterMirrorResponseData refused = toStandby.send(new CreateClusterMirrorRequestData()
+                .setMirrorName("refused").setSourceBootstrapServers(source), CreateClusterMirrorResponseData.class);
+            assertEquals(Errors.NOT_CONTROLLER.code(), refused.errorCode(), refused.errorMessage());
+        }
+
+        // Each standby forwards one definition to the active voter, which its forwarder then tries first.
+        final List<Integer> standbys = IntStream.rangeClosed(1, 3).filter(n -> n != active).boxed().toList();
+        for (final int node : standbys)
+        {
+            assertEquals(Errors.NONE.code(), createMirror(node, "before-" + node, source).errorCode());
+        }
+        cluster.stopBroker(active);
+        final int newActive = cluster.awaitActiveController(30_000);
+        final int forwarding = standbys.get(0) == newActive ? standbys.get(1) : standbys.get(0);
+        // Its first try finds nobody at the old active voter, and it must move on across the voters.
+        final CreateClusterMirrorResponseData created = createMirror(forwarding, "dr", source);
+        assertEquals(Errors.NONE.code(), created.errorCode(), created.errorMessage());
+
+        try (MirrorWireClient toSurvivor = MirrorWireClient.connect("127.0.0.1", cluster.port(forwarding),
+            "mirror-forwarding-test", 10_000, 60_000))
+        {
+            final DescribeClusterMirrorsResponseData described = toSurvivor.send(
+                new DescribeClusterMirrorsRequestData(), DescribeClusterMirrorsResponseData.class);
+            assertEquals(List.of("before-" + standbys.get(0), "before-" + standbys.get(1), "dr"), described.mirrors()
+                .stream().map(DescribeClusterMirrorsResponseData.MirrorDescription::mirrorName).sorted().toList(),
+                "the mirrors the active controllers committed, and not the one the standby refused");
+        }
+    }
+
+    private CreateClusterMirrorResponseData createMirror(final int node, final String name, final String source)
+        throws java.io.IOException
+    {
+        try (MirrorWireClient toBroker = MirrorWireClient.connect("127.0.0.1", cluster.port(node),
+            "mirror-forwarding-test", 10_000, 60_000))
+        {
+            return toBroker.send(new CreateClusterMirrorRequestData().setMirrorName(name)
+                .setSourceBootstrapServers(source), CreateClusterMirrorResponseData.class);
         }
     }
 
