@@ -121,7 +121,8 @@ public final class BrokerConfig extends AbstractConfig
         .define(NODE_ID_CONFIG, Type.INT, ConfigDef.NO_DEFAULT_VALUE, Range.atLeast(0), Importance.HIGH,
             "This node's id, unique in the cluster.")
         .define(PROCESS_ROLES_CONFIG, Type.LIST, "broker", Importance.HIGH,
-            "broker, or broker,controller on the one node that runs the controller.")
+            "broker, or broker,controller on a node that runs the controller (a voter, or the single one); a "
+                + "controller-only node is not supported.")
         .define(LISTENERS_CONFIG, Type.LIST, "PLAINTEXT://127.0.0.1:9092", Importance.HIGH,
             "Listeners as NAME://host:port; only PLAINTEXT security is served.")
         .define(ADVERTISED_LISTENERS_CONFIG, Type.LIST, "", Importance.HIGH,
@@ -263,6 +264,7 @@ public final class BrokerConfig extends AbstractConfig
     public BrokerConfig(final Map<?, ?> props)
     {
         super(DEFINITION, props, false);
+        checkRoles(getList(PROCESS_ROLES_CONFIG));
         final int waiters = getInt(ReplicaConfig.WAITERS_PER_PARTITION_CONFIG);
         if (Integer.bitCount(waiters) != 1)
         {
@@ -277,6 +279,33 @@ public final class BrokerConfig extends AbstractConfig
         else
         {
             controllerAddress();
+        }
+    }
+
+    /**
+     * Kafka's rules for {@code process.roles} (known roles, none twice), and one of ours: every node runs the
+     * broker role. A controller-only node, which Kafka allows, is refused rather than run as a broker: the mirror
+     * operations a voter's controller serves (the sync registration ledger in {@code __mirror_state}, the calls to
+     * the mirror topics' leaders) need this node's broker parts.
+     */
+    private static void checkRoles(final List<String> roles)
+    {
+        for (final String role : roles)
+        {
+            if (!role.equals("broker") && !role.equals("controller"))
+            {
+                throw new ConfigException(PROCESS_ROLES_CONFIG, roles, "unknown process role '" + role
+                    + "' (the roles are broker and controller)");
+            }
+        }
+        if (new java.util.HashSet<>(roles).size() != roles.size())
+        {
+            throw new ConfigException(PROCESS_ROLES_CONFIG, roles, "duplicate role names");
+        }
+        if (!roles.contains("broker"))
+        {
+            throw new ConfigException(PROCESS_ROLES_CONFIG, roles, "a node without the broker role (a "
+                + "controller-only node) is not supported: use broker,controller for a voter, broker for the rest");
         }
     }
 

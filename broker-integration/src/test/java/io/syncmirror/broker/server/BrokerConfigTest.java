@@ -175,6 +175,18 @@ class BrokerConfigTest
         final Map<String, String> neither = voter(1);
         neither.remove("controller.quorum.voters");
         cases.put("controller.quorum.bootstrap.servers", neither);
+        final Map<String, String> controllerOnly = voter(1);
+        controllerOnly.put("process.roles", "controller");
+        cases.put("(a controller-only node) is not supported", controllerOnly);
+        final Map<String, String> unknownRole = voter(1);
+        unknownRole.put("process.roles", "broker,observer");
+        cases.put("unknown process role 'observer'", unknownRole);
+        final Map<String, String> twice = voter(1);
+        twice.put("process.roles", "broker,controller,broker");
+        cases.put("duplicate role names", twice);
+        final Map<String, String> noRole = voter(1);
+        noRole.put("process.roles", "");
+        cases.put("a node without the broker role", noRole);
         cases.forEach((reason, props) ->
         {
             final ConfigException refused = assertThrows(ConfigException.class, () -> new BrokerConfig(props), reason);
