@@ -2,14 +2,19 @@ package io.syncmirror.tests;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.Errors;
 
 import io.syncmirror.broker.mirror.MirrorPartitionState;
+import io.syncmirror.broker.mirror.MirrorStateStore;
+import io.syncmirror.broker.mirror.SyncRegistrationLedger;
 import io.syncmirror.protocol.AddTopicsToMirrorRequestData;
 import io.syncmirror.protocol.AddTopicsToMirrorResponseData;
 import io.syncmirror.protocol.CreateClusterMirrorRequestData;
@@ -183,6 +188,31 @@ final class TrialMirrors
     {
         awaitOrFail(() -> effectiveIs(destinationPort, mirror, topic, type), timeoutMs,
             () -> "the effective mirror type never became " + type + ": " + summary(destinationPort, mirror, topic));
+    }
+
+    /**
+     * The source's sync registration ledger entry of {@code mirror} as {@code __mirror_state} holds it (its latest
+     * record), read with a consumer; empty when the mirror has none.
+     */
+    static List<SyncRegistrationLedger.Entry> syncLedger(final String sourceBootstrap, final String mirror)
+        throws Exception
+    {
+        final int partitions;
+        try (Admin admin = Clients.admin(sourceBootstrap))
+        {
+            partitions = Clients.describe(admin, MirrorStateStore.TOPIC).partitions().size();
+        }
+        final byte[] key = SyncRegistrationLedger.key(mirror);
+        List<SyncRegistrationLedger.Entry> latest = List.of();
+        for (final ConsumerRecord<byte[], byte[]> record : Clients.readToEnd(sourceBootstrap,
+            MirrorStateStore.TOPIC, partitions, 60_000))
+        {
+            if (Arrays.equals(key, record.key()))
+            {
+                latest = record.value() == null ? List.of() : SyncRegistrationLedger.parseValue(record.value());
+            }
+        }
+        return latest;
     }
 
     /** Polls {@code condition} every 50 ms; on timeout fails with the message computed then. */

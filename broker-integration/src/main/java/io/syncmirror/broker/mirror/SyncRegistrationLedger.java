@@ -207,7 +207,8 @@ public final class SyncRegistrationLedger
         }
     }
 
-    static byte[] key(final String mirrorName)
+    /** The {@code __mirror_state} key of a mirror's ledger record. */
+    public static byte[] key(final String mirrorName)
     {
         final byte[] name = mirrorName.getBytes(StandardCharsets.UTF_8);
         return ByteBuffer.allocate(2 + 2 + name.length).putShort(KEY_TYPE).putShort((short)name.length).put(name)
@@ -233,7 +234,7 @@ public final class SyncRegistrationLedger
     }
 
     /** Reads a ledger value; IllegalArgumentException for a corrupt or newer one. */
-    static List<Entry> parseValue(final byte[] value)
+    public static List<Entry> parseValue(final byte[] value)
     {
         try
         {
