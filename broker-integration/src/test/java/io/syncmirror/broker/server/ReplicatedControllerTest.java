@@ -235,15 +235,23 @@ class ReplicatedControllerTest
         final CreateClusterMirrorResponseData created = createMirror(forwarding, "dr", source);
         assertEquals(Errors.NONE.code(), created.errorCode(), created.errorMessage());
 
+        // Describe answers from the broker's applied metadata, which follows the commit: wait for "dr" there.
+        final List<String> expected = List.of("before-" + standbys.get(0), "before-" + standbys.get(1), "dr");
+        List<String> described = List.of();
+        final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         try (MirrorWireClient toSurvivor = MirrorWireClient.connect("127.0.0.1", cluster.port(forwarding),
             "mirror-forwarding-test", 10_000, 60_000))
         {
-            final DescribeClusterMirrorsResponseData described = toSurvivor.send(
-                new DescribeClusterMirrorsRequestData(), DescribeClusterMirrorsResponseData.class);
-            assertEquals(List.of("before-" + standbys.get(0), "before-" + standbys.get(1), "dr"), described.mirrors()
-                .stream().map(DescribeClusterMirrorsResponseData.MirrorDescription::mirrorName).sorted().toList(),
-                "the mirrors the active controllers committed, and not the one the standby refused");
+            while (!described.contains("dr") && System.nanoTime() < deadlineNs)
+            {
+                Thread.sleep(50);
+                described = toSurvivor.send(new DescribeClusterMirrorsRequestData(),
+                    DescribeClusterMirrorsResponseData.class).mirrors().stream()
+                    .map(DescribeClusterMirrorsResponseData.MirrorDescription::mirrorName).sorted().toList();
+            }
         }
+        assertEquals(expected, described,
+            "the mirrors the active controllers committed, and not the one the standby refused");
     }
 
     private CreateClusterMirrorResponseData createMirror(final int node, final String name, final String source)
