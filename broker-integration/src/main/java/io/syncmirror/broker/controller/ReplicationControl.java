@@ -391,7 +391,8 @@ final class ReplicationControl
     {
         if (topic.numPartitions() != -1 || topic.replicationFactor() != -1)
         {
-            throw new InvalidRequestException("both a manual assignment and numPartitions/replicationFactor were given");
+            throw new InvalidRequestException(
+                "both a manual assignment and numPartitions/replicationFactor were given");
         }
         final TreeMap<Integer, List<Integer>> byPartition = new TreeMap<>();
         for (final CreateTopicsRequestData.CreatableReplicaAssignment a : topic.assignments())
@@ -452,7 +453,8 @@ final class ReplicationControl
             final TopicInfo topic = target.name() != null ? topic(target.name()) : topicsById.get(target.topicId());
             if (topic == null)
             {
-                final Errors error = target.name() != null ? Errors.UNKNOWN_TOPIC_OR_PARTITION : Errors.UNKNOWN_TOPIC_ID;
+                final Errors error = target.name() != null ? Errors.UNKNOWN_TOPIC_OR_PARTITION
+                    : Errors.UNKNOWN_TOPIC_ID;
                 result.setErrorCode(error.code()).setErrorMessage(error.message());
                 continue;
             }

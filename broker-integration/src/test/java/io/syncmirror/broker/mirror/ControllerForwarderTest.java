@@ -162,7 +162,7 @@ class ControllerForwarderTest
         @Override
         public void waitObject(final Object obj, final Supplier<Boolean> condition, final long deadlineMs)
         {
-            throw new UnsupportedOperationException();
+            throw new UnsupportedOperationException("the forwarder sleeps between tries; it never waits on an object");
         }
     }
 }
