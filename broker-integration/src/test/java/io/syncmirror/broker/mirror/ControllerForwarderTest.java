@@ -159,10 +159,18 @@ class ControllerForwarderTest
             nowMs += ms;
         }
 
+        /** As Kafka's MockTime: nothing else moves time here, so an unmet condition jumps to its deadline. */
         @Override
         public void waitObject(final Object obj, final Supplier<Boolean> condition, final long deadlineMs)
         {
-            throw new UnsupportedOperationException("the forwarder sleeps between tries; it never waits on an object");
+            while (!condition.get())
+            {
+                if (nowMs >= deadlineMs)
+                {
+                    throw new org.apache.kafka.common.errors.TimeoutException("condition not met by " + deadlineMs);
+                }
+                nowMs = deadlineMs;
+            }
         }
     }
 }

@@ -152,9 +152,7 @@ class ReplicatedControllerTest
         + "bootstrap.controllers finds the voters and the leader")
     void shouldServeOnlyTheControllersApisOnTheControllerListener() throws Exception
     {
-        cluster = EmbeddedCluster.startWithQuorum(3, 3, Map.of());
-        cluster.awaitBrokersRegistered();
-        final int active = cluster.awaitActiveController(30_000);
+        final int active = startThreeVoters();
         final int standby = active == 1 ? 2 : 1;
         try (KafkaNodeClient toStandby = controllerListener(standby);
             KafkaNodeClient toActive = controllerListener(active))
@@ -209,9 +207,7 @@ class ReplicatedControllerTest
         + "reached the voter that then stopped moves on across the voters until the new active one takes it")
     void shouldForwardMirrorOperationsToTheActiveController() throws Exception
     {
-        cluster = EmbeddedCluster.startWithQuorum(3, 3, Map.of());
-        cluster.awaitBrokersRegistered();
-        final int active = cluster.awaitActiveController(30_000);
+        final int active = startThreeVoters();
         final int standby = active == 1 ? 2 : 1;
         final String source = "127.0.0.1:" + cluster.port(standby);
         try (MirrorWireClient toStandby = MirrorWireClient.connect("127.0.0.1", cluster.controllerPort(standby),
@@ -263,6 +259,14 @@ class ReplicatedControllerTest
             return toBroker.send(new CreateClusterMirrorRequestData().setMirrorName(name)
                 .setSourceBootstrapServers(source), CreateClusterMirrorResponseData.class);
         }
+    }
+
+    /** Three combined voters, every broker registered; returns the active controller's node. */
+    private int startThreeVoters() throws InterruptedException
+    {
+        cluster = EmbeddedCluster.startWithQuorum(3, 3, Map.of());
+        cluster.awaitBrokersRegistered();
+        return cluster.awaitActiveController(30_000);
     }
 
     private KafkaNodeClient controllerListener(final int node)
