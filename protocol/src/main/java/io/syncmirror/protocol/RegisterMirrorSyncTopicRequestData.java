@@ -7,17 +7,31 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Readable;
 import org.apache.kafka.common.protocol.Writable;
+import org.apache.kafka.common.protocol.types.RawTaggedField;
 
 /**
  * The RegisterMirrorSyncTopic request (version 0, flexible), sent by the destination cluster to the source to
  * register topics for sync mirroring. Not thread-safe.
  *
- * <p>The schema is the one the sync cluster mirroring text gives, field for field.
+ * <p>The schema is the one the sync cluster mirroring text gives, field for field, plus two top-level tagged
+ * fields for the source cluster's own hops, both written only when true (a destination's request encodes byte for
+ * byte as the spec's version 0, and a peer that does not know the tags skips them): {@code {"name":
+ * "LedgerOwnerOnly", "type": "bool", "tag": 0}} (a source broker passed the request on to the leader of the
+ * ledger's {@code __mirror_state} partition: answer as that leader or NOT_COORDINATOR, never pass it on again) and
+ * {@code {"name": "RegistrationChangeOnly", "type": "bool", "tag": 1}} (the ledger admitted the topics: the
+ * controller commits their MirrorSyncRegistrationChange and decides nothing else).
  */
 public final class RegisterMirrorSyncTopicRequestData extends MirrorStruct implements ApiMessage
 {
+    /** The tag of the LedgerOwnerOnly tagged field. */
+    public static final int LEDGER_OWNER_ONLY_TAG = 0;
+    /** The tag of the RegistrationChangeOnly tagged field. */
+    public static final int REGISTRATION_CHANGE_ONLY_TAG = 1;
+
     private String mirrorName = "";
     private List<TopicState> topics = new ArrayList<>(0);
+    private boolean ledgerOwnerOnly = false;
+    private boolean registrationChangeOnly = false;
 
     @Override
     public short apiKey()
@@ -47,6 +61,68 @@ public final class RegisterMirrorSyncTopicRequestData extends MirrorStruct imple
     {
         this.topics = value;
         return this;
+    }
+
+    /** Source broker to the ledger's owner: answer as the owner or NOT_COORDINATOR, never forward. Default false. */
+    public boolean ledgerOwnerOnly()
+    {
+        return ledgerOwnerOnly;
+    }
+
+    public RegisterMirrorSyncTopicRequestData setLedgerOwnerOnly(final boolean value)
+    {
+        this.ledgerOwnerOnly = value;
+        return this;
+    }
+
+    /** Ledger owner to the controller: commit the registration change the ledger admitted. Default false. */
+    public boolean registrationChangeOnly()
+    {
+        return registrationChangeOnly;
+    }
+
+    public RegisterMirrorSyncTopicRequestData setRegistrationChangeOnly(final boolean value)
+    {
+        this.registrationChangeOnly = value;
+        return this;
+    }
+
+    @Override
+    protected boolean readKnownTaggedField(final int tag, final Readable data)
+    {
+        if (tag == LEDGER_OWNER_ONLY_TAG)
+        {
+            ledgerOwnerOnly = WireCodec.readBool(data, "RegisterMirrorSyncTopicRequest.LedgerOwnerOnly");
+            return true;
+        }
+        if (tag == REGISTRATION_CHANGE_ONLY_TAG)
+        {
+            registrationChangeOnly = WireCodec.readBool(data, "RegisterMirrorSyncTopicRequest.RegistrationChangeOnly");
+            return true;
+        }
+        return false;
+    }
+
+    @Override
+    protected List<RawTaggedField> knownTaggedFields()
+    {
+        final List<RawTaggedField> fields = new ArrayList<>(2);
+        if (ledgerOwnerOnly)
+        {
+            fields.add(new RawTaggedField(LEDGER_OWNER_ONLY_TAG, new byte[] {1}));
+        }
+        if (registrationChangeOnly)
+        {
+            fields.add(new RawTaggedField(REGISTRATION_CHANGE_ONLY_TAG, new byte[] {1}));
+        }
+        return fields;
+    }
+
+    @Override
+    protected void resetKnownTaggedFields()
+    {
+        ledgerOwnerOnly = false;
+        registrationChangeOnly = false;
     }
 
     @Override
@@ -79,7 +155,8 @@ public final class RegisterMirrorSyncTopicRequestData extends MirrorStruct imple
     @Override
     protected String fieldsToString()
     {
-        return "mirrorName=" + mirrorName + ", topics=" + topics;
+        return "mirrorName=" + mirrorName + ", topics=" + topics + ", ledgerOwnerOnly=" + ledgerOwnerOnly +
+            ", registrationChangeOnly=" + registrationChangeOnly;
     }
 
     /** One topic to register. */

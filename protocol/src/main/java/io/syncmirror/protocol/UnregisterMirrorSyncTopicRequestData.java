@@ -20,15 +20,25 @@ import org.apache.kafka.common.protocol.types.RawTaggedField;
  * unregister (CLUSTER_ACTION, no marker). The text's schema has no field that tells the two apart. It is written
  * only when true, so a clean unregister encodes byte for byte as the spec's version 0, and a peer that does not know
  * the tag skips it. With Release set, an empty Topics array means every topic registered under the mirror name.
+ * Two more, for the source cluster's own hops and written only when true, as RegisterMirrorSyncTopic has them:
+ * {@code LedgerOwnerOnly} (tag 1: answer as the leader of the ledger's {@code __mirror_state} partition or
+ * NOT_COORDINATOR, never pass it on) and {@code RegistrationChangeOnly} (tag 2: the controller commits the
+ * registration change of the named topics and decides nothing else).
  */
 public final class UnregisterMirrorSyncTopicRequestData extends MirrorStruct implements ApiMessage
 {
     /** The tag of the Release tagged field. */
     public static final int RELEASE_TAG = 0;
+    /** The tag of the LedgerOwnerOnly tagged field. */
+    public static final int LEDGER_OWNER_ONLY_TAG = 1;
+    /** The tag of the RegistrationChangeOnly tagged field. */
+    public static final int REGISTRATION_CHANGE_ONLY_TAG = 2;
 
     private String mirrorName = "";
     private List<TopicState> topics = new ArrayList<>(0);
     private boolean release = false;
+    private boolean ledgerOwnerOnly = false;
+    private boolean registrationChangeOnly = false;
 
     @Override
     public short apiKey()
@@ -72,27 +82,75 @@ public final class UnregisterMirrorSyncTopicRequestData extends MirrorStruct imp
         return this;
     }
 
+    /** Source broker to the ledger's owner: answer as the owner or NOT_COORDINATOR, never forward. Default false. */
+    public boolean ledgerOwnerOnly()
+    {
+        return ledgerOwnerOnly;
+    }
+
+    public UnregisterMirrorSyncTopicRequestData setLedgerOwnerOnly(final boolean value)
+    {
+        this.ledgerOwnerOnly = value;
+        return this;
+    }
+
+    /** Ledger owner to the controller: commit the registration change the ledger applied. Default false. */
+    public boolean registrationChangeOnly()
+    {
+        return registrationChangeOnly;
+    }
+
+    public UnregisterMirrorSyncTopicRequestData setRegistrationChangeOnly(final boolean value)
+    {
+        this.registrationChangeOnly = value;
+        return this;
+    }
+
     @Override
     protected boolean readKnownTaggedField(final int tag, final Readable data)
     {
-        if (tag != RELEASE_TAG)
+        switch (tag)
         {
-            return false;
+            case RELEASE_TAG:
+                release = WireCodec.readBool(data, "UnregisterMirrorSyncTopicRequest.Release");
+                return true;
+            case LEDGER_OWNER_ONLY_TAG:
+                ledgerOwnerOnly = WireCodec.readBool(data, "UnregisterMirrorSyncTopicRequest.LedgerOwnerOnly");
+                return true;
+            case REGISTRATION_CHANGE_ONLY_TAG:
+                registrationChangeOnly = WireCodec.readBool(data,
+                    "UnregisterMirrorSyncTopicRequest.RegistrationChangeOnly");
+                return true;
+            default:
+                return false;
         }
-        release = WireCodec.readBool(data, "UnregisterMirrorSyncTopicRequest.Release");
-        return true;
     }
 
     @Override
     protected List<RawTaggedField> knownTaggedFields()
     {
-        return release ? List.of(new RawTaggedField(RELEASE_TAG, new byte[] {1})) : List.of();
+        final List<RawTaggedField> fields = new ArrayList<>(3);
+        if (release)
+        {
+            fields.add(new RawTaggedField(RELEASE_TAG, new byte[] {1}));
+        }
+        if (ledgerOwnerOnly)
+        {
+            fields.add(new RawTaggedField(LEDGER_OWNER_ONLY_TAG, new byte[] {1}));
+        }
+        if (registrationChangeOnly)
+        {
+            fields.add(new RawTaggedField(REGISTRATION_CHANGE_ONLY_TAG, new byte[] {1}));
+        }
+        return fields;
     }
 
     @Override
     protected void resetKnownTaggedFields()
     {
         release = false;
+        ledgerOwnerOnly = false;
+        registrationChangeOnly = false;
     }
 
     @Override
@@ -125,7 +183,8 @@ public final class UnregisterMirrorSyncTopicRequestData extends MirrorStruct imp
     @Override
     protected String fieldsToString()
     {
-        return "mirrorName=" + mirrorName + ", topics=" + topics + ", release=" + release;
+        return "mirrorName=" + mirrorName + ", topics=" + topics + ", release=" + release + ", ledgerOwnerOnly=" +
+            ledgerOwnerOnly + ", registrationChangeOnly=" + registrationChangeOnly;
     }
 
     /** One topic to unregister. */

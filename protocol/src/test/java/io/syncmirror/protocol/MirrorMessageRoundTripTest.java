@@ -77,7 +77,7 @@ class MirrorMessageRoundTripTest
             {response, roundTrip(response, key.newResponseData(), key.latestVersion())}})
         {
             assertEquals(pair[0], pair[1]);
-            assertEquals(List.of(new RawTaggedField(1, new byte[0]), new RawTaggedField(7, new byte[] {1, 2, 3}),
+            assertEquals(List.of(new RawTaggedField(5, new byte[0]), new RawTaggedField(7, new byte[] {1, 2, 3}),
                 new RawTaggedField(300, new byte[200])), pair[1].unknownTaggedFields());
         }
     }

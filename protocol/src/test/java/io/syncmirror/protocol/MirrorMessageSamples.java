@@ -154,8 +154,8 @@ final class MirrorMessageSamples
     static ApiMessage withUnknownTags(final ApiMessage message)
     {
         final MirrorStruct struct = (MirrorStruct)message;
-        // Tag 1 rather than 0: AddTopicsToMirrorRequest knows tag 0 (TopicPatterns).
-        struct.setUnknownTaggedFields(List.of(new RawTaggedField(1, new byte[0]),
+        // Tag 5: every tag up to 2 is known to some request (TopicPatterns, Release, the hop fields).
+        struct.setUnknownTaggedFields(List.of(new RawTaggedField(5, new byte[0]),
             new RawTaggedField(7, new byte[] {1, 2, 3}), new RawTaggedField(300, new byte[200])));
         final MirrorStruct nested = firstNested(message);
         if (nested != null)

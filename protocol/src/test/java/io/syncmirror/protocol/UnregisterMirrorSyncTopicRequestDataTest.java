@@ -16,7 +16,10 @@ import org.apache.kafka.common.protocol.ObjectSerializationCache;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** Byte-exact checks of UnregisterMirrorSyncTopicRequest version 0 and its Release tagged field. */
+/**
+ * Byte-exact checks of UnregisterMirrorSyncTopicRequest version 0, its Release tagged field and the source's hop
+ * fields (LedgerOwnerOnly, RegistrationChangeOnly), and of RegisterMirrorSyncTopicRequest's hop fields.
+ */
 @Timeout(10)
 class UnregisterMirrorSyncTopicRequestDataTest
 {
@@ -113,5 +116,40 @@ class UnregisterMirrorSyncTopicRequestDataTest
         withEmptyTag[truncated.length] = 0x00;
         withEmptyTag[truncated.length + 1] = 0x00;
         assertThrows(InvalidRequestException.class, () -> read(withEmptyTag));
+    }
+
+    @Test
+    void shouldWriteTheHopFieldsInTagOrderOnlyWhenTrueAndReadThemBack()
+    {
+        final UnregisterMirrorSyncTopicRequestData request = request().setRelease(true).setLedgerOwnerOnly(true)
+            .setRegistrationChangeOnly(true);
+        final byte[] encoded = bytes(request);
+        // Top-level tagged fields: 3 fields, tags 0, 1, 2, each 1 byte of data, true.
+        final byte[] tail = {0x03, 0x00, 0x01, 0x01, 0x01, 0x01, 0x01, 0x02, 0x01, 0x01};
+        assertArrayEquals(tail, java.util.Arrays.copyOfRange(encoded, SPEC_V0.length - 1, encoded.length));
+        final UnregisterMirrorSyncTopicRequestData back = read(encoded);
+        assertTrue(back.release() && back.ledgerOwnerOnly() && back.registrationChangeOnly());
+        assertTrue(back.unknownTaggedFields().isEmpty());
+        final UnregisterMirrorSyncTopicRequestData clean = read(encoded);
+        clean.read(new ByteBufferAccessor(ByteBuffer.wrap(SPEC_V0)), (short)0);
+        assertFalse(clean.release() || clean.ledgerOwnerOnly() || clean.registrationChangeOnly());
+    }
+
+    @Test
+    void shouldEncodeADestinationsRegisterAsTheSpecsVersion0AndTheHopFieldsAsTagsZeroAndOne()
+    {
+        final RegisterMirrorSyncTopicRequestData plain = new RegisterMirrorSyncTopicRequestData().setMirrorName("m")
+            .setTopics(List.of(new RegisterMirrorSyncTopicRequestData.TopicState().setTopicId(TOPIC_ID)
+                .setTopicName("t1")));
+        final byte[] spec = bytes(plain);
+        assertEquals(0x00, spec[spec.length - 1], "no top-level tagged field");
+        final byte[] hops = bytes(plain.setLedgerOwnerOnly(true).setRegistrationChangeOnly(true));
+        assertArrayEquals(new byte[] {0x02, 0x00, 0x01, 0x01, 0x01, 0x01, 0x01},
+            java.util.Arrays.copyOfRange(hops, spec.length - 1, hops.length));
+        final RegisterMirrorSyncTopicRequestData back = new RegisterMirrorSyncTopicRequestData();
+        back.read(new ByteBufferAccessor(ByteBuffer.wrap(hops)), (short)0);
+        assertTrue(back.ledgerOwnerOnly() && back.registrationChangeOnly());
+        back.read(new ByteBufferAccessor(ByteBuffer.wrap(spec)), (short)0);
+        assertFalse(back.ledgerOwnerOnly() || back.registrationChangeOnly());
     }
 }

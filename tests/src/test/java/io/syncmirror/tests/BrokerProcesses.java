@@ -46,14 +46,19 @@ final class BrokerProcesses implements AutoCloseable
         }
     }
 
-    /** A single-node cluster's properties (broker and controller) on loopback. */
+    /**
+     * A single-node cluster's properties on loopback: broker and the one voter of its metadata quorum, its
+     * CONTROLLER listener on a port of its own.
+     */
     static Properties serverProperties(final int port, final Path logDir)
     {
+        final int controllerPort = freePort();
         final Properties props = new Properties();
         props.put("node.id", "1");
         props.put("process.roles", "broker,controller");
-        props.put("listeners", "PLAINTEXT://127.0.0.1:" + port);
-        props.put("controller.quorum.bootstrap.servers", "127.0.0.1:" + port);
+        props.put("listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
+        props.put("controller.listener.names", "CONTROLLER");
+        props.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
         props.put("log.dirs", logDir.toString());
         props.put("offsets.topic.replication.factor", "1");
         props.put("offsets.topic.num.partitions", "3");

@@ -186,8 +186,8 @@ class ProcessBrokerTest
         assertRefused("bad-listener-port", listener, "listeners");
 
         final Properties controller = serverProperties(freePort(), dir.resolve("logs"));
-        controller.put("controller.quorum.bootstrap.servers", "127.0.0.1:port");
-        assertRefused("bad-controller-port", controller, "controller.quorum.bootstrap.servers");
+        controller.put("controller.quorum.voters", "1@127.0.0.1:port");
+        assertRefused("bad-controller-port", controller, "controller.quorum.voters");
     }
 
     @Test

@@ -25,10 +25,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The source's sync registration ledger under a replicated controller: it lives with the active controller, and
- * leadership moves between voters without any node restarting (each leader resigns through Kafka's Raft client).
- * A Released marker set while another voter led must hold when the first voter leads again, though that voter had
- * read the mirror's entries before the release.
+ * The source's sync registration ledger and its owner, the leader of the ledger's {@code __mirror_state} partition.
+ * The ledger does not follow the controller: controller leadership moves between voters (each leader resigns
+ * through Kafka's Raft client) and a Released marker holds across it. It follows its partition: when the owner
+ * stops, the partition's new leader loads the ledger from its replica, so the marker the old owner wrote holds
+ * there, and every broker passes Register and Unregister on to the owner.
  */
 @Timeout(240)
 class SyncLedgerLeadershipTest
@@ -39,7 +40,7 @@ class SyncLedgerLeadershipTest
 
     @Test
     @DisplayName("SU-08 replicated controller: a release committed under another active voter holds when the first "
-        + "voter leads again: its stale Register is refused with MIRROR_SYNC_RELEASED_REQUIRES_FRESH_PROMOTION")
+        + "voter leads again: a stale Register is refused with MIRROR_SYNC_RELEASED_REQUIRES_FRESH_PROMOTION")
     void shouldHonourAReleaseMadeUnderAnotherLeader() throws Exception
     {
         try (EmbeddedCluster source = EmbeddedCluster.startWithQuorum(3, 3, new HashMap<>(Mirrors.FAST)))
@@ -76,6 +77,80 @@ class SyncLedgerLeadershipTest
                     "the stale Register re-registered the mirror on node " + node);
             }
         }
+    }
+
+    @Test
+    @DisplayName("SU-08 ledger owner: a release written by the owner of the ledger's __mirror_state partition holds "
+        + "after that broker stops: the partition's new leader loads it and refuses a stale Register sent to any "
+        + "broker")
+    void shouldMoveTheLedgerWithItsPartitionsLeader() throws Exception
+    {
+        final Map<String, String> overrides = new HashMap<>(Mirrors.FAST);
+        overrides.put("mirror.state.topic.num.partitions", "3");
+        try (EmbeddedCluster source = EmbeddedCluster.startWithQuorum(3, 3, overrides))
+        {
+            try (Admin admin = Clients.admin(source.bootstrapServers()))
+            {
+                Clients.createTopic(admin, TOPIC, 1, (short)3, Map.of());
+            }
+            final Uuid topicId = SyncMirrors.topicId(source, TOPIC);
+            // The first Register creates __mirror_state; it is then passed on to the ledger partition's leader.
+            assertEquals(Errors.NONE.code(), register(source, 1, topicId, false).errorCode(), "the first Register");
+            SyncMirrors.awaitRegistered(source, TOPIC, MIRROR, true, WAIT_MS);
+            final int partition = ledgerPartition(3);
+            final int owner = awaitLedgerLeader(source, partition, -1);
+            release(source, owner);
+            SyncMirrors.awaitRegistered(source, TOPIC, MIRROR, false, WAIT_MS);
+
+            source.stopBroker(owner);
+            final int next = awaitLedgerLeader(source, partition, owner);
+            final int other = 6 - owner - next;
+            final TopicResultsResponseData.TopicResult stale = register(source, other, topicId, false);
+            assertEquals(MirrorError.MIRROR_SYNC_RELEASED_REQUIRES_FRESH_PROMOTION.code(), stale.errorCode(),
+                "a stale Register through broker " + other + " after the owner " + owner + " stopped: " +
+                    stale.errorMessage());
+            assertEquals(Errors.NONE.code(), register(source, other, topicId, true).errorCode(),
+                "a recovery promotion through broker " + other + ", answered by the new owner " + next);
+            SyncMirrors.awaitRegistered(source, TOPIC, MIRROR, true, WAIT_MS);
+        }
+    }
+
+    /** The {@code __mirror_state} partition of the test mirror's ledger record. */
+    private static int ledgerPartition(final int partitions)
+    {
+        return org.apache.kafka.common.utils.Utils.toPositive(org.apache.kafka.common.utils.Utils.murmur2(
+            io.syncmirror.broker.mirror.SyncRegistrationLedger.key(MIRROR))) % partitions;
+    }
+
+    /** Waits until the running brokers agree on a live leader of the ledger's partition other than {@code not}. */
+    private static int awaitLedgerLeader(final EmbeddedCluster cluster, final int partition, final int not)
+        throws InterruptedException
+    {
+        final int[] leader = {-1};
+        Clients.awaitCondition(() ->
+        {
+            leader[0] = -1;
+            for (int node = 1; node <= cluster.size(); node++)
+            {
+                if (cluster.broker(node) == null)
+                {
+                    continue;
+                }
+                final var topic = cluster.broker(node).metadata().image().topic("__mirror_state");
+                if (topic.isEmpty())
+                {
+                    return false;
+                }
+                final int seen = topic.get().partitions().get(partition).leader();
+                if (seen < 0 || seen == not || leader[0] >= 0 && seen != leader[0] || cluster.broker(seen) == null)
+                {
+                    return false;
+                }
+                leader[0] = seen;
+            }
+            return true;
+        }, WAIT_MS, "no agreed leader of __mirror_state-" + partition + " other than " + not);
+        return leader[0];
     }
 
     /** Waits until some voter is the active controller; its node id. */

@@ -87,7 +87,9 @@ final class SyncMirrors
             source.broker(nodeId).metadata().image().syncState(metadata.get().id()).registeredMirrors();
     }
 
-    /** Waits until every source broker's image shows (or no longer shows) the mirror registered on the topic. */
+    /**
+     * Waits until every running source broker's image shows (or no longer shows) the mirror registered on the topic.
+     */
     static void awaitRegistered(final EmbeddedCluster source, final String topic, final String mirror,
         final boolean registered, final long timeoutMs) throws InterruptedException
     {
@@ -95,7 +97,7 @@ final class SyncMirrors
         {
             for (int node = 1; node <= source.size(); node++)
             {
-                if (registeredMirrors(source, node, topic).contains(mirror) != registered)
+                if (source.broker(node) != null && registeredMirrors(source, node, topic).contains(mirror) != registered)
                 {
                     return false;
                 }

@@ -22,9 +22,9 @@ import io.syncmirror.broker.server.BrokerConfig;
 import io.syncmirror.broker.server.BrokerServer;
 
 /**
- * N brokers of the reference broker in this JVM on loopback, for tests and benchmarks: node 1 also runs the
- * single controller, or ({@link #startWithQuorum}) nodes 1..V are the voters of a replicated controller, each
- * with a CONTROLLER listener of its own. Each broker has its own port and log directory under one temp directory, deleted on
+ * N brokers of the reference broker in this JVM on loopback, for tests and benchmarks: nodes 1..V (1 by
+ * {@link #start}, 1, 3 or 5 by {@link #startWithQuorum}) are also the voters of the metadata quorum, each with a
+ * CONTROLLER listener of its own; the other nodes are brokers only. Each broker has its own port and log directory under one temp directory, deleted on
  * {@link #close()}. Brokers can be stopped cleanly, killed (no clean shutdown, as after SIGKILL), restarted on
  * the same log directory, and have their replication paused. Thread-safety: one controlling thread.
  */
@@ -35,7 +35,7 @@ public final class EmbeddedCluster implements AutoCloseable
     private final boolean ownsRoot;
     private final Map<String, String> overrides;
     private final int[] ports;
-    /** Voters of the metadata quorum: nodes 1..voters; 0 for the single controller on node 1. */
+    /** Voters of the metadata quorum: nodes 1..voters. */
     private final int voters;
     private final int[] controllerPorts;
     private final BrokerServer[] brokers;
@@ -62,12 +62,13 @@ public final class EmbeddedCluster implements AutoCloseable
     }
 
     /**
-     * Starts {@code size} brokers. {@code overrides} are server.properties keys applied to every broker (e.g.
-     * {@code min.insync.replicas}, {@code syncmirror.log.storage=memory}).
+     * Starts {@code size} brokers, node 1 also the one voter of the metadata quorum. {@code overrides} are
+     * server.properties keys applied to every broker (e.g. {@code min.insync.replicas},
+     * {@code syncmirror.log.storage=memory}).
      */
     public static EmbeddedCluster start(final int size, final Map<String, String> overrides)
     {
-        return start(size, 0, overrides);
+        return start(size, 1, overrides);
     }
 
     /**
@@ -138,7 +139,7 @@ public final class EmbeddedCluster implements AutoCloseable
         return ports[nodeId - 1];
     }
 
-    /** The CONTROLLER listener's port of voter {@code nodeId} (a cluster started {@link #startWithQuorum}). */
+    /** The CONTROLLER listener's port of voter {@code nodeId}. */
     public int controllerPort(final int nodeId)
     {
         return controllerPorts[nodeId - 1];
@@ -154,29 +155,20 @@ public final class EmbeddedCluster implements AutoCloseable
     {
         final Properties props = new Properties();
         props.put(BrokerConfig.NODE_ID_CONFIG, Integer.toString(nodeId));
-        if (voters == 0)
+        final boolean voter = nodeId <= voters;
+        props.put(BrokerConfig.PROCESS_ROLES_CONFIG, voter ? "broker,controller" : "broker");
+        props.put(BrokerConfig.LISTENERS_CONFIG, "PLAINTEXT://127.0.0.1:" + ports[nodeId - 1]
+            + (voter ? ",CONTROLLER://127.0.0.1:" + controllerPorts[nodeId - 1] : ""));
+        props.put(BrokerConfig.CONTROLLER_LISTENER_NAMES_CONFIG, "CONTROLLER");
+        final StringJoiner quorum = new StringJoiner(",");
+        for (int v = 1; v <= voters; v++)
         {
-            props.put(BrokerConfig.PROCESS_ROLES_CONFIG, nodeId == 1 ? "broker,controller" : "broker");
-            props.put(BrokerConfig.LISTENERS_CONFIG, "PLAINTEXT://127.0.0.1:" + ports[nodeId - 1]);
-            props.put(BrokerConfig.CONTROLLER_SERVERS_CONFIG, "127.0.0.1:" + ports[0]);
+            quorum.add(v + "@127.0.0.1:" + controllerPorts[v - 1]);
         }
-        else
-        {
-            final boolean voter = nodeId <= voters;
-            props.put(BrokerConfig.PROCESS_ROLES_CONFIG, voter ? "broker,controller" : "broker");
-            props.put(BrokerConfig.LISTENERS_CONFIG, "PLAINTEXT://127.0.0.1:" + ports[nodeId - 1]
-                + (voter ? ",CONTROLLER://127.0.0.1:" + controllerPorts[nodeId - 1] : ""));
-            props.put(BrokerConfig.CONTROLLER_LISTENER_NAMES_CONFIG, "CONTROLLER");
-            final StringJoiner quorum = new StringJoiner(",");
-            for (int v = 1; v <= voters; v++)
-            {
-                quorum.add(v + "@127.0.0.1:" + controllerPorts[v - 1]);
-            }
-            props.put(BrokerConfig.CONTROLLER_VOTERS_CONFIG, quorum.toString());
-            props.put("controller.quorum.election.timeout.ms", "500");
-            props.put("controller.quorum.fetch.timeout.ms", "1000");
-            props.put("controller.quorum.election.backoff.max.ms", "200");
-        }
+        props.put(BrokerConfig.CONTROLLER_VOTERS_CONFIG, quorum.toString());
+        props.put("controller.quorum.election.timeout.ms", "500");
+        props.put("controller.quorum.fetch.timeout.ms", "1000");
+        props.put("controller.quorum.election.backoff.max.ms", "200");
         props.put(BrokerConfig.LOG_DIRS_CONFIG, logDir(nodeId).toString());
         final int rf = Math.min(3, size);
         props.put(BrokerConfig.OFFSETS_TOPIC_REPLICATION_FACTOR_CONFIG, Integer.toString(rf));
@@ -230,14 +222,14 @@ public final class EmbeddedCluster implements AutoCloseable
 
     /**
      * The running voter that is the quorum's active controller, waited for up to {@code timeoutMs} (an election
-     * may be under way); node 1 for the single controller.
+     * may be under way).
      */
     public int awaitActiveController(final long timeoutMs) throws InterruptedException
     {
         final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         while (System.nanoTime() < deadline)
         {
-            for (int node = 1; node <= Math.max(1, voters); node++)
+            for (int node = 1; node <= voters; node++)
             {
                 final BrokerServer broker = brokers[node - 1];
                 if (broker != null && broker.isActiveController())

@@ -46,10 +46,9 @@ import io.syncmirror.broker.metadata.PartitionState;
  * it on start. No network, no threads, no wall clock (time comes from {@code nowMs}). Not thread-safe: one thread
  * (the {@link ControllerApis} event thread) calls everything.
  *
- * <p>The log is local ({@link PartitionLogMetadataLog}: one controller, committed on append) or the metadata
- * quorum ({@code quorum.RaftMetadataLog}: only the Raft leader's controller changes anything, and every change is
- * refused with NOT_CONTROLLER elsewhere before it touches the state; standbys apply what the leader committed
- * through {@link #replayCommitted}).
+ * <p>The log is the metadata quorum's ({@code quorum.RaftMetadataLog}: only the Raft leader's controller changes
+ * anything, and every change is refused with NOT_CONTROLLER elsewhere before it touches the state; standbys apply
+ * what the leader committed through {@link #replayCommitted}), or in tests one committed on append.
  *
  * <p>State is split by record family, as Kafka's {@code QuorumController} splits it into control managers, each
  * replaying its own records and holding the rules of the operations that write them: brokers, their sessions and

@@ -19,7 +19,7 @@ public final class CoordinatorLogs
     }
 
     /** Receives every batch of a partition in offset order. */
-    interface BatchVisitor
+    public interface BatchVisitor
     {
         void onBatch(RecordBatch batch);
     }
@@ -28,7 +28,7 @@ public final class CoordinatorLogs
      * Replays a log from its start to the LEO seen when called (Kafka's coordinators also load up to the log end:
      * the leader's log is the truth it will make committed).
      */
-    static void replay(final PartitionLog log, final BatchVisitor visitor)
+    public static void replay(final PartitionLog log, final BatchVisitor visitor)
     {
         final long endOffset = log.logEndOffset();
         long offset = log.logStartOffset();
@@ -69,7 +69,7 @@ public final class CoordinatorLogs
      * coordinators do: replication trouble is COORDINATOR_NOT_AVAILABLE (retry here), lost leadership is
      * NOT_COORDINATOR (look the coordinator up again).
      */
-    static Errors appendError(final Throwable error, final Errors tooLarge)
+    public static Errors appendError(final Throwable error, final Errors tooLarge)
     {
         final Errors errors = Errors.forException(unwrap(error));
         switch (errors)

@@ -10,6 +10,8 @@ import io.syncmirror.protocol.AlterMirrorTopicTypeRequestData;
 import io.syncmirror.protocol.MirrorApiKeys;
 import io.syncmirror.protocol.MirrorErrorResponses;
 import io.syncmirror.protocol.MirrorRequestHeader;
+import io.syncmirror.protocol.RegisterMirrorSyncTopicRequestData;
+import io.syncmirror.protocol.UnregisterMirrorSyncTopicRequestData;
 
 /**
  * The mirror RPCs a voter's controller listener serves: the controller operations other nodes forward to it
@@ -18,7 +20,7 @@ import io.syncmirror.protocol.MirrorRequestHeader;
  * voters that each believed the other active would bounce a request between them until it timed out, as a
  * forwarded CreateTopics once did before the controller listener had its own dispatcher. Describes and
  * LastMirroredOffsets are a broker listener's, and not served here; of AlterMirrorTopicType only the effective
- * type is the controller's. Thread-safety: stateless; any network thread may call it.
+ * type is the controller's, and of Register and Unregister only the registration change a ledger decided. Thread-safety: stateless; any network thread may call it.
  */
 final class ControllerListenerMirrorApis implements MirrorRequestHandler
 {
@@ -51,6 +53,13 @@ final class ControllerListenerMirrorApis implements MirrorRequestHandler
             return CompletableFuture.completedFuture(MirrorErrorResponses.errorResponse(request, 0,
                 Errors.INVALID_REQUEST.code(), "a controller listener commits only effective mirror types; send "
                     + "the desired type to a broker listener"));
+        }
+        if (request instanceof RegisterMirrorSyncTopicRequestData register && !register.registrationChangeOnly() ||
+            request instanceof UnregisterMirrorSyncTopicRequestData unregister && !unregister.registrationChangeOnly())
+        {
+            return CompletableFuture.completedFuture(MirrorErrorResponses.errorResponse(request, 0,
+                Errors.INVALID_REQUEST.code(), "a controller listener commits only the registration changes a sync "
+                    + "registration ledger decided; send Register and Unregister to a broker listener"));
         }
         if (!apis.localController())
         {

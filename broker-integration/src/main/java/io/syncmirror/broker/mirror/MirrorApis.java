@@ -15,11 +15,11 @@ import java.util.function.Supplier;
 
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.errors.NotControllerException;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 
 import io.syncmirror.broker.controller.EpochBumpResult;
+import io.syncmirror.broker.coordinator.ReplicaAccess;
 import io.syncmirror.broker.controller.MirrorController;
 import io.syncmirror.broker.controller.MirrorMetadataManager;
 import io.syncmirror.broker.controller.MirrorOpResult;
@@ -71,12 +71,13 @@ import io.syncmirror.protocol.UnregisterMirrorSyncTopicResponseData;
  *       leaders for per-partition state: the receiving broker asks every live broker for the partitions it leads
  *       ({@code LocalPartitionsOnly}) and merges the answers.</li>
  *   <li>LastMirroredOffsets is answered by the partition leader from its mirror coordinator's state (failback).</li>
- *   <li>RegisterMirrorSyncTopic and UnregisterMirrorSyncTopic (source role) are controller work too: the
- *       controller node holds the sync registration ledger ({@link SyncRegistrationLedger}, persisted in
- *       {@code __mirror_state}), decides admission, and answers each admitted change only once its
- *       MirrorSyncRegistrationChange is committed; other brokers forward. Unregister with the Release tagged
- *       field is an operator's {@code --release-sync}: the topics (all the mirror registered, when none are
- *       named) lose their registration and keep a sticky Released marker.</li>
+ *   <li>RegisterMirrorSyncTopic and UnregisterMirrorSyncTopic (source role) are decided by the owner of the
+ *       mirror's sync registration ledger, the leader of the {@code __mirror_state} partition its record hashes
+ *       to ({@link SyncRegistrationApis}, {@link SyncLedgerOwner}), which answers each admitted change only once
+ *       the controller committed its MirrorSyncRegistrationChange (sent to it with
+ *       {@code RegistrationChangeOnly}); other brokers pass the request on to the owner. Unregister with the
+ *       Release tagged field is an operator's {@code --release-sync}: the topics (all the mirror registered, when
+ *       none are named) lose their registration and keep a sticky Released marker.</li>
  *   <li>AlterMirrorTopicType (destination role) sets the desired mirror type on every partition, through the
  *       coordinator of each partition's leader (the request passed on with {@code LocalPartitionsOnly}); a
  *       demotion also commits the effective ASYNC type at once (the request passed to the controller node with
@@ -103,23 +104,23 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
     private final ExecutorService pool;
     /** Calls to the other brokers that pool threads wait for: a pool of its own, so the waits cannot starve. */
     private final ExecutorService fanOut;
-    /**
-     * The source role's registration ledger (active controller only), guarded by {@link #ledgerLock}: made anew,
-     * from {@code __mirror_state}, for each epoch this node's controller is active in, since while another voter
-     * led it may have changed the entries this one holds.
-     */
-    private final Object ledgerLock = new Object();
-    private SyncRegistrationLedger ledger;
-    private int ledgerEpoch = -1;
+    /** The sync registration ledgers of the {@code __mirror_state} partitions this broker leads (source role). */
+    private final SyncLedgerOwner ledgerOwner;
+    private final SyncRegistrationApis syncRegistrations;
+    /** Runs the ledger owner's work: one thread, as its decisions are serialized anyway (see SyncLedgerOwner). */
+    private final ExecutorService ledgerExecutor;
 
     /**
      * @param controller      the controller's mirror operations on the controller node, else null (forwarded)
      * @param metadataManager the controller node's mirror metadata manager, else null
      * @param forwarder       reaches the active controller's listener (forwarding) from any other node
+     * @param replicas        the replica layer, where the sync registration ledgers are loaded and written
+     * @param ledgerTopic     creates {@code __mirror_state} when missing; its partition count
      */
     public MirrorApis(final int brokerId, final Supplier<MetadataImage> image, final MirrorCoordinator coordinator,
         final MirrorController controller, final MirrorMetadataManager metadataManager,
-        final ControllerForwarder forwarder, final long timeoutMs)
+        final ControllerForwarder forwarder, final long timeoutMs, final ReplicaAccess replicas,
+        final SyncRegistrationApis.LedgerTopic ledgerTopic)
     {
         this.brokerId = brokerId;
         this.image = image;
@@ -146,6 +147,18 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
             t.setDaemon(true);
             return t;
         });
+        this.ledgerExecutor = Executors.newSingleThreadExecutor(r ->
+        {
+            final Thread t = new Thread(r, "sync-ledger-" + brokerId);
+            t.setDaemon(true);
+            return t;
+        });
+        this.ledgerOwner = new SyncLedgerOwner(brokerId, replicas, this::commitRegistrationChange,
+            () -> coordinator.syncVersion() >= 1, System::currentTimeMillis, timeoutMs);
+        ledgerOwner.start();
+        this.syncRegistrations = new SyncRegistrationApis(brokerId, image, ledgerOwner, ledgerTopic,
+            (broker, request, type) -> forwardClients.send(broker.host(), broker.port(), request, type), timeoutMs,
+            System::currentTimeMillis);
         coordinator.syncChannel(syncChannel());
     }
 
@@ -169,13 +182,42 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
             case LAST_MIRRORED_OFFSETS ->
                 CompletableFuture.completedFuture(lastMirroredOffsets((LastMirroredOffsetsRequestData)request));
             case ALTER_MIRROR_TOPIC_TYPE -> alterMirrorTopicType((AlterMirrorTopicTypeRequestData)request);
-            default -> !localController() ? forward(request) : handleAsController(request);
+            case REGISTER_MIRROR_SYNC_TOPIC, UNREGISTER_MIRROR_SYNC_TOPIC -> registrationChangeOnly(request) ?
+                controllerOperation(request) : syncRegistration(request);
+            default -> controllerOperation(request);
         };
     }
 
     // ------------------------------------------------------------------------------------------------------
     // Controller operations.
     // ------------------------------------------------------------------------------------------------------
+
+    private CompletableFuture<ApiMessage> controllerOperation(final ApiMessage request)
+    {
+        return !localController() ? forward(request) : handleAsController(request);
+    }
+
+    /**
+     * A Register or Unregister from a destination or an operator: answered by the owner of the mirror's ledger.
+     * Routing runs on the fan-out threads and a request passed on to this broker as the owner on the ledger's own
+     * thread: neither may wait on the pool, whose threads run the controller's commits that the owner waits for,
+     * and a request passed on here cannot queue behind this broker's own routing that waits for another owner.
+     */
+    private CompletableFuture<ApiMessage> syncRegistration(final ApiMessage request)
+    {
+        final boolean ownerOnly = request instanceof RegisterMirrorSyncTopicRequestData register ?
+            register.ledgerOwnerOnly() : ((UnregisterMirrorSyncTopicRequestData)request).ledgerOwnerOnly();
+        return CompletableFuture.supplyAsync(() -> request instanceof RegisterMirrorSyncTopicRequestData register ?
+            syncRegistrations.register(register) :
+            syncRegistrations.unregister((UnregisterMirrorSyncTopicRequestData)request),
+            ownerOnly ? ledgerExecutor : fanOut);
+    }
+
+    private static boolean registrationChangeOnly(final ApiMessage request)
+    {
+        return request instanceof RegisterMirrorSyncTopicRequestData register ? register.registrationChangeOnly() :
+            ((UnregisterMirrorSyncTopicRequestData)request).registrationChangeOnly();
+    }
 
     /** Whether this node runs the active controller, so controller operations run here in-process. */
     boolean localController()
@@ -313,13 +355,10 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
             }
             return response.setTopics(topics);
         }
-        if (request instanceof RegisterMirrorSyncTopicRequestData register)
+        if (request instanceof RegisterMirrorSyncTopicRequestData ||
+            request instanceof UnregisterMirrorSyncTopicRequestData)
         {
-            return register(register);
-        }
-        if (request instanceof UnregisterMirrorSyncTopicRequestData unregister)
-        {
-            return unregister(unregister);
+            return commitRegistrationChanges(request);
         }
         if (request instanceof AlterMirrorTopicTypeRequestData alter && alter.effective())
         {
@@ -524,138 +563,67 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
     }
 
     // ------------------------------------------------------------------------------------------------------
-    // Synchronous mirroring, source role: RegisterMirrorSyncTopic and UnregisterMirrorSyncTopic (controller node).
+    // Synchronous mirroring, source role: the controller's commit of the registration changes a ledger decided.
     // ------------------------------------------------------------------------------------------------------
 
-    private SyncRegistrationLedger ledger()
+    /**
+     * The ledger owner's port to the controller: commits one topic's registration change (in-process on the active
+     * controller, else sent to it as a Register or Unregister with {@code RegistrationChangeOnly}).
+     */
+    private Errors commitRegistrationChange(final Uuid topicId, final String mirrorName, final boolean registered)
     {
-        final int epoch = controller.activeEpoch();
-        if (epoch < 0)
+        if (localController())
         {
-            // Not active (any more): a standby must not write the ledger, the active controller owns it.
-            throw new NotControllerException("this node's controller is not the active one");
+            return await(controller.changeSyncRegistration(topicId, mirrorName, registered)).error();
         }
-        if (ledger == null || ledgerEpoch != epoch)
+        if (registered)
         {
-            ledgerEpoch = epoch;
-            ledger = new SyncRegistrationLedger(coordinator.store(), (topicId, mirrorName, registered) ->
-                await(controller.changeSyncRegistration(topicId, mirrorName, registered)).error(),
-                () -> coordinator.syncVersion() >= 1);
+            final RegisterMirrorSyncTopicResponseData response = sendToController(forwardClients,
+                new RegisterMirrorSyncTopicRequestData().setMirrorName(mirrorName).setRegistrationChangeOnly(true)
+                    .setTopics(List.of(new RegisterMirrorSyncTopicRequestData.TopicState().setTopicId(topicId))),
+                RegisterMirrorSyncTopicResponseData.class);
+            return response.topics().isEmpty() ? Errors.UNKNOWN_SERVER_ERROR :
+                Errors.forCode(response.topics().get(0).errorCode());
         }
-        return ledger;
+        final UnregisterMirrorSyncTopicResponseData response = sendToController(forwardClients,
+            new UnregisterMirrorSyncTopicRequestData().setMirrorName(mirrorName).setRegistrationChangeOnly(true)
+                .setTopics(List.of(new UnregisterMirrorSyncTopicRequestData.TopicState().setTopicId(topicId))),
+            UnregisterMirrorSyncTopicResponseData.class);
+        return Errors.forCode(response.errorCode());
     }
 
-    private RegisterMirrorSyncTopicResponseData register(final RegisterMirrorSyncTopicRequestData request)
+    /** The active controller's side: commits the registration changes of a RegistrationChangeOnly request. */
+    private ApiMessage commitRegistrationChanges(final ApiMessage request)
     {
-        final List<TopicResultsResponseData.TopicResult> results = new ArrayList<>();
-        final String invalid = MirrorDefinition.invalidNameReason(request.mirrorName());
-        final List<SyncRegistrationLedger.RegisterTopic> admissible = new ArrayList<>();
-        final MetadataImage current = image.get();
-        for (final RegisterMirrorSyncTopicRequestData.TopicState topic : request.topics())
+        if (request instanceof RegisterMirrorSyncTopicRequestData register)
         {
-            final Optional<TopicMetadata> found = resolve(current, topic.topicId(), topic.topicName());
-            if (invalid != null)
+            final List<TopicResultsResponseData.TopicResult> results = new ArrayList<>();
+            for (final RegisterMirrorSyncTopicRequestData.TopicState topic : register.topics())
             {
-                results.add(result(topic.topicName(), Errors.INVALID_REQUEST, invalid));
+                final MirrorOpResult result = !register.registrationChangeOnly() ? NOT_A_CHANGE :
+                    await(controller.changeSyncRegistration(topic.topicId(), register.mirrorName(), true));
+                results.add(topicResult(topic.topicName(), result));
             }
-            else if (found.isEmpty())
+            return new RegisterMirrorSyncTopicResponseData().setTopics(results);
+        }
+        final UnregisterMirrorSyncTopicRequestData unregister = (UnregisterMirrorSyncTopicRequestData)request;
+        for (final UnregisterMirrorSyncTopicRequestData.TopicState topic : unregister.topics())
+        {
+            final MirrorOpResult result = !unregister.registrationChangeOnly() ? NOT_A_CHANGE :
+                await(controller.changeSyncRegistration(topic.topicId(), unregister.mirrorName(), false));
+            if (!result.isOk())
             {
-                results.add(result(topic.topicName(), Errors.UNKNOWN_TOPIC_OR_PARTITION,
-                    "this source cluster has no topic '" + topic.topicName() + "' with id " + topic.topicId()));
-            }
-            else
-            {
-                admissible.add(new SyncRegistrationLedger.RegisterTopic(found.get().name(), found.get().id(),
-                    topic.recoveryPromotion()));
+                return new UnregisterMirrorSyncTopicResponseData().setErrorCode(result.error().code())
+                    .setErrorMessage(result.message());
             }
         }
-        if (!admissible.isEmpty())
-        {
-            try
-            {
-                final List<SyncRegistrationLedger.Result> admitted;
-                synchronized (ledgerLock)
-                {
-                    admitted = ledger().register(request.mirrorName(), admissible);
-                }
-                for (final SyncRegistrationLedger.Result r : admitted)
-                {
-                    results.add(new TopicResultsResponseData.TopicResult().setTopicName(r.topicName())
-                        .setErrorCode(r.errorCode()).setErrorMessage(r.errorMessage()));
-                }
-            }
-            catch (final RuntimeException e)
-            {
-                for (final SyncRegistrationLedger.RegisterTopic topic : admissible)
-                {
-                    results.add(result(topic.topicName(), Errors.forException(e), "the sync registration ledger " +
-                        "could not record it: " + e.getMessage()));
-                }
-            }
-        }
-        return new RegisterMirrorSyncTopicResponseData().setTopics(results);
+        return new UnregisterMirrorSyncTopicResponseData();
     }
 
-    private UnregisterMirrorSyncTopicResponseData unregister(final UnregisterMirrorSyncTopicRequestData request)
-    {
-        final UnregisterMirrorSyncTopicResponseData response = new UnregisterMirrorSyncTopicResponseData();
-        final String invalid = MirrorDefinition.invalidNameReason(request.mirrorName());
-        if (invalid != null)
-        {
-            return response.setErrorCode(Errors.INVALID_REQUEST.code()).setErrorMessage(invalid);
-        }
-        final MetadataImage current = image.get();
-        final List<SyncRegistrationLedger.Entry> topics = new ArrayList<>();
-        for (final UnregisterMirrorSyncTopicRequestData.TopicState topic : request.topics())
-        {
-            final Optional<TopicMetadata> found = resolve(current, topic.topicId(), topic.topicName());
-            if (found.isEmpty())
-            {
-                if (!request.release() && !Uuid.ZERO_UUID.equals(topic.topicId()))
-                {
-                    // A destination unregistering a topic deleted here: nothing gates on it any more.
-                    topics.add(new SyncRegistrationLedger.Entry(topic.topicName(), topic.topicId(), false));
-                    continue;
-                }
-                return response.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code()).setErrorMessage(
-                    "this source cluster has no topic '" + topic.topicName() + "'");
-            }
-            topics.add(new SyncRegistrationLedger.Entry(found.get().name(), found.get().id(), false));
-        }
-        try
-        {
-            final List<SyncRegistrationLedger.Result> results;
-            synchronized (ledgerLock)
-            {
-                results = ledger().unregister(request.mirrorName(), topics, request.release());
-            }
-            for (final SyncRegistrationLedger.Result r : results)
-            {
-                // Unknown topic ids of a clean unregister are already gone: not an error.
-                if (r.errorCode() != Errors.NONE.code() && r.errorCode() != Errors.UNKNOWN_TOPIC_ID.code())
-                {
-                    return response.setErrorCode(r.errorCode()).setErrorMessage("topic '" + r.topicName() + "': " +
-                        r.errorMessage());
-                }
-            }
-            return response;
-        }
-        catch (final RuntimeException e)
-        {
-            return response.setErrorCode(Errors.forException(e).code()).setErrorMessage(
-                "the sync registration ledger could not record it: " + e.getMessage());
-        }
-    }
-
-    private static Optional<TopicMetadata> resolve(final MetadataImage current, final Uuid topicId,
-        final String topicName)
-    {
-        if (topicId != null && !Uuid.ZERO_UUID.equals(topicId))
-        {
-            return current.topic(topicId);
-        }
-        return topicName == null || topicName.isEmpty() ? Optional.empty() : current.topic(topicName);
-    }
+    /** The controller's answer to a Register or Unregister that is not a ledger's registration change. */
+    private static final MirrorOpResult NOT_A_CHANGE = MirrorOpResult.error(Errors.INVALID_REQUEST,
+        "the controller commits only the registration changes a sync registration ledger decided " +
+            "(RegistrationChangeOnly); send Register and Unregister to a broker listener");
 
     private static TopicResultsResponseData.TopicResult result(final String topic, final Errors error,
         final String message)
@@ -737,7 +705,7 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
         final Map<String, TopicMetadata> topics = new HashMap<>();
         for (final AlterMirrorTopicTypeRequestData.AlterMirrorTopic topic : request.topics())
         {
-            final Optional<TopicMetadata> found = resolve(current, topic.topicId(), topic.topicName());
+            final Optional<TopicMetadata> found = SyncRegistrationApis.resolve(current, topic.topicId(), topic.topicName());
             if (topic.mirrorType() != MirrorType.ASYNC.id() && topic.mirrorType() != MirrorType.SYNC.id())
             {
                 results.add(result(topic.topicName(), Errors.INVALID_REQUEST, "unknown mirror type " +
@@ -1330,6 +1298,7 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
     {
         pool.shutdownNow();
         fanOut.shutdownNow();
+        ledgerExecutor.shutdownNow();
         clients.close();
         forwardClients.close();
     }

@@ -284,12 +284,6 @@ public final class MirrorCoordinator implements AutoCloseable
         this.syncChannel = channel;
     }
 
-    /** Where the coordinator keeps its state; the source's sync registration ledger shares it. */
-    MirrorStateStore store()
-    {
-        return store;
-    }
-
     public void start()
     {
         thread.start();

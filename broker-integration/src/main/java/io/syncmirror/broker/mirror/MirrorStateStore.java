@@ -16,6 +16,13 @@ public interface MirrorStateStore extends AutoCloseable
     /** The topic holding the state. */
     String TOPIC = "__mirror_state";
 
+    /** The partition of {@link #TOPIC} a record key is kept in (murmur2, as Kafka's default partitioner hashes). */
+    static int partitionFor(final byte[] key, final int partitions)
+    {
+        return org.apache.kafka.common.utils.Utils.toPositive(org.apache.kafka.common.utils.Utils.murmur2(key)) %
+            partitions;
+    }
+
     /**
      * Writes a partition's state and returns once it is committed (acks=all), or throws
      * {@code org.apache.kafka.common.KafkaException} (e.g. a timeout) with nothing known to be written.

@@ -20,8 +20,9 @@ import io.syncmirror.hwgate.MirrorError;
  * which topics each destination mirror has registered for synchronous replication, and the sticky Released
  * markers a source-side release leaves. It decides admission of RegisterMirrorSyncTopic and applies
  * UnregisterMirrorSyncTopic (clean, or a release), persisting each mirror's entry in {@code __mirror_state}
- * before the change reaches the partition leaders through the metadata log. Thread-safety: not thread-safe; the
- * controller node calls it from one thread at a time (its mirror RPC handling serializes on it).
+ * before the change reaches the partition leaders through the metadata log. One instance serves one leader epoch of
+ * the {@code __mirror_state} partition its mirrors' records hash to ({@link SyncLedgerOwner}). Thread-safety: not
+ * thread-safe; its owner calls it from one thread at a time.
  *
  * <p>Admission, per topic of a Register: a broker that cannot gate produces on a mirror answers
  * MIRROR_SYNC_VERSION_MISMATCH; no marker admits; a Released marker with RecoveryPromotion=false answers
@@ -40,6 +41,16 @@ public final class SyncRegistrationLedger
     /** One registered (or released) topic of a mirror. */
     public record Entry(String topicName, Uuid topicId, boolean released)
     {
+    }
+
+    /** Where the ledger's records are kept: the latest value of a key, and a write committed before it returns. */
+    public interface LedgerRecords
+    {
+        /** The latest value written under {@code key}, or empty. */
+        Optional<byte[]> read(byte[] key);
+
+        /** Writes {@code value} under {@code key}; returns once committed, or throws with nothing known written. */
+        void write(byte[] key, byte[] value);
     }
 
     /** The source controller's side of a registration change (MirrorSyncRegistrationChange in its metadata log). */
@@ -64,7 +75,7 @@ public final class SyncRegistrationLedger
         }
     }
 
-    private final MirrorStateStore store;
+    private final LedgerRecords store;
     private final RegistrationChanges changes;
     private final BooleanSupplier canGate;
     private final Map<String, LinkedHashMap<Uuid, Entry>> loaded = new HashMap<>();
@@ -73,7 +84,7 @@ public final class SyncRegistrationLedger
      * @param canGate whether this source cluster can gate produces on a sync mirror now (the mirror.sync.version
      *                feature is enabled and its brokers run the gate); false answers MIRROR_SYNC_VERSION_MISMATCH
      */
-    public SyncRegistrationLedger(final MirrorStateStore store, final RegistrationChanges changes,
+    public SyncRegistrationLedger(final LedgerRecords store, final RegistrationChanges changes,
         final BooleanSupplier canGate)
     {
         this.store = store;
@@ -181,7 +192,7 @@ public final class SyncRegistrationLedger
         if (entries == null)
         {
             entries = new LinkedHashMap<>();
-            final Optional<byte[]> value = store.readRaw(key(mirrorName));
+            final Optional<byte[]> value = store.read(key(mirrorName));
             if (value.isPresent())
             {
                 for (final Entry entry : parseValue(value.get()))
@@ -198,7 +209,7 @@ public final class SyncRegistrationLedger
     {
         try
         {
-            store.writeRaw(key(mirrorName), value(entries.values()));
+            store.write(key(mirrorName), value(entries.values()));
         }
         catch (final RuntimeException e)
         {

@@ -26,7 +26,6 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.utils.Utils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -251,7 +250,7 @@ public final class TopicMirrorStateStore implements MirrorStateStore
 
     private int partitionFor(final byte[] key)
     {
-        return Utils.toPositive(Utils.murmur2(key)) % partitions;
+        return MirrorStateStore.partitionFor(key, partitions);
     }
 
     private void ensureOpen()

@@ -22,13 +22,12 @@ import io.syncmirror.broker.replica.ReplicaConfig;
  * A broker's settings, read from a Kafka-style server.properties with Kafka's own keys and defaults where Kafka
  * has the setting, validated by Kafka's {@code ConfigDef} (a bad value names its key). Immutable.
  *
- * <p>The controller runs one of two ways. Replicated: {@code controller.quorum.voters} names a static quorum
+ * <p>The controller is replicated on Kafka's Raft: {@code controller.quorum.voters} names a static quorum
  * ({@code id@host:port,...}, Kafka's format, 1, 3 or 5 voters at their controller listeners); each node with
- * {@code process.roles} including {@code controller} is a voter of Kafka's Raft, serves it on the first of
+ * {@code process.roles} including {@code controller} is a voter, serves it on the first of
  * {@code controller.listener.names}, and the Raft leader is the active controller; every node reaches whichever
- * voter is active. Single: {@code controller.quorum.bootstrap.servers} names one {@code host:port}, the one
- * node that runs an unreplicated controller (while it is down no leader can be elected). Exactly one of the
- * two keys is set.
+ * voter is active. A single controller is a quorum of one. Kafka's {@code controller.quorum.bootstrap.servers}
+ * (a dynamic quorum, KIP-853) is refused: its voters would be found at run time, which this broker does not do.
  */
 public final class BrokerConfig extends AbstractConfig
 {
@@ -131,7 +130,8 @@ public final class BrokerConfig extends AbstractConfig
         .define(LOG_DIR_CONFIG, Type.STRING, "/tmp/syncmirror-logs", Importance.HIGH,
             "The log directory when log.dirs is not set.")
         .define(CONTROLLER_SERVERS_CONFIG, Type.LIST, "", Importance.HIGH,
-            "host:port of the one node that runs an unreplicated controller; not with controller.quorum.voters.")
+            "Kafka's bootstrap of a dynamic quorum (KIP-853); not supported: name the static quorum in "
+                + "controller.quorum.voters.")
         .define(CONTROLLER_VOTERS_CONFIG, Type.LIST, "", Importance.HIGH,
             "The static metadata quorum, id@host:port per voter at its controller listener (1, 3 or 5 voters).")
         .define(METADATA_SNAPSHOT_MAX_NEW_RECORD_BYTES_CONFIG, Type.LONG, 20L * 1024 * 1024, Range.atLeast(1),
@@ -272,21 +272,14 @@ public final class BrokerConfig extends AbstractConfig
         }
         listeners();
         advertisedListeners();
-        if (replicatedController())
-        {
-            checkQuorum();
-        }
-        else
-        {
-            controllerAddress();
-        }
+        checkQuorum();
     }
 
     /**
      * Kafka's rules for {@code process.roles} (known roles, none twice), and one of ours: every node runs the
      * broker role. A controller-only node, which Kafka allows, is refused rather than run as a broker: the mirror
-     * operations a voter's controller serves (the sync registration ledger in {@code __mirror_state}, the calls to
-     * the mirror topics' leaders) need this node's broker parts.
+     * operations a voter's controller serves (the mirror metadata manager's source syncs, the calls to the mirror
+     * topics' leaders) need this node's broker parts.
      */
     private static void checkRoles(final List<String> roles)
     {
@@ -345,12 +338,6 @@ public final class BrokerConfig extends AbstractConfig
         return served;
     }
 
-    /** Whether the controller is replicated on a metadata quorum ({@code controller.quorum.voters} is set). */
-    public boolean replicatedController()
-    {
-        return !getList(CONTROLLER_VOTERS_CONFIG).isEmpty();
-    }
-
     /** The metadata quorum's voters, node id to controller listener address, in id order. */
     public Map<Integer, java.net.InetSocketAddress> controllerVoters()
     {
@@ -382,7 +369,7 @@ public final class BrokerConfig extends AbstractConfig
         return voters;
     }
 
-    /** The listener the controller serves (the first of controller.listener.names); replicated controller only. */
+    /** The listener the controller serves (the first of controller.listener.names); voters only. */
     public Listener controllerListener()
     {
         final String name = getList(CONTROLLER_LISTENER_NAMES_CONFIG).get(0);
@@ -394,8 +381,14 @@ public final class BrokerConfig extends AbstractConfig
         if (!getList(CONTROLLER_SERVERS_CONFIG).isEmpty())
         {
             throw new ConfigException(CONTROLLER_SERVERS_CONFIG, getList(CONTROLLER_SERVERS_CONFIG),
-                "set either " + CONTROLLER_VOTERS_CONFIG + " (a replicated controller) or this key (a single one), "
-                + "not both");
+                "dynamic metadata quorums (KIP-853) are not supported; name the static quorum in "
+                + CONTROLLER_VOTERS_CONFIG + " (id@host:port of each voter's controller listener; one voter for a "
+                + "single controller)");
+        }
+        if (getList(CONTROLLER_VOTERS_CONFIG).isEmpty())
+        {
+            throw new ConfigException(CONTROLLER_VOTERS_CONFIG, "", "required: the static metadata quorum, "
+                + "id@host:port of each voter's controller listener (1, 3 or 5 voters)");
         }
         final Map<Integer, java.net.InetSocketAddress> voters = controllerVoters();
         if (voters.size() % 2 == 0 || voters.size() > 5)
@@ -438,25 +431,6 @@ public final class BrokerConfig extends AbstractConfig
             throw new ConfigException(LISTENERS_CONFIG, getList(LISTENERS_CONFIG),
                 "a broker needs a listener besides the controller's");
         }
-    }
-
-    /** The controller's host and port (a single, unreplicated controller). */
-    public Listener controllerAddress()
-    {
-        final List<String> servers = getList(CONTROLLER_SERVERS_CONFIG);
-        if (servers.size() != 1)
-        {
-            throw new ConfigException(CONTROLLER_SERVERS_CONFIG, servers,
-                "name exactly one host:port (the controller is a single node)");
-        }
-        final String server = servers.get(0);
-        final int colon = server.lastIndexOf(':');
-        if (colon <= 0)
-        {
-            throw new ConfigException(CONTROLLER_SERVERS_CONFIG, server, "expected host:port");
-        }
-        return new Listener("CONTROLLER", server.substring(0, colon), parsePort(CONTROLLER_SERVERS_CONFIG,
-            server.substring(colon + 1)));
     }
 
     public List<Path> logDirs()

@@ -10,12 +10,11 @@ import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
-import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,7 +24,6 @@ import io.syncmirror.broker.controller.Controller;
 import io.syncmirror.broker.controller.ControllerApis;
 import io.syncmirror.broker.controller.MirrorController;
 import io.syncmirror.broker.controller.MirrorMetadataManager;
-import io.syncmirror.broker.controller.PartitionLogMetadataLog;
 import io.syncmirror.broker.controller.quorum.ActiveControllerClient;
 import io.syncmirror.broker.controller.quorum.ControllerRaftListener;
 import io.syncmirror.broker.controller.quorum.DescribeQuorumApis;
@@ -93,8 +91,6 @@ public final class BrokerServer implements AutoCloseable
     private static final long ACTIVE_CONTROLLER_RETRY_MS = 30_000;
     /** How long a forwarded DescribeQuorum looks for the Raft leader (an election takes a few seconds). */
     private static final long DESCRIBE_QUORUM_RETRY_MS = 10_000;
-    /** The NetworkClient node id used for the controller before metadata names it. */
-    private static final int CONTROLLER_CLIENT_ID = -2;
 
     private final BrokerConfig config;
     private final Time time = Time.SYSTEM;
@@ -102,15 +98,15 @@ public final class BrokerServer implements AutoCloseable
     private LogStore logs;
     private NodeClients clients;
     private ControllerApis controllerApis;
-    /** This node's voter of the metadata quorum (replicated controller, controller role), else null. */
+    /** This node's voter of the metadata quorum (controller role), else null. */
     private MetadataQuorum quorum;
     private RaftApis raftApis;
-    /** DescribeQuorum on every listener (replicated controller only); its client to the voters. */
+    /** DescribeQuorum on every listener; its client to the voters. */
     private DescribeQuorumApis describeQuorumApis;
     private ActiveControllerClient quorumLeader;
     private ActiveControllerClient activeController;
     private NodeClient controllerClient;
-    /** The voters' controller addresses, in id order (replicated controller). */
+    /** The voters' controller addresses, in id order. */
     private List<java.net.InetSocketAddress> activeVoters = List.of();
     private ReplicaManager replicas;
     private ReplicaFetchers fetchers;
@@ -244,28 +240,11 @@ public final class BrokerServer implements AutoCloseable
             new DurableLogStore(config.logDirs(), config.logDefaults(), time,
                 config.getLong(BrokerConfig.HW_CHECKPOINT_INTERVAL_MS_CONFIG),
                 config.getLong(BrokerConfig.LOG_RETENTION_CHECK_INTERVAL_MS_CONFIG), config.cleanerConfig(),
-                config.replicatedController() ? java.util.Set.of(METADATA_PARTITION.toString()) : java.util.Set.of()) :
+                java.util.Set.of(METADATA_PARTITION.toString())) :
             new MemoryLogStore(config.logDefaults(), time);
         clients = new NodeClients(NodeClientConfig.defaults("broker-" + id));
 
-        if (config.replicatedController())
-        {
-            startReplicatedController(props, clusterId);
-        }
-        else if (config.runsController())
-        {
-            final PartitionLogMetadataLog metadataLog = new PartitionLogMetadataLog(logs.getOrCreate(
-                METADATA_PARTITION, Uuid.METADATA_TOPIC_ID, PartitionLogMetadataLog.TOPIC_CONFIG));
-            final Controller controller = new Controller(metadataLog, time::milliseconds, props);
-            controllerApis = new ControllerApis(controller);
-            controllerApis.start();
-            controllerClient = controllerApis.localClient();
-        }
-        else
-        {
-            final BrokerConfig.Listener address = config.controllerAddress();
-            controllerClient = clients.get(CONTROLLER_CLIENT_ID, address.host(), address.port());
-        }
+        startQuorum(props, clusterId);
 
         replicas = new ReplicaManager(config.replicaConfig(), logs,
             (tp, topicId, leaderEpoch, partitionEpoch, isr) ->
@@ -308,11 +287,6 @@ public final class BrokerServer implements AutoCloseable
         {
             groups.add(group(describeQuorumApis::maxVersion, describeQuorumApis::minVersion,
                 describeQuorumApis::handle));
-        }
-        if (controllerApis != null && raftApis == null)
-        {
-            // One controller: brokers reach it on its client listener.
-            groups.add(controllerGroup(controllerApis, dataPath));
         }
         groups.add(group(dataPath::maxVersion, dataPath::minVersion, dataPath::handle));
         groups.add(group(metadataApis::maxVersion, metadataApis::minVersion, metadataApis::handle));
@@ -360,7 +334,7 @@ public final class BrokerServer implements AutoCloseable
      * (formatted on first start), the controller fed by its commits, and its Raft RPCs served on the controller
      * listener; on every node, the client that finds the active voter.
      */
-    private void startReplicatedController(final Map<String, String> props, final String clusterId)
+    private void startQuorum(final Map<String, String> props, final String clusterId)
     {
         final int id = config.nodeId();
         final Map<Integer, java.net.InetSocketAddress> voters = new java.util.TreeMap<>();
@@ -450,18 +424,9 @@ public final class BrokerServer implements AutoCloseable
             config.getLong(BrokerConfig.MIRROR_REPLICATION_THROTTLED_RATE_CONFIG), mirrorFetcherConfig(),
             NodeClientConfig.defaults("broker-" + id + "-mirror-fetcher"));
         // Operations that are the controller's go to the active voter's controller listener, retried across the
-        // voters for up to the mirror request timeout (without a quorum: the one controller's address).
-        final ControllerForwarder forwarder;
-        if (config.replicatedController())
-        {
-            forwarder = new ControllerForwarder(activeVoters, activeController::currentVoter, timeoutMs, time);
-        }
-        else
-        {
-            final BrokerConfig.Listener single = config.controllerAddress();
-            forwarder = new ControllerForwarder(List.of(java.net.InetSocketAddress.createUnresolved(single.host(),
-                single.port())), () -> 0, timeoutMs, time);
-        }
+        // voters for up to the mirror request timeout.
+        final ControllerForwarder forwarder = new ControllerForwarder(activeVoters, activeController::currentVoter,
+            timeoutMs, time);
         final MirrorApis[] apis = new MirrorApis[1];
         mirrorCoordinator = new MirrorCoordinator(id, replicas, metadata::image, store,
             (topicId, epochs, floor) -> apis[0].controllerChannel().bumpLeaderEpochs(topicId, epochs, floor),
@@ -475,7 +440,8 @@ public final class BrokerServer implements AutoCloseable
         mirrorMetrics = MirrorMetrics.forCoordinator(id, mirrorCoordinator, ManagementFactory.getPlatformMBeanServer(),
             time::milliseconds);
         mirrorApis = new MirrorApis(id, metadata::image, mirrorCoordinator, mirrorController, mirrorMetadataManager,
-            forwarder, timeoutMs);
+            forwarder, timeoutMs, replicas, () -> ensureMirrorStateTopic(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG,
+                TopicConfig.CLEANUP_POLICY_COMPACT)));
         apis[0] = mirrorApis;
     }
 
@@ -574,52 +540,6 @@ public final class BrokerServer implements AutoCloseable
         final Map<String, String> topicConfig)
     {
         return metadataApis.ensureTopic(topic, partitions, rf, topicConfig).thenApply(ignored -> null);
-    }
-
-    /**
-     * The single controller's APIs on a client listener (without a metadata quorum there is no controller
-     * listener): a Fetch of the metadata log goes to it, every other Fetch to the data path; client CreateTopics
-     * and the like stay with the broker's {@code MetadataApis}, which reaches the controller in-process.
-     */
-    private static ApiGroup controllerGroup(final ControllerApis controller, final DataPathApis dataPath)
-    {
-        return new ApiGroup()
-        {
-            @Override
-            public short maxVersion(final ApiKeys key)
-            {
-                if (key == ApiKeys.FETCH)
-                {
-                    return dataPath.maxVersion(key);
-                }
-                return isControllerOnly(key) ? controller.maxVersion(key) : -1;
-            }
-
-            @Override
-            public short minVersion(final ApiKeys key)
-            {
-                return key == ApiKeys.FETCH ? dataPath.minVersion(key) : controller.minVersion(key);
-            }
-
-            @Override
-            public CompletableFuture<AbstractResponse> handle(final RequestContext context,
-                final AbstractRequest request)
-            {
-                if (request.apiKey() == ApiKeys.FETCH)
-                {
-                    final FetchRequestData data = ((FetchRequest)request).data();
-                    return ControllerApis.isMetadataFetch(data) ? controller.handle(context, request) :
-                        dataPath.handle(context, request);
-                }
-                return controller.handle(context, request);
-            }
-        };
-    }
-
-    private static boolean isControllerOnly(final ApiKeys key)
-    {
-        return key == ApiKeys.BROKER_REGISTRATION || key == ApiKeys.BROKER_HEARTBEAT ||
-            key == ApiKeys.ALTER_PARTITION || key == ApiKeys.ALLOCATE_PRODUCER_IDS;
     }
 
     private interface Handler

@@ -28,7 +28,7 @@ import io.syncmirror.broker.storage.PartitionLog;
  * (so a coordinator started later reads what an earlier one wrote, as after a move), appends complete at once
  * unless the test holds them, and a partition can be told to refuse appends. Thread-safe.
  */
-final class FakeReplicaAccess implements ReplicaAccess
+public final class FakeReplicaAccess implements ReplicaAccess
 {
     private final Map<TopicPartition, FakeLog> logs = new HashMap<>();
     private final Map<String, List<LeadershipListener>> listeners = new HashMap<>();
@@ -38,12 +38,12 @@ final class FakeReplicaAccess implements ReplicaAccess
     private final List<Runnable> held = new ArrayList<>();
     private boolean holding;
 
-    synchronized FakeLog log(final TopicPartition partition)
+    public synchronized FakeLog log(final TopicPartition partition)
     {
         return logs.computeIfAbsent(partition, FakeLog::new);
     }
 
-    synchronized void refuseAppends(final TopicPartition partition, final boolean refuse)
+    public synchronized void refuseAppends(final TopicPartition partition, final boolean refuse)
     {
         if (refuse)
         {
@@ -205,7 +205,7 @@ final class FakeReplicaAccess implements ReplicaAccess
     }
 
     /** A partition's log: batches with offsets assigned on append. */
-    static final class FakeLog implements PartitionLog
+    public static final class FakeLog implements PartitionLog
     {
         private final TopicPartition partition;
         private final List<MemoryRecords> batches = new ArrayList<>();

@@ -24,19 +24,13 @@ class SyncRegistrationLedgerTest
     private static final Uuid PAYMENTS = new Uuid(1L, 2L);
 
     /** __mirror_state as a map of its latest values. */
-    private static final class Store implements MirrorStateStore
+    private static final class Store implements SyncRegistrationLedger.LedgerRecords
     {
         final Map<String, byte[]> raw = new ConcurrentHashMap<>();
         boolean failWrites;
 
         @Override
-        public void write(final MirrorStateRecord record)
-        {
-            writeRaw(record.key(), record.value());
-        }
-
-        @Override
-        public void writeRaw(final byte[] key, final byte[] value)
+        public void write(final byte[] key, final byte[] value)
         {
             if (failWrites)
             {
@@ -46,26 +40,9 @@ class SyncRegistrationLedgerTest
         }
 
         @Override
-        public Optional<byte[]> readRaw(final byte[] key)
+        public Optional<byte[]> read(final byte[] key)
         {
             return Optional.ofNullable(raw.get(java.util.Arrays.toString(key)));
-        }
-
-        @Override
-        public Optional<MirrorStateRecord> read(final String mirrorName, final Uuid topicId, final int partition)
-        {
-            return Optional.empty();
-        }
-
-        @Override
-        public Optional<MirrorStateRecord> readAnyMirror(final Uuid topicId, final int partition)
-        {
-            return Optional.empty();
-        }
-
-        @Override
-        public void close()
-        {
         }
     }
 

@@ -19,7 +19,7 @@ class BrokerConfigTest
     {
         final Map<String, String> props = new HashMap<>();
         props.put("node.id", "3");
-        props.put("controller.quorum.bootstrap.servers", "127.0.0.1:9092");
+        props.put("controller.quorum.voters", "1@127.0.0.1:9093");
         return props;
     }
 
@@ -42,14 +42,16 @@ class BrokerConfigTest
     {
         final Map<String, String> props = minimal();
         props.put("process.roles", "broker,controller");
-        props.put("listeners", "PLAINTEXT://127.0.0.1:9093,INTERNAL://0.0.0.0:9094");
+        props.put("controller.quorum.voters", "3@127.0.0.1:9095");
+        props.put("controller.listener.names", "CONTROLLER");
+        props.put("listeners", "PLAINTEXT://127.0.0.1:9093,INTERNAL://0.0.0.0:9094,CONTROLLER://127.0.0.1:9095");
         props.put("advertised.listeners", "PLAINTEXT://broker-3.example:9093");
         props.put("log.dirs", "/data/a,/data/b");
         props.put("log.retention.hours", "2");
         props.put("min.insync.replicas", "2");
         final BrokerConfig config = new BrokerConfig(props);
         assertTrue(config.runsController());
-        assertEquals(2, config.listeners().size());
+        assertEquals(3, config.listeners().size());
         assertEquals(new BrokerConfig.Listener("INTERNAL", "0.0.0.0", 9094), config.listeners().get(1));
         assertEquals("broker-3.example", config.advertisedListeners().get(0).host());
         assertEquals(List.of(Path.of("/data/a"), Path.of("/data/b")), config.logDirs());
@@ -70,10 +72,10 @@ class BrokerConfigTest
         assertTrue(assertThrows(ConfigException.class, () -> new BrokerConfig(badPort)).getMessage()
             .contains("listeners"));
 
-        final Map<String, String> twoControllers = minimal();
-        twoControllers.put("controller.quorum.bootstrap.servers", "a:1,b:2");
-        assertTrue(assertThrows(ConfigException.class, () -> new BrokerConfig(twoControllers)).getMessage()
-            .contains("controller.quorum.bootstrap.servers"));
+        final Map<String, String> badVoter = minimal();
+        badVoter.put("controller.quorum.voters", "1@a:one");
+        assertTrue(assertThrows(ConfigException.class, () -> new BrokerConfig(badVoter)).getMessage()
+            .contains("controller.quorum.voters"));
 
         final Map<String, String> waiters = minimal();
         waiters.put("syncmirror.produce.waiters.per.partition", "100");
@@ -124,7 +126,6 @@ class BrokerConfigTest
     void shouldReadTheQuorumKeys()
     {
         final BrokerConfig config = new BrokerConfig(voter(2));
-        assertTrue(config.replicatedController());
         assertEquals(List.of(1, 2, 3), List.copyOf(config.controllerVoters().keySet()));
         assertEquals(19092, config.controllerVoters().get(2).getPort());
         assertEquals(new BrokerConfig.Listener("CONTROLLER", "127.0.0.1", 19092), config.controllerListener());
@@ -133,7 +134,8 @@ class BrokerConfigTest
         final Map<String, String> broker = new HashMap<>();
         broker.put("node.id", "7");
         broker.put("controller.quorum.voters", voter(1).get("controller.quorum.voters"));
-        assertTrue(new BrokerConfig(broker).replicatedController());
+        assertEquals(3, new BrokerConfig(broker).controllerVoters().size());
+        assertFalse(new BrokerConfig(broker).runsController());
     }
 
     @Test
@@ -141,9 +143,9 @@ class BrokerConfigTest
     void shouldRefuseBadQuorumSettings()
     {
         final Map<String, Map<String, String>> cases = new java.util.LinkedHashMap<>();
-        final Map<String, String> both = voter(1);
-        both.put("controller.quorum.bootstrap.servers", "127.0.0.1:9092");
-        cases.put("not both", both);
+        final Map<String, String> dynamic = voter(1);
+        dynamic.put("controller.quorum.bootstrap.servers", "127.0.0.1:19091");
+        cases.put("dynamic metadata quorums (KIP-853) are not supported", dynamic);
         final Map<String, String> even = voter(1);
         even.put("controller.quorum.voters", "1@127.0.0.1:19091,2@127.0.0.1:19092");
         cases.put("1, 3 or 5 voters", even);
@@ -172,9 +174,9 @@ class BrokerConfigTest
         final Map<String, String> onlyController = voter(1);
         onlyController.put("listeners", "CONTROLLER://127.0.0.1:19091");
         cases.put("besides the controller's", onlyController);
-        final Map<String, String> neither = voter(1);
-        neither.remove("controller.quorum.voters");
-        cases.put("controller.quorum.bootstrap.servers", neither);
+        final Map<String, String> noQuorum = voter(1);
+        noQuorum.remove("controller.quorum.voters");
+        cases.put("required: the static metadata quorum", noQuorum);
         final Map<String, String> controllerOnly = voter(1);
         controllerOnly.put("process.roles", "controller");
         cases.put("(a controller-only node) is not supported", controllerOnly);

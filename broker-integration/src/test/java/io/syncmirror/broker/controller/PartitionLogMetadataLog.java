@@ -9,8 +9,10 @@ import io.syncmirror.broker.metadata.MetadataRecordCodec;
 import io.syncmirror.broker.storage.PartitionLog;
 
 /**
- * The durable {@link MetadataLog}: {@code __cluster_metadata-0} on a {@link PartitionLog} in the controller's
- * first log directory. Thread-safety as {@link MetadataLog}: appends from one thread, reads from any.
+ * A {@link MetadataLog} on a {@link PartitionLog}, committed on append: the controller's tests run a controller on
+ * it without a metadata quorum, and reopen it as a restart would (brokers run theirs on the quorum's log,
+ * {@code quorum.RaftMetadataLog}, a quorum of one for a single controller). Thread-safety as {@link MetadataLog}:
+ * appends from one thread, reads from any.
  *
  * <p>An append is flushed before it counts, so everything the log holds when it is reopened was committed:
  * opening moves the HW to the log end (the log store does not need to have checkpointed it).
@@ -18,10 +20,10 @@ import io.syncmirror.broker.storage.PartitionLog;
  * <p>Open the underlying log with {@link #TOPIC_CONFIG}: Kafka's default retention (7 days) would delete the
  * metadata log's old segments, and with them the cluster's state (there are no snapshots yet).
  */
-public final class PartitionLogMetadataLog implements MetadataLog
+final class PartitionLogMetadataLog implements MetadataLog
 {
     /** Topic config overrides for {@code __cluster_metadata-0}: keep everything, never compact. */
-    public static final java.util.Map<String, String> TOPIC_CONFIG = java.util.Map.of(
+    static final java.util.Map<String, String> TOPIC_CONFIG = java.util.Map.of(
         "retention.ms", "-1", "retention.bytes", "-1", "cleanup.policy", "delete");
 
     /** Batches are written with this leader epoch; with one controller there is never another. */
@@ -29,7 +31,7 @@ public final class PartitionLogMetadataLog implements MetadataLog
 
     private final PartitionLog partitionLog;
 
-    public PartitionLogMetadataLog(final PartitionLog partitionLog)
+    PartitionLogMetadataLog(final PartitionLog partitionLog)
     {
         this.partitionLog = partitionLog;
         partitionLog.maybeIncrementHighWatermark(partitionLog.logEndOffset());
