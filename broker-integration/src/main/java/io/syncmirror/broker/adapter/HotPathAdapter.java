@@ -50,7 +50,7 @@ public final class HotPathAdapter
         this.maxReplicas = maxReplicas;
         this.slots = new PartitionSlotIndex(slotCapacity);
         this.table = new PartitionTable(slotCapacity,
-            new PartitionRowDescriptor(maxReplicas, MirrorLinks.MAX_LINKS, maxReplicas,
+            new PartitionRowDescriptor(maxReplicas, MirrorLinks.ROW_LINK_BLOCKS, maxReplicas,
                 WaiterRings.bytesFor(waitersPerPartition)));
         this.gate = new HighWatermarkGate(table);
         this.purgatory = new DelayedProducePurgatory(gate, waitersPerPartition, maxShards);

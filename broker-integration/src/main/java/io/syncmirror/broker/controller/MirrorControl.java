@@ -19,6 +19,7 @@ import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.internals.Topic;
 import org.apache.kafka.common.protocol.Errors;
 
+import io.syncmirror.broker.adapter.MirrorLinks;
 import io.syncmirror.broker.metadata.MetadataRecord;
 import io.syncmirror.broker.metadata.MirrorDefinition;
 
@@ -34,6 +35,12 @@ import io.syncmirror.broker.metadata.MirrorDefinition;
  */
 final class MirrorControl
 {
+    /**
+     * The sync mirrors a source cluster gates produces on at once: each of its brokers gives every registered
+     * mirror one link, a block of every partition row (MirrorLinks), and has this many.
+     */
+    static final int MAX_SYNC_MIRRORS = MirrorLinks.MAX_LINKS;
+
     private final ClusterControl cluster;
     private final ReplicationControl replication;
     private final TopicConfigControl configs;
@@ -42,6 +49,8 @@ final class MirrorControl
     private final TreeMap<String, MirrorDefinition> mirrors = new TreeMap<>();
     /** Source role: each topic's registered sync mirrors. */
     private final Map<Uuid, TreeSet<String>> registeredMirrors = new HashMap<>();
+    /** Source role: how many topics each registered sync mirror is registered for. */
+    private final Map<String, Integer> topicsPerSyncMirror = new TreeMap<>();
     /** Destination role: each mirror topic's effective mirror type (absent: ASYNC). */
     private final Map<Uuid, Byte> mirrorTypes = new HashMap<>();
 
@@ -68,12 +77,21 @@ final class MirrorControl
     {
         if (record.registered())
         {
-            registeredMirrors.computeIfAbsent(record.topicId(), k -> new TreeSet<>()).add(record.mirrorName());
+            if (registeredMirrors.computeIfAbsent(record.topicId(), k -> new TreeSet<>()).add(record.mirrorName()))
+            {
+                topicsPerSyncMirror.merge(record.mirrorName(), 1, Integer::sum);
+            }
         }
-        else if (registeredMirrors.containsKey(record.topicId()))
+        else if (registeredMirrors.containsKey(record.topicId()) &&
+            registeredMirrors.get(record.topicId()).remove(record.mirrorName()))
         {
-            registeredMirrors.get(record.topicId()).remove(record.mirrorName());
+            forgetOneTopic(record.mirrorName());
         }
+    }
+
+    private void forgetOneTopic(final String mirrorName)
+    {
+        topicsPerSyncMirror.computeIfPresent(mirrorName, (name, topics) -> topics > 1 ? topics - 1 : null);
     }
 
     void replay(final MetadataRecord.MirrorTopicTypeChange record)
@@ -97,7 +115,11 @@ final class MirrorControl
     /** The topic was deleted: its registrations and mirror type go with it. */
     void removeTopic(final Uuid topicId)
     {
-        registeredMirrors.remove(topicId);
+        final TreeSet<String> names = registeredMirrors.remove(topicId);
+        if (names != null)
+        {
+            names.forEach(this::forgetOneTopic);
+        }
         mirrorTypes.remove(topicId);
     }
 
@@ -340,13 +362,24 @@ final class MirrorControl
     /**
      * Source role: adds a destination mirror to a topic's sync registration set, or removes it, through the
      * metadata log (MirrorSyncRegistrationChange), so every source broker's image shows it. A change that is
-     * already in force writes nothing. UNKNOWN_TOPIC_ID for a topic this cluster does not have.
+     * already in force writes nothing. UNKNOWN_TOPIC_ID for a topic this cluster does not have; POLICY_VIOLATION
+     * for a mirror that would make the cluster's registered sync mirrors more than {@link #MAX_SYNC_MIRRORS}.
      */
     MirrorOpResult changeSyncRegistration(final Uuid topicId, final String mirrorName, final boolean registered)
     {
         if (!replication.hasTopic(topicId))
         {
             return MirrorOpResult.error(Errors.UNKNOWN_TOPIC_ID, "no topic with id " + topicId + " on this cluster");
+        }
+        if (registered && !topicsPerSyncMirror.containsKey(mirrorName) &&
+            topicsPerSyncMirror.size() >= MAX_SYNC_MIRRORS)
+        {
+            // A broker could not give it a link, and would hold the partitions' HW rather than acknowledge
+            // without the mirror: refused here, where the whole cluster's registrations are known.
+            return MirrorOpResult.error(Errors.POLICY_VIOLATION, "this source cluster already gates produces on "
+                + MAX_SYNC_MIRRORS + " sync mirrors " + topicsPerSyncMirror.keySet() + ", the most its brokers can "
+                + "serve; mirror '" + mirrorName + "' can register once one of them is released or demoted on "
+                + "every topic");
         }
         if (registeredMirrors(topicId).contains(mirrorName) != registered)
         {

@@ -6,7 +6,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -17,18 +16,16 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.ApiError;
 
 import io.syncmirror.broker.controller.EpochBumpResult;
 import io.syncmirror.broker.coordinator.ReplicaAccess;
 import io.syncmirror.broker.controller.MirrorController;
 import io.syncmirror.broker.controller.MirrorMetadataManager;
 import io.syncmirror.broker.controller.MirrorOpResult;
-import io.syncmirror.broker.metadata.BrokerEndpoint;
 import io.syncmirror.broker.metadata.MetadataImage;
 import io.syncmirror.broker.metadata.MirrorDefinition;
 import io.syncmirror.broker.metadata.MirrorTopicConfig;
-import io.syncmirror.broker.metadata.PartitionState;
-import io.syncmirror.broker.metadata.TopicMetadata;
 import io.syncmirror.broker.network.MirrorRequestHandler;
 import io.syncmirror.protocol.AddTopicsToMirrorRequestData;
 import io.syncmirror.protocol.AddTopicsToMirrorResponseData;
@@ -41,13 +38,10 @@ import io.syncmirror.protocol.CreateClusterMirrorResponseData;
 import io.syncmirror.protocol.DeleteClusterMirrorRequestData;
 import io.syncmirror.protocol.DeleteClusterMirrorResponseData;
 import io.syncmirror.protocol.DescribeClusterMirrorsRequestData;
-import io.syncmirror.protocol.DescribeClusterMirrorsResponseData;
 import io.syncmirror.protocol.LastMirroredOffsetsRequestData;
-import io.syncmirror.protocol.LastMirroredOffsetsResponseData;
 import io.syncmirror.protocol.MirrorApiKeys;
 import io.syncmirror.protocol.MirrorRequestHeader;
 import io.syncmirror.protocol.MirrorType;
-import io.syncmirror.protocol.MirrorWireClient;
 import io.syncmirror.protocol.RegisterMirrorSyncTopicRequestData;
 import io.syncmirror.protocol.RegisterMirrorSyncTopicResponseData;
 import io.syncmirror.protocol.RemoveTopicsFromMirrorRequestData;
@@ -68,9 +62,8 @@ import io.syncmirror.protocol.UnregisterMirrorSyncTopicResponseData;
  *       the request to it unchanged over the mirror wire protocol (kafka-clients' NetworkClient cannot send these
  *       keys), as KRaft brokers forward admin requests.</li>
  *   <li>DescribeClusterMirrors is answered from the metadata image for mirrors and topics and from the partition
- *       leaders for per-partition state: the receiving broker asks every live broker for the partitions it leads
- *       ({@code LocalPartitionsOnly}) and merges the answers.</li>
- *   <li>LastMirroredOffsets is answered by the partition leader from its mirror coordinator's state (failback).</li>
+ *       leaders for per-partition state, LastMirroredOffsets by the partition leader from its mirror
+ *       coordinator's state (failback): {@link MirrorDescribeApis}.</li>
  *   <li>RegisterMirrorSyncTopic and UnregisterMirrorSyncTopic (source role) are decided by the owner of the
  *       mirror's sync registration ledger, the leader of the {@code __mirror_state} partition its record hashes
  *       to ({@link SyncRegistrationApis}, {@link SyncLedgerOwner}), which answers each admitted change only once
@@ -78,11 +71,9 @@ import io.syncmirror.protocol.UnregisterMirrorSyncTopicResponseData;
  *       {@code RegistrationChangeOnly}); other brokers pass the request on to the owner. Unregister with the
  *       Release tagged field is an operator's {@code --release-sync}: the topics (all the mirror registered, when
  *       none are named) lose their registration and keep a sticky Released marker.</li>
- *   <li>AlterMirrorTopicType (destination role) sets the desired mirror type on every partition, through the
- *       coordinator of each partition's leader (the request passed on with {@code LocalPartitionsOnly}); a
- *       demotion also commits the effective ASYNC type at once (the request passed to the controller node with
- *       {@code Effective}), and the coordinators then unregister at the source. A promotion answers NONE, with
- *       a "pending lag drain" note while any partition lags; the coordinators promote.</li>
+ *   <li>AlterMirrorTopicType (destination role) sets the desired mirror type on every partition
+ *       ({@link MirrorTypeApis}); its effective type, sent with {@code Effective}, is controller work as
+ *       above.</li>
  * </ul>
  *
  * <p>Authorization: the broker has no authorizer configured (no ACLs at all), so every principal may run these;
@@ -90,6 +81,11 @@ import io.syncmirror.protocol.UnregisterMirrorSyncTopicResponseData;
  */
 public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
 {
+    /** The controller's answer to a Register or Unregister that is not a ledger's registration change. */
+    private static final MirrorOpResult NOT_A_CHANGE = MirrorOpResult.error(Errors.INVALID_REQUEST,
+        "the controller commits only the registration changes a sync registration ledger decided " +
+            "(RegistrationChangeOnly); send Register and Unregister to a broker listener");
+
     private final int brokerId;
     private final Supplier<MetadataImage> image;
     private final MirrorCoordinator coordinator;
@@ -104,6 +100,8 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
     private final ExecutorService pool;
     /** Calls to the other brokers that pool threads wait for: a pool of its own, so the waits cannot starve. */
     private final ExecutorService fanOut;
+    private final MirrorDescribeApis describe;
+    private final MirrorTypeApis types;
     /** The sync registration ledgers of the {@code __mirror_state} partitions this broker leads (source role). */
     private final SyncLedgerOwner ledgerOwner;
     private final SyncRegistrationApis syncRegistrations;
@@ -159,7 +157,11 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
         this.syncRegistrations = new SyncRegistrationApis(brokerId, image, ledgerOwner, ledgerTopic,
             (broker, request, type) -> forwardClients.send(broker.host(), broker.port(), request, type), timeoutMs,
             System::currentTimeMillis);
-        coordinator.syncChannel(syncChannel());
+        this.describe = new MirrorDescribeApis(brokerId, image, coordinator, metadataManager, clients, fanOut,
+            timeoutMs);
+        this.types = new MirrorTypeApis(brokerId, image, coordinator, describe, this::commitEffective, clients,
+            fanOut, timeoutMs);
+        coordinator.syncChannel(types.syncChannel());
     }
 
     @Override
@@ -180,7 +182,8 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
         {
             case DESCRIBE_CLUSTER_MIRRORS -> describe((DescribeClusterMirrorsRequestData)request);
             case LAST_MIRRORED_OFFSETS ->
-                CompletableFuture.completedFuture(lastMirroredOffsets((LastMirroredOffsetsRequestData)request));
+                CompletableFuture.completedFuture(describe.lastMirroredOffsets(
+                    (LastMirroredOffsetsRequestData)request));
             case ALTER_MIRROR_TOPIC_TYPE -> alterMirrorTopicType((AlterMirrorTopicTypeRequestData)request);
             case REGISTER_MIRROR_SYNC_TOPIC, UNREGISTER_MIRROR_SYNC_TOPIC -> registrationChangeOnly(request) ?
                 controllerOperation(request) : syncRegistration(request);
@@ -456,12 +459,12 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
                     final String key = mirror + "/" + entry.getKey();
                     if (syncNames.contains(key))
                     {
-                        maybeNote(result, setDesiredSyncOnAdd(mirror, java.util.regex.Pattern.compile(
+                        maybeNote(result, types.setDesiredSyncOnAdd(mirror, java.util.regex.Pattern.compile(
                             java.util.regex.Pattern.quote(entry.getKey())), deadlineMs));
                     }
                     else if (syncPatterns.contains(key))
                     {
-                        maybeNote(result, setDesiredSyncOnAdd(mirror, java.util.regex.Pattern.compile(
+                        maybeNote(result, types.setDesiredSyncOnAdd(mirror, java.util.regex.Pattern.compile(
                             entry.getKey()), deadlineMs));
                     }
                 }
@@ -479,61 +482,6 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
         }
     }
 
-    /**
-     * {@code --add --sync}: once the added topics are in this broker's image and their partitions have leaders,
-     * their desired type becomes SYNC on every partition (the same path as {@code --alter --sync}); the
-     * coordinators promote them when their lag is 0. Null when done, else what is left undone.
-     */
-    private String setDesiredSyncOnAdd(final String mirrorName, final java.util.regex.Pattern names,
-        final long deadlineMs)
-    {
-        String left = "no topic matched yet";
-        boolean first = true;
-        while (first || System.currentTimeMillis() < deadlineMs)
-        {
-            first = false; // at least one try, however long the commit before it took
-            final List<AlterMirrorTopicTypeRequestData.AlterMirrorTopic> topics = new ArrayList<>();
-            final Map<String, Integer> partitionCounts = new HashMap<>();
-            for (final TopicMetadata topic : image.get().topics())
-            {
-                if (mirrorName.equals(MirrorTopicConfig.activeMirror(topic.config())) &&
-                    names.matcher(topic.name()).matches())
-                {
-                    topics.add(new AlterMirrorTopicTypeRequestData.AlterMirrorTopic().setTopicId(topic.id())
-                        .setTopicName(topic.name()).setMirrorType(MirrorType.SYNC.id()));
-                    partitionCounts.put(topic.name(), topic.partitions().size());
-                }
-            }
-            if (!topics.isEmpty())
-            {
-                final Map<String, java.util.Set<Integer>> applied = applyDesiredEverywhere(mirrorName, topics);
-                final List<String> missing = new ArrayList<>();
-                for (final Map.Entry<String, Integer> entry : partitionCounts.entrySet())
-                {
-                    if (applied.getOrDefault(entry.getKey(), java.util.Set.of()).size() < entry.getValue())
-                    {
-                        missing.add(entry.getKey());
-                    }
-                }
-                if (missing.isEmpty())
-                {
-                    return null;
-                }
-                left = "partitions of " + missing + " have no leader coordinating them yet";
-            }
-            try
-            {
-                Thread.sleep(50);
-            }
-            catch (final InterruptedException e)
-            {
-                Thread.currentThread().interrupt();
-                break;
-            }
-        }
-        return "desired type SYNC not set within " + timeoutMs + " ms (" + left + "); run --alter --sync to set it";
-    }
-
     private static TopicResultsResponseData.TopicResult topicResult(final String topic, final MirrorOpResult result)
     {
         return new TopicResultsResponseData.TopicResult().setTopicName(topic).setErrorCode(result.error().code())
@@ -541,6 +489,12 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
     }
 
     private <T> T await(final CompletableFuture<T> future)
+    {
+        return await(future, timeoutMs);
+    }
+
+    /** Waits for a controller operation (or a coordinator's write) for up to {@code timeoutMs}; its result. */
+    static <T> T await(final CompletableFuture<T> future, final long timeoutMs)
     {
         try
         {
@@ -570,11 +524,13 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
      * The ledger owner's port to the controller: commits one topic's registration change (in-process on the active
      * controller, else sent to it as a Register or Unregister with {@code RegistrationChangeOnly}).
      */
-    private Errors commitRegistrationChange(final Uuid topicId, final String mirrorName, final boolean registered)
+    private ApiError commitRegistrationChange(final Uuid topicId, final String mirrorName,
+        final boolean registered)
     {
         if (localController())
         {
-            return await(controller.changeSyncRegistration(topicId, mirrorName, registered)).error();
+            final MirrorOpResult result = await(controller.changeSyncRegistration(topicId, mirrorName, registered));
+            return new ApiError(result.error(), result.message());
         }
         if (registered)
         {
@@ -582,14 +538,15 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
                 new RegisterMirrorSyncTopicRequestData().setMirrorName(mirrorName).setRegistrationChangeOnly(true)
                     .setTopics(List.of(new RegisterMirrorSyncTopicRequestData.TopicState().setTopicId(topicId))),
                 RegisterMirrorSyncTopicResponseData.class);
-            return response.topics().isEmpty() ? Errors.UNKNOWN_SERVER_ERROR :
-                Errors.forCode(response.topics().get(0).errorCode());
+            return response.topics().isEmpty() ? new ApiError(Errors.UNKNOWN_SERVER_ERROR,
+                "the controller answered no result") : new ApiError(Errors.forCode(response.topics().get(0)
+                    .errorCode()), response.topics().get(0).errorMessage());
         }
         final UnregisterMirrorSyncTopicResponseData response = sendToController(forwardClients,
             new UnregisterMirrorSyncTopicRequestData().setMirrorName(mirrorName).setRegistrationChangeOnly(true)
                 .setTopics(List.of(new UnregisterMirrorSyncTopicRequestData.TopicState().setTopicId(topicId))),
             UnregisterMirrorSyncTopicResponseData.class);
-        return Errors.forCode(response.errorCode());
+        return new ApiError(Errors.forCode(response.errorCode()), response.errorMessage());
     }
 
     /** The active controller's side: commits the registration changes of a RegistrationChangeOnly request. */
@@ -620,33 +577,21 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
         return new UnregisterMirrorSyncTopicResponseData();
     }
 
-    /** The controller's answer to a Register or Unregister that is not a ledger's registration change. */
-    private static final MirrorOpResult NOT_A_CHANGE = MirrorOpResult.error(Errors.INVALID_REQUEST,
-        "the controller commits only the registration changes a sync registration ledger decided " +
-            "(RegistrationChangeOnly); send Register and Unregister to a broker listener");
-
-    private static TopicResultsResponseData.TopicResult result(final String topic, final Errors error,
-        final String message)
-    {
-        return new TopicResultsResponseData.TopicResult().setTopicName(topic).setErrorCode(error.code())
-            .setErrorMessage(message);
-    }
-
     // ------------------------------------------------------------------------------------------------------
-    // Synchronous mirroring, destination role: AlterMirrorTopicType.
+    // AlterMirrorTopicType (MirrorTypeApis) and DescribeClusterMirrors (MirrorDescribeApis).
     // ------------------------------------------------------------------------------------------------------
 
     private CompletableFuture<ApiMessage> alterMirrorTopicType(final AlterMirrorTopicTypeRequestData request)
     {
         if (request.effective())
         {
-            return !localController() ? forward(request) : handleAsController(request);
+            return controllerOperation(request);
         }
         if (request.localPartitionsOnly())
         {
-            return CompletableFuture.supplyAsync(() -> applyDesiredLocally(request), pool);
+            return CompletableFuture.supplyAsync(() -> types.applyDesiredLocally(request), pool);
         }
-        return CompletableFuture.supplyAsync(() -> alterTypes(request), pool);
+        return CompletableFuture.supplyAsync(() -> types.alterTypes(request), pool);
     }
 
     /** Controller node: commits each topic's effective type (MirrorTopicTypeChange). */
@@ -661,544 +606,20 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
         return new AlterMirrorTopicTypeResponseData().setTopics(results);
     }
 
-    /**
-     * Sets the desired type on the partitions this broker leads; each topic's answer names them in its message
-     * (comma-separated partition indexes), which only the broker that passed the request on reads.
-     */
-    private AlterMirrorTopicTypeResponseData applyDesiredLocally(final AlterMirrorTopicTypeRequestData request)
+    /** Commits effective types: here when this node's controller is active, else at the active controller. */
+    private AlterMirrorTopicTypeResponseData commitEffective(final AlterMirrorTopicTypeRequestData request)
     {
-        final List<TopicResultsResponseData.TopicResult> results = new ArrayList<>();
-        // Every topic's writes go out before any is awaited: a request may name thousands of topics.
-        final List<CompletableFuture<java.util.Set<Integer>>> pending = new ArrayList<>();
-        for (final AlterMirrorTopicTypeRequestData.AlterMirrorTopic topic : request.topics())
-        {
-            pending.add(coordinator.setDesiredMirrorType(request.mirrorName(), topic.topicId(), topic.mirrorType()));
-        }
-        int index = 0;
-        for (final AlterMirrorTopicTypeRequestData.AlterMirrorTopic topic : request.topics())
-        {
-            final CompletableFuture<java.util.Set<Integer>> future = pending.get(index++);
-            try
-            {
-                final java.util.Set<Integer> applied = await(future);
-                final StringBuilder partitions = new StringBuilder();
-                for (final int partition : applied)
-                {
-                    partitions.append(partitions.length() == 0 ? "" : ",").append(partition);
-                }
-                results.add(result(topic.topicName(), Errors.NONE, partitions.toString()));
-            }
-            catch (final RuntimeException e)
-            {
-                results.add(result(topic.topicName(), Errors.forException(e), e.getMessage()));
-            }
-        }
-        return new AlterMirrorTopicTypeResponseData().setTopics(results);
+        return localController() ? commitEffectiveTypes(request) :
+            sendToController(clients, request, AlterMirrorTopicTypeResponseData.class);
     }
-
-    /** An operator's AlterMirrorTopicType: desired type on every partition, then demotion or the lag note. */
-    private AlterMirrorTopicTypeResponseData alterTypes(final AlterMirrorTopicTypeRequestData request)
-    {
-        final List<TopicResultsResponseData.TopicResult> results = new ArrayList<>();
-        final MetadataImage current = image.get();
-        final List<AlterMirrorTopicTypeRequestData.AlterMirrorTopic> valid = new ArrayList<>();
-        final Map<String, TopicMetadata> topics = new HashMap<>();
-        for (final AlterMirrorTopicTypeRequestData.AlterMirrorTopic topic : request.topics())
-        {
-            final Optional<TopicMetadata> found = SyncRegistrationApis.resolve(current, topic.topicId(), topic.topicName());
-            if (topic.mirrorType() != MirrorType.ASYNC.id() && topic.mirrorType() != MirrorType.SYNC.id())
-            {
-                results.add(result(topic.topicName(), Errors.INVALID_REQUEST, "unknown mirror type " +
-                    topic.mirrorType() + " (0 ASYNC, 1 SYNC)"));
-            }
-            else if (found.isEmpty())
-            {
-                results.add(result(topic.topicName(), Errors.UNKNOWN_TOPIC_OR_PARTITION, "topic '" +
-                    topic.topicName() + "' does not exist"));
-            }
-            else if (!request.mirrorName().equals(MirrorTopicConfig.activeMirror(found.get().config())))
-            {
-                results.add(result(topic.topicName(), Errors.INVALID_REQUEST, "topic '" + topic.topicName() +
-                    "' is not actively mirrored by cluster mirror '" + request.mirrorName() + "'"));
-            }
-            else
-            {
-                topics.put(found.get().name(), found.get());
-                valid.add(new AlterMirrorTopicTypeRequestData.AlterMirrorTopic().setTopicId(found.get().id())
-                    .setTopicName(found.get().name()).setMirrorType(topic.mirrorType()));
-            }
-        }
-        if (valid.isEmpty())
-        {
-            return new AlterMirrorTopicTypeResponseData().setTopics(results);
-        }
-        final Map<String, java.util.Set<Integer>> applied = applyDesiredEverywhere(request.mirrorName(), valid);
-        final Map<String, Long> lags = valid.stream().anyMatch(t -> t.mirrorType() == MirrorType.SYNC.id()) ?
-            lagsByPartition(request.mirrorName()) : Map.of();
-        for (final AlterMirrorTopicTypeRequestData.AlterMirrorTopic topic : valid)
-        {
-            final TopicMetadata metadata = topics.get(topic.topicName());
-            final List<Integer> missing = new ArrayList<>();
-            for (final PartitionState state : metadata.partitions())
-            {
-                if (!applied.getOrDefault(topic.topicName(), java.util.Set.of()).contains(state.partition()))
-                {
-                    missing.add(state.partition());
-                }
-            }
-            if (!missing.isEmpty())
-            {
-                results.add(result(topic.topicName(), Errors.LEADER_NOT_AVAILABLE, "partitions " + missing +
-                    " of topic '" + topic.topicName() + "' have no live leader coordinating them; retry"));
-                continue;
-            }
-            if (topic.mirrorType() == MirrorType.ASYNC.id())
-            {
-                // Demotion takes effect at once: the source stops gating when the coordinators' Unregister lands.
-                final TopicResultsResponseData.TopicResult committed = commitEffective(topic.topicId(),
-                    topic.topicName(), MirrorType.ASYNC.id());
-                results.add(committed);
-                continue;
-            }
-            final StringBuilder lagging = new StringBuilder();
-            for (final PartitionState state : metadata.partitions())
-            {
-                final long lag = lags.getOrDefault(topic.topicName() + "-" + state.partition(), -1L);
-                if (lag != 0)
-                {
-                    lagging.append(lagging.length() == 0 ? "" : ", ").append(state.partition()).append(": ")
-                        .append(lag < 0 ? "unknown" : Long.toString(lag));
-                }
-            }
-            final boolean alreadySync = current.syncState(topic.topicId()).mirrorType() == MirrorType.SYNC.id();
-            results.add(result(topic.topicName(), Errors.NONE, alreadySync || lagging.length() == 0 ? null :
-                "promotion to SYNC is pending lag drain (partition lags " + lagging + "); it happens automatically " +
-                    "once every partition's lag is 0"));
-        }
-        return new AlterMirrorTopicTypeResponseData().setTopics(results);
-    }
-
-    /** The desired type through every live broker's coordinator; per topic, the partitions that took it. */
-    private Map<String, java.util.Set<Integer>> applyDesiredEverywhere(final String mirrorName,
-        final List<AlterMirrorTopicTypeRequestData.AlterMirrorTopic> topics)
-    {
-        final AlterMirrorTopicTypeRequestData local = new AlterMirrorTopicTypeRequestData().setMirrorName(mirrorName)
-            .setTopics(topics).setLocalPartitionsOnly(true);
-        final List<CompletableFuture<AlterMirrorTopicTypeResponseData>> answers = new ArrayList<>();
-        for (final BrokerEndpoint broker : image.get().liveBrokers())
-        {
-            answers.add(broker.id() == brokerId ? CompletableFuture.completedFuture(applyDesiredLocally(local)) :
-                CompletableFuture.supplyAsync(() ->
-                {
-                    try
-                    {
-                        return clients.send(broker.host(), broker.port(), local,
-                            AlterMirrorTopicTypeResponseData.class);
-                    }
-                    catch (final IOException e)
-                    {
-                        return null; // that broker's partitions show as missing: the caller answers retriable
-                    }
-                }, fanOut));
-        }
-        final Map<String, java.util.Set<Integer>> applied = new HashMap<>();
-        for (final CompletableFuture<AlterMirrorTopicTypeResponseData> answer : answers)
-        {
-            final AlterMirrorTopicTypeResponseData response = answer.join();
-            if (response == null)
-            {
-                continue;
-            }
-            for (final TopicResultsResponseData.TopicResult topic : response.topics())
-            {
-                if (topic.errorCode() != Errors.NONE.code() || topic.errorMessage() == null ||
-                    topic.errorMessage().isEmpty())
-                {
-                    continue;
-                }
-                for (final String partition : topic.errorMessage().split(","))
-                {
-                    applied.computeIfAbsent(topic.topicName(), k -> new java.util.HashSet<>())
-                        .add(Integer.parseInt(partition.trim()));
-                }
-            }
-        }
-        return applied;
-    }
-
-    /** Lag of every partition of the mirror, keyed topic-partition, as the whole cluster's describe shows it. */
-    private Map<String, Long> lagsByPartition(final String mirrorName)
-    {
-        final Map<String, Long> lags = new HashMap<>();
-        final DescribeClusterMirrorsResponseData described = describeEverywhere(
-            new DescribeClusterMirrorsRequestData().setMirrorNames(List.of(mirrorName)));
-        for (final DescribeClusterMirrorsResponseData.MirrorDescription mirror : described.mirrors())
-        {
-            for (final DescribeClusterMirrorsResponseData.MirrorTopic topic : mirror.topics())
-            {
-                for (final DescribeClusterMirrorsResponseData.MirrorPartition partition : topic.partitions())
-                {
-                    lags.put(topic.topicName() + "-" + partition.partitionIndex(),
-                        partition.state() == MirrorPartitionState.MIRRORING.id() ? partition.lag() : -1L);
-                }
-            }
-        }
-        return lags;
-    }
-
-    /** Commits a topic's effective mirror type at the controller (in-process or forwarded). */
-    private TopicResultsResponseData.TopicResult commitEffective(final Uuid topicId, final String topicName,
-        final byte mirrorType)
-    {
-        final AlterMirrorTopicTypeRequestData request = new AlterMirrorTopicTypeRequestData().setEffective(true)
-            .setTopics(List.of(new AlterMirrorTopicTypeRequestData.AlterMirrorTopic().setTopicId(topicId)
-                .setTopicName(topicName).setMirrorType(mirrorType)));
-        try
-        {
-            final AlterMirrorTopicTypeResponseData response = localController() ? commitEffectiveTypes(request) :
-                sendToController(clients, request, AlterMirrorTopicTypeResponseData.class);
-            for (final TopicResultsResponseData.TopicResult result : response.topics())
-            {
-                return result.setTopicName(topicName);
-            }
-            return result(topicName, Errors.UNKNOWN_SERVER_ERROR, "the controller answered no result");
-        }
-        catch (final RuntimeException e)
-        {
-            return result(topicName, Errors.forException(e), e.getMessage());
-        }
-    }
-
-    /** The coordinator's sync control-path links: the controller, the other brokers, the mirror's source. */
-    private MirrorCoordinator.SyncChannel syncChannel()
-    {
-        return new MirrorCoordinator.SyncChannel()
-        {
-            @Override
-            public void commitMirrorType(final Uuid topicId, final byte mirrorType)
-            {
-                final String name = image.get().topic(topicId).map(TopicMetadata::name).orElse("");
-                final TopicResultsResponseData.TopicResult result = commitEffective(topicId, name, mirrorType);
-                if (result.errorCode() != Errors.NONE.code())
-                {
-                    throw Errors.forCode(result.errorCode()).exception("committing mirror type " + mirrorType +
-                        " of topic '" + name + "': " + result.errorMessage());
-                }
-            }
-
-            @Override
-            public Map<Uuid, Map<Integer, MirrorCoordinator.RemotePartition>> remotePartitions(
-                final String mirrorName)
-            {
-                final Map<Uuid, Map<Integer, MirrorCoordinator.RemotePartition>> remote = new HashMap<>();
-                final DescribeClusterMirrorsResponseData described = describeEverywhere(
-                    new DescribeClusterMirrorsRequestData().setMirrorNames(List.of(mirrorName)));
-                for (final DescribeClusterMirrorsResponseData.MirrorDescription mirror : described.mirrors())
-                {
-                    for (final DescribeClusterMirrorsResponseData.MirrorTopic topic : mirror.topics())
-                    {
-                        for (final DescribeClusterMirrorsResponseData.MirrorPartition p : topic.partitions())
-                        {
-                            if (p.leaderId() != brokerId && p.destinationOffset() >= 0)
-                            {
-                                remote.computeIfAbsent(topic.topicId(), k -> new HashMap<>()).put(p.partitionIndex(),
-                                    new MirrorCoordinator.RemotePartition(MirrorPartitionState.forId(p.state()),
-                                        p.lag(), p.syncFailingForMs()));
-                            }
-                        }
-                    }
-                }
-                return remote;
-            }
-
-            @Override
-            public <T extends ApiMessage> T sendToSource(final SourceCluster source, final ApiMessage request,
-                final Class<T> type) throws IOException
-            {
-                IOException last = null;
-                for (final String server : source.bootstrapServers().split(","))
-                {
-                    if (server.isBlank())
-                    {
-                        continue;
-                    }
-                    try
-                    {
-                        final MirrorWireClient.HostPort hostPort = MirrorWireClient.parse(server);
-                        return clients.send(hostPort.host(), hostPort.port(), request, type);
-                    }
-                    catch (final IOException e)
-                    {
-                        last = e;
-                    }
-                }
-                throw last != null ? last : new IOException("mirror '" + source.mirrorName() +
-                    "' has no source bootstrap server");
-            }
-        };
-    }
-
-    // ------------------------------------------------------------------------------------------------------
-    // DescribeClusterMirrors.
-    // ------------------------------------------------------------------------------------------------------
 
     private CompletableFuture<ApiMessage> describe(final DescribeClusterMirrorsRequestData request)
     {
         if (request.localPartitionsOnly())
         {
-            return CompletableFuture.completedFuture(describeLocally(request));
+            return CompletableFuture.completedFuture(describe.describeLocally(request));
         }
-        return CompletableFuture.supplyAsync(() -> describeEverywhere(request), pool);
-    }
-
-    /**
-     * The local answer merged with every other live broker's partitions, asked in parallel on the fan-out
-     * threads; blocks the caller (never a pool thread waiting on pool threads, which could starve the pool).
-     */
-    private DescribeClusterMirrorsResponseData describeEverywhere(final DescribeClusterMirrorsRequestData request)
-    {
-        final DescribeClusterMirrorsResponseData local = describeLocally(request);
-        final DescribeClusterMirrorsRequestData fanOutRequest = new DescribeClusterMirrorsRequestData()
-            .setMirrorNames(request.mirrorNames()).setLocalPartitionsOnly(true);
-        final List<CompletableFuture<DescribeClusterMirrorsResponseData>> answers = new ArrayList<>();
-        for (final BrokerEndpoint broker : image.get().liveBrokers())
-        {
-            if (broker.id() == brokerId)
-            {
-                continue;
-            }
-            answers.add(CompletableFuture.supplyAsync(() ->
-            {
-                try
-                {
-                    return clients.send(broker.host(), broker.port(), fanOutRequest,
-                        DescribeClusterMirrorsResponseData.class);
-                }
-                catch (final IOException e)
-                {
-                    return null; // that broker's partitions show as not reported
-                }
-            }, fanOut));
-        }
-        for (final CompletableFuture<DescribeClusterMirrorsResponseData> answer : answers)
-        {
-            final DescribeClusterMirrorsResponseData other = answer.join();
-            if (other != null)
-            {
-                merge(local, other);
-            }
-        }
-        return local;
-    }
-
-    /** The mirrors and their topics from this broker's image, with the partitions this broker coordinates. */
-    private DescribeClusterMirrorsResponseData describeLocally(final DescribeClusterMirrorsRequestData request)
-    {
-        final MetadataImage current = image.get();
-        final Map<String, MirrorDefinition> defined = current.mirrors();
-        final List<String> names = request.mirrorNames() == null ? new ArrayList<>(defined.keySet()) :
-            request.mirrorNames();
-        final Map<String, List<MirrorCoordinator.Status>> statusByTopic = new HashMap<>();
-        for (final MirrorCoordinator.Status status : coordinator.statuses())
-        {
-            statusByTopic.computeIfAbsent(status.partition().topic(), k -> new ArrayList<>()).add(status);
-        }
-        final Map<Uuid, Byte> desiredTypes = coordinator.desiredMirrorTypes();
-        final Map<org.apache.kafka.common.TopicPartition, MirrorCoordinator.SyncStatus> syncByPartition =
-            new HashMap<>();
-        for (final MirrorCoordinator.SyncStatus status : coordinator.syncStatuses())
-        {
-            syncByPartition.put(status.partition(), status);
-        }
-        final List<DescribeClusterMirrorsResponseData.MirrorDescription> mirrors = new ArrayList<>();
-        for (final String name : names)
-        {
-            final MirrorDefinition definition = defined.get(name);
-            final DescribeClusterMirrorsResponseData.MirrorDescription description =
-                new DescribeClusterMirrorsResponseData.MirrorDescription().setMirrorName(name);
-            if (definition == null)
-            {
-                mirrors.add(description.setErrorCode(Errors.RESOURCE_NOT_FOUND.code())
-                    .setErrorMessage("no cluster mirror named '" + name + "'"));
-                continue;
-            }
-            description.setSourceBootstrapServers(definition.sourceBootstrapServers())
-                .setIncludeTopics(definition.includeTopics()).setExcludeTopics(definition.excludeTopics());
-            if (metadataManager != null)
-            {
-                metadataManager.lastError(name).ifPresent(error -> description
-                    .setErrorCode(Errors.NONE.code()).setErrorMessage("last metadata sync: " + error));
-            }
-            final List<DescribeClusterMirrorsResponseData.MirrorTopic> topics = new ArrayList<>();
-            for (final TopicMetadata topic : current.topics())
-            {
-                final String active = MirrorTopicConfig.activeMirror(topic.config());
-                final String removed = MirrorTopicConfig.removedMirror(topic.config());
-                if (!name.equals(active) && !name.equals(removed))
-                {
-                    continue;
-                }
-                final List<DescribeClusterMirrorsResponseData.MirrorPartition> partitions = new ArrayList<>();
-                for (final MirrorCoordinator.Status status : statusByTopic.getOrDefault(topic.name(), List.of()))
-                {
-                    if (status.topicId().equals(topic.id()) && status.mirrorName().equals(name))
-                    {
-                        final MirrorCoordinator.SyncStatus sync = syncByPartition.get(status.partition());
-                        partitions.add(partition(status).setSyncFailingForMs(sync == null ? -1L :
-                            sync.failingForMs()));
-                    }
-                }
-                if (!request.localPartitionsOnly())
-                {
-                    addUnreported(partitions, topic);
-                }
-                final byte effective = current.syncState(topic.id()).mirrorType();
-                final byte desired = (byte)Math.max(MirrorType.ASYNC.id(),
-                    desiredTypes.getOrDefault(topic.id(), (byte)-1));
-                final boolean recovery = coordinator.recoveryPending(topic.id());
-                topics.add(new DescribeClusterMirrorsResponseData.MirrorTopic().setTopicId(topic.id())
-                    .setTopicName(topic.name()).setDesiredMirrorType(desired).setEffectiveMirrorType(effective)
-                    .setRecoveryPending(recovery)
-                    .setStatusMessage(removed != null ? "removed from the mirror (failed over)" :
-                        syncNote(desired, effective, recovery))
-                    .setPartitions(partitions));
-            }
-            mirrors.add(description.setTopics(topics));
-        }
-        return new DescribeClusterMirrorsResponseData().setMirrors(mirrors);
-    }
-
-    /** The spec's annotation of a topic whose desired and effective types differ; null when they agree. */
-    private static String syncNote(final byte desired, final byte effective, final boolean recoveryPending)
-    {
-        if (recoveryPending)
-        {
-            return "released by source — recovery in flight";
-        }
-        if (desired == MirrorType.SYNC.id() && effective != MirrorType.SYNC.id())
-        {
-            return "promotion to SYNC pending lag drain";
-        }
-        return null;
-    }
-
-    private DescribeClusterMirrorsResponseData.MirrorPartition partition(final MirrorCoordinator.Status status)
-    {
-        return new DescribeClusterMirrorsResponseData.MirrorPartition()
-            .setPartitionIndex(status.partition().partition())
-            .setState(status.state().id())
-            .setLeaderId(brokerId)
-            .setSourceOffset(status.sourceHighWatermark())
-            .setDestinationOffset(status.destinationOffset())
-            .setLag(status.lag())
-            .setLastErrorCode(status.lastError().code())
-            .setLastErrorMessage(status.lastErrorMessage());
-    }
-
-    /** Partitions no leader reported yet (no leader, or not coordinating yet): UNKNOWN. */
-    private static void addUnreported(final List<DescribeClusterMirrorsResponseData.MirrorPartition> partitions,
-        final TopicMetadata topic)
-    {
-        for (final PartitionState state : topic.partitions())
-        {
-            boolean reported = false;
-            for (final DescribeClusterMirrorsResponseData.MirrorPartition partition : partitions)
-            {
-                reported |= partition.partitionIndex() == state.partition();
-            }
-            if (!reported)
-            {
-                partitions.add(new DescribeClusterMirrorsResponseData.MirrorPartition()
-                    .setPartitionIndex(state.partition()).setState(MirrorPartitionState.UNKNOWN.id())
-                    .setLeaderId(state.leader()));
-            }
-        }
-    }
-
-    /** Adds another broker's partitions to the local answer (it replaces the placeholders of unreported ones). */
-    private static void merge(final DescribeClusterMirrorsResponseData into,
-        final DescribeClusterMirrorsResponseData other)
-    {
-        for (final DescribeClusterMirrorsResponseData.MirrorDescription otherMirror : other.mirrors())
-        {
-            for (final DescribeClusterMirrorsResponseData.MirrorDescription mirror : into.mirrors())
-            {
-                if (!mirror.mirrorName().equals(otherMirror.mirrorName()))
-                {
-                    continue;
-                }
-                for (final DescribeClusterMirrorsResponseData.MirrorTopic otherTopic : otherMirror.topics())
-                {
-                    for (final DescribeClusterMirrorsResponseData.MirrorTopic topic : mirror.topics())
-                    {
-                        if (!topic.topicId().equals(otherTopic.topicId()))
-                        {
-                            continue;
-                        }
-                        // The desired type and the recovery hint live with the partitions' (and the driver's)
-                        // coordinators: the union of what the brokers hold.
-                        if (otherTopic.desiredMirrorType() > topic.desiredMirrorType())
-                        {
-                            topic.setDesiredMirrorType(otherTopic.desiredMirrorType());
-                        }
-                        topic.setRecoveryPending(topic.recoveryPending() || otherTopic.recoveryPending());
-                        if (topic.statusMessage() == null || otherTopic.recoveryPending())
-                        {
-                            topic.setStatusMessage(otherTopic.statusMessage());
-                        }
-                        for (final DescribeClusterMirrorsResponseData.MirrorPartition partition : otherTopic.partitions())
-                        {
-                            topic.partitions().removeIf(p -> p.partitionIndex() == partition.partitionIndex() &&
-                                (p.leaderId() != partition.leaderId() || p.destinationOffset() < 0));
-                            topic.partitions().add(partition);
-                        }
-                        topic.partitions().sort(java.util.Comparator.comparingInt(
-                            DescribeClusterMirrorsResponseData.MirrorPartition::partitionIndex));
-                    }
-                }
-            }
-        }
-    }
-
-    // ------------------------------------------------------------------------------------------------------
-    // LastMirroredOffsets (failback: the old source asks the new one).
-    // ------------------------------------------------------------------------------------------------------
-
-    private LastMirroredOffsetsResponseData lastMirroredOffsets(final LastMirroredOffsetsRequestData request)
-    {
-        final MetadataImage current = image.get();
-        final List<LastMirroredOffsetsResponseData.TopicResult> topics = new ArrayList<>();
-        for (final LastMirroredOffsetsRequestData.TopicRequest topic : request.topics())
-        {
-            final Optional<TopicMetadata> found = !Uuid.ZERO_UUID.equals(topic.topicId()) ?
-                current.topic(topic.topicId()) : current.topic(topic.topicName());
-            final List<LastMirroredOffsetsResponseData.PartitionResult> partitions = new ArrayList<>();
-            for (final int index : topic.partitions())
-            {
-                final LastMirroredOffsetsResponseData.PartitionResult result =
-                    new LastMirroredOffsetsResponseData.PartitionResult().setPartitionIndex(index);
-                if (found.isEmpty() || index < 0 || index >= found.get().partitions().size())
-                {
-                    partitions.add(result.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code()));
-                    continue;
-                }
-                if (found.get().partitions().get(index).leader() != brokerId)
-                {
-                    partitions.add(result.setErrorCode(Errors.NOT_LEADER_OR_FOLLOWER.code()));
-                    continue;
-                }
-                final Optional<MirrorStateRecord> state = coordinator.stateOf(found.get().id(), index);
-                if (state.isPresent() && state.get().lastMirroredOffset() >= 0)
-                {
-                    result.setLastMirroredOffset(state.get().lastMirroredOffset())
-                        .setLastMirrorEpoch(state.get().lastMirrorEpoch());
-                }
-                partitions.add(result);
-            }
-            topics.add(new LastMirroredOffsetsResponseData.TopicResult().setTopicId(found.map(TopicMetadata::id)
-                .orElse(topic.topicId())).setTopicName(topic.topicName()).setPartitions(partitions));
-        }
-        return new LastMirroredOffsetsResponseData().setTopics(topics);
+        return CompletableFuture.supplyAsync(() -> describe.describeEverywhere(request), pool);
     }
 
     // ------------------------------------------------------------------------------------------------------
@@ -1240,57 +661,10 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
         };
     }
 
-    /**
-     * Failback's LastMirroredOffsets call to the new source's partition leader, on a connection of its own (a
-     * pooled one could have been closed while idle). A source that closes the connection on the request (Kafka
-     * brokers do so for an API key they do not know) or answers UNSUPPORTED_VERSION does not serve it: empty, and
-     * the caller truncates to 0. One that cannot be reached or does not answer in time is an error, retried: a
-     * slow source must never cost the old source its whole log.
-     */
+    /** Failback's LastMirroredOffsets call to the new source's partition leader: see MirrorDescribeApis. */
     public MirrorCoordinator.LastMirroredLookup lastMirroredLookup()
     {
-        return (source, leader, topic, topicId, partition) ->
-        {
-            final LastMirroredOffsetsRequestData request = new LastMirroredOffsetsRequestData().setTopics(List.of(
-                new LastMirroredOffsetsRequestData.TopicRequest().setTopicId(topicId).setTopicName(topic)
-                    .setPartitions(List.of(partition))));
-            final LastMirroredOffsetsResponseData response;
-            try (MirrorWireClient client = MirrorWireClient.connect(leader.host(), leader.port(),
-                "broker-" + brokerId + "-failback", (int)timeoutMs, (int)timeoutMs))
-            {
-                response = client.send(request, LastMirroredOffsetsResponseData.class);
-            }
-            catch (final IOException e)
-            {
-                if (e.getCause() instanceof java.io.EOFException)
-                {
-                    return Optional.empty();
-                }
-                throw e;
-            }
-            for (final LastMirroredOffsetsResponseData.TopicResult result : response.topics())
-            {
-                for (final LastMirroredOffsetsResponseData.PartitionResult p : result.partitions())
-                {
-                    if (p.partitionIndex() != partition)
-                    {
-                        continue;
-                    }
-                    if (p.errorCode() == Errors.UNSUPPORTED_VERSION.code())
-                    {
-                        return Optional.empty();
-                    }
-                    if (p.errorCode() != Errors.NONE.code())
-                    {
-                        throw Errors.forCode(p.errorCode()).exception("LastMirroredOffsets of " + topic + "-" +
-                            partition + " at the source");
-                    }
-                    return p.lastMirroredOffset() < 0 ? Optional.empty() :
-                        Optional.of(new long[] {p.lastMirroredOffset(), p.lastMirrorEpoch()});
-                }
-            }
-            return Optional.empty();
-        };
+        return describe.lastMirroredLookup();
     }
 
     @Override

@@ -251,7 +251,7 @@ public final class SyncRegistrationApis
             final Optional<TopicMetadata> found = resolve(current, topic.topicId(), topic.topicName());
             if (found.isEmpty())
             {
-                results.add(result(topic.topicName(), Errors.UNKNOWN_TOPIC_OR_PARTITION,
+                results.add(TopicResults.of(topic.topicName(), Errors.UNKNOWN_TOPIC_OR_PARTITION,
                     "this source cluster has no topic '" + topic.topicName() + "' with id " + topic.topicId()));
             }
             else
@@ -276,7 +276,7 @@ public final class SyncRegistrationApis
         {
             for (final RegisterTopic topic : admissible)
             {
-                results.add(result(topic.topicName(), Errors.forException(e), failure(e)));
+                results.add(TopicResults.of(topic.topicName(), Errors.forException(e), failure(e)));
             }
         }
         return new RegisterMirrorSyncTopicResponseData().setTopics(results);
@@ -338,12 +338,5 @@ public final class SyncRegistrationApis
             return current.topic(topicId);
         }
         return topicName == null || topicName.isEmpty() ? Optional.empty() : current.topic(topicName);
-    }
-
-    private static TopicResultsResponseData.TopicResult result(final String topic, final Errors error,
-        final String message)
-    {
-        return new TopicResultsResponseData.TopicResult().setTopicName(topic).setErrorCode(error.code())
-            .setErrorMessage(message);
     }
 }

@@ -12,6 +12,7 @@ import java.util.function.BooleanSupplier;
 
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.ApiError;
 
 import io.syncmirror.hwgate.MirrorError;
 
@@ -57,8 +58,8 @@ public final class SyncRegistrationLedger
     @FunctionalInterface
     public interface RegistrationChanges
     {
-        /** Adds or removes the mirror from the topic's registration set; the error, NONE when committed. */
-        Errors change(Uuid topicId, String mirrorName, boolean registered);
+        /** Adds or removes the mirror from the topic's registration set; NONE when committed, else why not. */
+        ApiError change(Uuid topicId, String mirrorName, boolean registered);
     }
 
     /** A topic of a Register request. */
@@ -181,9 +182,9 @@ public final class SyncRegistrationLedger
     private Result apply(final String topicName, final Uuid topicId, final String mirrorName,
         final boolean registered)
     {
-        final Errors error = changes.change(topicId, mirrorName, registered);
-        return error == Errors.NONE ? Result.ok(topicName) :
-            new Result(topicName, error.code(), error.message());
+        final ApiError error = changes.change(topicId, mirrorName, registered);
+        return error.isSuccess() ? Result.ok(topicName) :
+            new Result(topicName, error.error().code(), error.messageWithFallback());
     }
 
     private LinkedHashMap<Uuid, Entry> entries(final String mirrorName)

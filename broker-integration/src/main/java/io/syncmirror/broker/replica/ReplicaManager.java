@@ -58,6 +58,8 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
     private final LogStore logs;
     private final HotPathAdapter hotPath;
     private final MirrorLinks mirrorLinks = new MirrorLinks();
+    /** Topics whose partitions hold their HW for want of a mirror link; any thread reads, metadata thread writes. */
+    private final java.util.Set<Uuid> heldTopics = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private volatile SyncSourceMetrics syncMetrics = new SyncSourceMetrics();
     private volatile java.util.function.Function<Uuid, java.util.Set<String>> syncRegistrations;
     private final IsrChangeChannel isrChannel;
@@ -336,7 +338,6 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
      */
     public synchronized void onSyncRegistrationChanged(final Uuid topicId)
     {
-        final int mask = syncLinkMask(topicId);
         // The topic's own partitions, not every hosted one: promoting 1,000 topics at 100k partitions applies
         // 1,000 registrations on every source broker.
         final TopicPartitions partitions = byId.get(topicId);
@@ -344,6 +345,7 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
         {
             return;
         }
+        final int mask = syncLinkMask(topicId);
         final AtomicReferenceArray<Partition> cells = partitions.cells;
         for (int i = 0; i < cells.length(); i++)
         {
@@ -368,14 +370,30 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
             final int link = mirrorLinks.indexOrAssign(mirror);
             if (link == MirrorLinks.NO_LINK)
             {
-                LOG.error("sync mirror '{}' registered for topic id {} cannot gate on this broker: it already "
-                    + "serves {} sync mirrors; the mirror's reports are answered INVALID_SYNC_REGISTRATION", mirror,
-                    topicId, MirrorLinks.MAX_LINKS);
+                // Never acknowledge without a registered mirror: the hold link never reports, so the HW stays.
+                if (heldTopics.add(topicId))
+                {
+                    LOG.error("sync mirror '{}' registered for topic id {} cannot gate on this broker: it gave its "
+                        + "{} links to other mirrors; the topic's partitions led here hold their high watermark "
+                        + "(no produce is acknowledged) until the registration goes or the broker restarts",
+                        mirror, topicId, MirrorLinks.MAX_LINKS);
+                }
+                mask |= 1 << MirrorLinks.HOLD_LINK;
                 continue;
             }
             mask |= 1 << link;
         }
+        if ((mask & (1 << MirrorLinks.HOLD_LINK)) == 0 && heldTopics.remove(topicId))
+        {
+            LOG.info("topic id {}: every registered sync mirror has a link on this broker again", topicId);
+        }
         return mask;
+    }
+
+    /** Topics with partitions here that hold their HW because a registered sync mirror has no link here. */
+    public int topicsHeldWithoutLink()
+    {
+        return heldTopics.size();
     }
 
     @Override
@@ -399,6 +417,10 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
             return;
         }
         setById(partition.topicId(), topicPartition.partition(), null);
+        if (!byId.containsKey(partition.topicId()))
+        {
+            heldTopics.remove(partition.topicId()); // none of its partitions is here any more
+        }
         final boolean wasLeader = partition.isLeader();
         final FollowerFetching fetchers = fetching;
         if (fetchers != null)

@@ -130,6 +130,19 @@ public final class SyncSourceMetrics implements AutoCloseable
             false));
     }
 
+    /**
+     * Registers the gauge of the topics whose partitions hold their HW because a registered sync mirror has no
+     * link on this broker (MirrorLinks): each such topic acknowledges nothing until the registration goes.
+     */
+    public void topicsHeldWithoutLink(final int brokerId, final java.util.function.IntSupplier held)
+    {
+        if (server != null)
+        {
+            register("SyncTopicsHeldWithoutLink", brokerId, new StandardMBean((GaugeMBean)held::getAsInt,
+                GaugeMBean.class, false));
+        }
+    }
+
     private void register(final String name, final int brokerId, final StandardMBean bean)
     {
         try

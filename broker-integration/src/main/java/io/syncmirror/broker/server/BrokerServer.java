@@ -252,7 +252,9 @@ public final class BrokerServer implements AutoCloseable
             this::ensureTopic, time::milliseconds);
         metadata = new BrokerMetadataApplier(id, config.runsController() ? id : -1, new MirrorAwareListener());
         replicas.syncRegistrations(topicId -> metadata.image().syncState(topicId).registeredMirrors());
-        replicas.syncMetrics(new SyncSourceMetrics(id));
+        final SyncSourceMetrics syncMetrics = new SyncSourceMetrics(id);
+        syncMetrics.topicsHeldWithoutLink(id, replicas::topicsHeldWithoutLink);
+        replicas.syncMetrics(syncMetrics);
         isrChannel = new ControllerIsrChannel(id, this::brokerEpoch, controllerClient, metadata);
         fetchers = new ReplicaFetchers(replicas, clients, metadata::broker, fetcherConfig());
         replicas.followerFetching(fetchers);

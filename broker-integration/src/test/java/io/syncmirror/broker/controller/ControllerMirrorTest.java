@@ -35,6 +35,7 @@ import io.syncmirror.broker.storage.PartitionLog;
 class ControllerMirrorTest
 {
     private static final Uuid SOURCE_ID = Uuid.fromString("c0ffeeAAAAAAAAAAAAAAAQ");
+    private static final Uuid OTHER_ID = Uuid.fromString("c0ffeeBBBBBBBBBBBBBBBQ");
     private static final String MIRROR = "east";
 
     private final ManualClock clock = new ManualClock(1_000);
@@ -341,5 +342,34 @@ class ControllerMirrorTest
 
         final Controller replayed = newController();
         assertEquals(Set.of("dr"), replayed.registeredMirrors(SOURCE_ID));
+    }
+
+    @Test
+    @DisplayName("SU-07 (admission) a registration that would make the source's registered sync mirrors more than "
+        + "its brokers have links for is refused with POLICY_VIOLATION; a link freed by an unregister or a topic "
+        + "deletion is admitted")
+    void shouldRefuseMoreSyncMirrorsThanLinks()
+    {
+        final Controller c = withMirror();
+        assertEquals(MirrorOpResult.OK, c.createMirrorTopic("orders", SOURCE_ID, 1, Map.of(), MIRROR));
+        for (int i = 0; i < MirrorControl.MAX_SYNC_MIRRORS; i++)
+        {
+            assertEquals(MirrorOpResult.OK, c.changeSyncRegistration(SOURCE_ID, "dr-" + i, true));
+        }
+        final MirrorOpResult refused = c.changeSyncRegistration(SOURCE_ID, "one-too-many", true);
+        assertEquals(Errors.POLICY_VIOLATION, refused.error(), refused.message());
+        assertTrue(refused.message().contains("dr-0"), refused.message());
+        assertEquals(MirrorOpResult.OK, c.changeSyncRegistration(SOURCE_ID, "dr-3", true), "already registered");
+        assertEquals(MirrorOpResult.OK, c.changeSyncRegistration(SOURCE_ID, "dr-3", false));
+        assertEquals(MirrorOpResult.OK, c.changeSyncRegistration(SOURCE_ID, "one-too-many", true),
+            "dr-3's link is free");
+        final Controller replayed = newController();
+        assertEquals(Errors.POLICY_VIOLATION, replayed.changeSyncRegistration(SOURCE_ID, "dr-3", true).error(),
+            "the count survives replay");
+        replayed.deleteTopics(new org.apache.kafka.common.message.DeleteTopicsRequestData().setTopicNames(
+            List.of("orders")));
+        assertEquals(MirrorOpResult.OK, replayed.createMirrorTopic("payments", OTHER_ID, 1, Map.of(), MIRROR));
+        assertEquals(MirrorOpResult.OK, replayed.changeSyncRegistration(OTHER_ID, "dr-3", true),
+            "the deleted topic took its registrations with it");
     }
 }

@@ -40,7 +40,7 @@ class SyncLedgerOwnerTest
         return new SyncLedgerOwner(brokerId, replicas, (topicId, mirror, registered) ->
         {
             committed.add((registered ? "+" : "-") + mirror + "/" + topicId);
-            return Errors.NONE;
+            return org.apache.kafka.common.requests.ApiError.NONE;
         }, () -> true, System::currentTimeMillis, 1_000);
     }
 

@@ -56,7 +56,7 @@ class SyncRegistrationLedgerTest
         return new SyncRegistrationLedger(store, (topicId, mirror, registered) ->
         {
             changes.add((registered ? "+" : "-") + mirror + "/" + topicId);
-            return Errors.NONE;
+            return org.apache.kafka.common.requests.ApiError.NONE;
         }, canGate::get);
     }
 

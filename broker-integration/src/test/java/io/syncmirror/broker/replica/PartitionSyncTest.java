@@ -117,6 +117,27 @@ class PartitionSyncTest
     }
 
     @Test
+    @DisplayName("SU-13 a registered mirror this broker has no link for holds the HW (nothing is acknowledged "
+        + "without it), counted in the held-topics gauge, until its registration goes")
+    void shouldHoldTheHwForAMirrorWithoutALink()
+    {
+        for (int i = 0; i < io.syncmirror.broker.adapter.MirrorLinks.MAX_LINKS; i++)
+        {
+            replicas.mirrorLinks().indexOrAssign("earlier-" + i); // links given to mirrors since released
+        }
+        register("late");
+        append(4);
+        assertEquals(-1, link("late"), "no link left for the mirror");
+        assertEquals(0, partition.log().highWatermark(), "held: acknowledging would leave the mirror behind");
+        assertEquals(1, replicas.topicsHeldWithoutLink());
+        append(2);
+        assertEquals(0, partition.log().highWatermark(), "still held");
+        register();
+        assertEquals(6, partition.log().highWatermark(), "the registration went: single-cluster Kafka again");
+        assertEquals(0, replicas.topicsHeldWithoutLink());
+    }
+
+    @Test
     @DisplayName("hazard 1: a report validated against another source leader epoch credits nothing")
     void shouldCreditOnlyReportsValidatedInThisLeadersEpoch()
     {
