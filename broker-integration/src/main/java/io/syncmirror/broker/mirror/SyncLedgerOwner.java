@@ -2,7 +2,6 @@ package io.syncmirror.broker.mirror;
 
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -56,7 +55,7 @@ final class SyncLedgerOwner implements ReplicaAccess.LeadershipListener
     /** The ledger of each led partition, for the epoch it was loaded in; guarded by {@link #lock}. */
     private final Map<Integer, Loaded> loaded = new HashMap<>();
 
-    /** A partition's ledger as loaded in one leader epoch, and the latest ledger record values it holds. */
+    /** A partition's ledger as loaded in one leader epoch. */
     private record Loaded(int epoch, SyncRegistrationLedger ledger)
     {
     }
@@ -248,15 +247,6 @@ final class SyncLedgerOwner implements ReplicaAccess.LeadershipListener
         public String toString()
         {
             return Arrays.toString(bytes);
-        }
-    }
-
-    /** For tests: the partitions whose ledgers are loaded here now. */
-    List<Integer> loadedPartitions()
-    {
-        synchronized (lock)
-        {
-            return List.copyOf(loaded.keySet());
         }
     }
 }

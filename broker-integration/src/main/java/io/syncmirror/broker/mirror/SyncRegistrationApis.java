@@ -185,8 +185,8 @@ public final class SyncRegistrationApis
             return answer;
         }
         return type.cast(MirrorErrorResponses.errorResponse(request, 0, Errors.COORDINATOR_NOT_AVAILABLE.code(),
-            "no owner of mirror '" + mirrorName + "''s sync registration ledger (" + MirrorStateStore.TOPIC + "-" +
-                partition + ") answered within " + timeoutMs + " ms: " + why));
+            "no owner of the sync registration ledger of mirror '" + mirrorName + "' (" + MirrorStateStore.TOPIC +
+                "-" + partition + ") answered within " + timeoutMs + " ms: " + why));
     }
 
     /** The live leader of a {@code __mirror_state} partition when it is another broker. */
