@@ -1,6 +1,5 @@
 package io.syncmirror.broker.mirror;
 
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -171,7 +170,8 @@ final class SyncLedgerOwner implements ReplicaAccess.LeadershipListener
                     SyncRegistrationLedger.KEY_TYPE)
                 {
                     final byte[] key = Utils.toArray(record.key());
-                    records.latest.put(new Key(key), record.hasValue() ? Utils.toArray(record.value()) : null);
+                    records.latest.put(new TopicMirrorStateStore.KeyBytes(key),
+                        record.hasValue() ? Utils.toArray(record.value()) : null);
                 }
             }
         });
@@ -185,7 +185,7 @@ final class SyncLedgerOwner implements ReplicaAccess.LeadershipListener
     private final class Records implements SyncRegistrationLedger.LedgerRecords
     {
         final TopicPartition partition;
-        final Map<Key, byte[]> latest = new HashMap<>();
+        final Map<TopicMirrorStateStore.KeyBytes, byte[]> latest = new HashMap<>();
 
         Records(final TopicPartition partition)
         {
@@ -195,7 +195,7 @@ final class SyncLedgerOwner implements ReplicaAccess.LeadershipListener
         @Override
         public Optional<byte[]> read(final byte[] key)
         {
-            return Optional.ofNullable(latest.get(new Key(key)));
+            return Optional.ofNullable(latest.get(new TopicMirrorStateStore.KeyBytes(key)));
         }
 
         @Override
@@ -224,29 +224,7 @@ final class SyncLedgerOwner implements ReplicaAccess.LeadershipListener
                 Thread.currentThread().interrupt();
                 throw new KafkaException("interrupted writing the sync registration ledger", e);
             }
-            latest.put(new Key(key), value);
-        }
-    }
-
-    /** A record key compared by content. */
-    private record Key(byte[] bytes)
-    {
-        @Override
-        public boolean equals(final Object other)
-        {
-            return other instanceof Key key && Arrays.equals(bytes, key.bytes);
-        }
-
-        @Override
-        public int hashCode()
-        {
-            return Arrays.hashCode(bytes);
-        }
-
-        @Override
-        public String toString()
-        {
-            return Arrays.toString(bytes);
+            latest.put(new TopicMirrorStateStore.KeyBytes(key), value);
         }
     }
 }

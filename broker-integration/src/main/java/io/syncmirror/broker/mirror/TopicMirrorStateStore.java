@@ -312,7 +312,8 @@ public final class TopicMirrorStateStore implements MirrorStateStore
     }
 
     /** A record key compared by content; {@code offset} (ignored by equals) says where it was read. */
-    private static final class KeyBytes
+    /** A {@code __mirror_state} record key compared by content (and, when read, the offset it was read at). */
+    static final class KeyBytes
     {
         final byte[] bytes;
         final long offset;
