@@ -91,6 +91,8 @@ public final class BrokerLifecycleManager implements AutoCloseable
         this.listenerName = listenerName;
         this.controller = controller;
         this.applier = applier;
+        // Nothing is led on the replayed image before this broker is registered, caught up and unfenced.
+        applier.holdPartitions();
         this.heartbeatIntervalMs = heartbeatIntervalMs;
         this.previousBrokerEpoch = previousBrokerEpoch;
         this.thread = Executors.newSingleThreadScheduledExecutor(r ->
@@ -432,6 +434,7 @@ public final class BrokerLifecycleManager implements AutoCloseable
     {
         if (!ready.isDone() && fetchedOnce && brokerEpoch >= 0 && !fenced && applier.image().caughtUp())
         {
+            applier.releasePartitions();
             ready.complete(null);
         }
     }

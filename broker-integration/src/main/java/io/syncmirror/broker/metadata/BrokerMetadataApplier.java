@@ -37,6 +37,8 @@ public final class BrokerMetadataApplier implements MetadataView
     private final List<Waiter> waiters = new ArrayList<>();
     private final List<java.util.function.Consumer<MetadataImage>> imageListeners =
         new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** While true the partition listener is told nothing; see {@link #holdPartitions}. Metadata thread. */
+    private boolean partitionsHeld;
 
     public BrokerMetadataApplier(final int brokerId, final int controllerId, final MetadataListener listener)
     {
@@ -60,6 +62,45 @@ public final class BrokerMetadataApplier implements MetadataView
     public MetadataImage image()
     {
         return image;
+    }
+
+    /**
+     * Applies the log to the image but tells the partition listener nothing until {@link #releasePartitions}: a
+     * restarted broker replays a log that may still name it leader of partitions it must not lead before the
+     * controller has taken its new registration (Kafka's broker installs its metadata publishers only after its
+     * initial catch-up, for the same reason). Before the first apply.
+     */
+    public void holdPartitions()
+    {
+        partitionsHeld = true;
+    }
+
+    /**
+     * Ends {@link #holdPartitions}: tells the listener every topic's sync registrations and then the state of every
+     * partition this broker hosts, as one snapshot load would. Metadata thread; a no-op when not held.
+     */
+    public void releasePartitions()
+    {
+        if (!partitionsHeld)
+        {
+            return;
+        }
+        partitionsHeld = false;
+        final MetadataImage current = image;
+        for (final Uuid topicId : current.syncStatesMap().keySet())
+        {
+            listener.onSyncRegistrationChanged(topicId);
+        }
+        for (final TopicMetadata topic : current.topics())
+        {
+            for (final PartitionState s : topic.partitions())
+            {
+                if (s != null && s.replicas().contains(brokerId))
+                {
+                    listener.onPartitionChanged(s, topic.config());
+                }
+            }
+        }
     }
 
     public int brokerId()
@@ -265,6 +306,10 @@ public final class BrokerMetadataApplier implements MetadataView
 
     private void notifyListener(final Delta delta, final MetadataImage after)
     {
+        if (partitionsHeld)
+        {
+            return; // releasePartitions restates everything from the image
+        }
         // Registrations first: a partition that becomes leader in the same batch then starts gating with them.
         for (final Uuid topicId : delta.syncRegistrationChanged)
         {

@@ -189,6 +189,17 @@ public final class MirrorCoordinator implements AutoCloseable
      * the state before that write is readable would otherwise drop the type (coordinator thread).
      */
     private final Map<StateKey, Byte> desiredBeforeLoad = new HashMap<>();
+    /**
+     * Writes still on their way when their partition was let go (coordinator thread). A load reads the store, which
+     * holds only committed writes: loading the partition again before they land would start from a state older
+     * than this broker's own last one, and the next transitions would write it back without them.
+     */
+    private final Map<PartitionKey, WriteInFlight> writesInFlightAtRelease = new HashMap<>();
+
+    /** A released partition's last write, and the desired type it had in force should that write fail. */
+    private record WriteInFlight(CompletableFuture<Void> write, String mirrorName, byte desiredMirrorType)
+    {
+    }
     /** The last walk could not load a partition's state: walk again at the next tick. */
     private boolean walkDue;
     /** Counts the puts into and removals from {@link #coordinated} (coordinator thread). */
@@ -400,6 +411,11 @@ public final class MirrorCoordinator implements AutoCloseable
                     release(mirror);
                     mirror = null;
                 }
+                if (mirror == null && writeInFlight(key, mirrorName, topic.id(), state.partition()))
+                {
+                    complete = false; // its completion wakes the coordinator
+                    continue;
+                }
                 if (mirror == null)
                 {
                     try
@@ -427,12 +443,37 @@ public final class MirrorCoordinator implements AutoCloseable
                 release(mirror);
             }
         }
+        writesInFlightAtRelease.values().removeIf(inFlight -> inFlight.write().isDone());
         if (complete)
         {
             // Every partition led here is loaded: what is left was set on partitions another broker leads now.
             desiredBeforeLoad.clear();
         }
         return complete;
+    }
+
+    /**
+     * Whether the partition's last write from before it was let go is still on its way; once it is not, a failed
+     * one leaves the desired type it carried to the load (the operator's intent outlives the lost write).
+     */
+    private boolean writeInFlight(final PartitionKey key, final String mirrorName, final Uuid topicId,
+        final int partition)
+    {
+        final WriteInFlight inFlight = writesInFlightAtRelease.get(key);
+        if (inFlight == null)
+        {
+            return false;
+        }
+        if (!inFlight.write().isDone())
+        {
+            return true;
+        }
+        writesInFlightAtRelease.remove(key);
+        if (inFlight.write().isCompletedExceptionally() && inFlight.mirrorName().equals(mirrorName))
+        {
+            desiredBeforeLoad.put(new StateKey(mirrorName, topicId, partition), inFlight.desiredMirrorType());
+        }
+        return false;
     }
 
     /**
@@ -494,6 +535,12 @@ public final class MirrorCoordinator implements AutoCloseable
 
     private void release(final MirrorPartition mirror)
     {
+        final CompletableFuture<Void> pending = mirror.pendingWrite;
+        if (pending != null && !pending.isDone())
+        {
+            writesInFlightAtRelease.put(PartitionKey.of(mirror.topicPartition),
+                new WriteInFlight(pending, mirror.mirrorName, mirror.record.desiredMirrorType()));
+        }
         // Another broker leads it now and reports for it; this one's reports would be fenced anyway.
         syncReporting(mirror, false);
         coordinated.remove(PartitionKey.of(mirror.topicPartition), mirror);

@@ -65,6 +65,27 @@ class BrokerMetadataApplierTest
     }
 
     @Test
+    @org.junit.jupiter.api.DisplayName("held, the applier builds the image but tells no partition of it; released, it "
+        + "states every hosted partition once, as the image has it then")
+    void shouldTellHostedPartitionsNothingUntilReleased()
+    {
+        applier.holdPartitions();
+        append(new MetadataRecord.Topic("a", T),
+            new MetadataRecord.Partition(new PartitionState("a", T, 0, List.of(1, 2), List.of(1, 2), 1, 0, 0)),
+            new MetadataRecord.Partition(new PartitionState("a", T, 1, List.of(2), List.of(2), 2, 0, 0)));
+        append(new MetadataRecord.Partition(new PartitionState("a", T, 0, List.of(1, 2), List.of(2), 2, 1, 1)));
+        assertEquals(List.of(), listener.drain(), "nothing told while held");
+        assertEquals(2, applier.image().topic("a").orElseThrow().partitions().get(0).leader(), "the image moves on");
+
+        applier.releasePartitions();
+        assertEquals(List.of("changed a-0 leader=2 isr=[2] config={}"), listener.drain(),
+            "only the hosted partition, in its latest state");
+        applier.releasePartitions();
+        append(new MetadataRecord.Partition(new PartitionState("a", T, 0, List.of(1, 2), List.of(1, 2), 1, 2, 2)));
+        assertEquals(List.of("changed a-0 leader=1 isr=[1, 2] config={}"), listener.drain(), "then told as usual");
+    }
+
+    @Test
     void shouldSkipRecordsAtOrBelowTheAppliedOffset()
     {
         final MemoryRecords batch = MetadataRecordCodec.encodeBatch(0, 0, List.of(

@@ -7,14 +7,18 @@ import java.util.function.LongSupplier;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.utils.Time;
 
+import io.syncmirror.broker.metadata.MetadataListener;
 import io.syncmirror.broker.metadata.MirrorDefinition;
 import io.syncmirror.broker.metadata.PartitionState;
 import io.syncmirror.broker.replica.Partition;
 import io.syncmirror.broker.replica.ReplicaConfig;
 import io.syncmirror.broker.replica.ReplicaManager;
+import io.syncmirror.broker.network.NodeClientConfig;
 import io.syncmirror.broker.storage.MemoryLogStore;
+import io.syncmirror.fetch.FetcherConfig;
 
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
@@ -37,9 +41,7 @@ final class LeaderMirrorFixture implements AutoCloseable
 
     LeaderMirrorFixture(final LongSupplier clockMs)
     {
-        replicas = new ReplicaManager(new ReplicaConfig(BROKER_ID, 1, 10_000, ReplicaConfig.MAX_REPLICAS, 64, 16, 64),
-            logs, (tp, topicId, leaderEpoch, partitionEpoch, isr) -> new CompletableFuture<>(),
-            (topic, partitions, rf, config) -> CompletableFuture.completedFuture(null), clockMs);
+        replicas = replicas(logs, clockMs);
         replicas.onPartitionChanged(new PartitionState(TP.topic(), TOPIC_ID, TP.partition(), List.of(BROKER_ID),
             List.of(BROKER_ID), BROKER_ID, 0, 0), Map.of(MirrorDefinition.MIRROR_NAME_CONFIG, MIRROR));
         partition = replicas.partitionOrNull(TP);
@@ -48,6 +50,44 @@ final class LeaderMirrorFixture implements AutoCloseable
         mirror = new MirrorPartition(MIRROR, partition,
             MirrorStateRecord.unknown(MIRROR, TOPIC_ID, TP.partition(), TP.topic()).moveTo(MirrorPartitionState.MIRRORING));
         mirror.leaderLookupNeeded = false;
+    }
+
+    /** Broker {@link #BROKER_ID}'s replicas in {@code logs}: ISR changes never complete, topic creation does. */
+    static ReplicaManager replicas(final MemoryLogStore logs, final LongSupplier clockMs)
+    {
+        return new ReplicaManager(new ReplicaConfig(BROKER_ID, 1, 10_000, ReplicaConfig.MAX_REPLICAS, 64, 16, 64),
+            logs, (tp, topicId, leaderEpoch, partitionEpoch, isr) -> new CompletableFuture<>(),
+            (topic, partitions, rf, config) -> CompletableFuture.completedFuture(null), clockMs);
+    }
+
+    /** A coordinator's settings for unit tests: 50 ms ticks, 100 ms first retry, no demotion timeout. */
+    static MirrorCoordinator.Config coordinatorConfig(final String clientId)
+    {
+        return new MirrorCoordinator.Config(50, 100, 1_000, 1_000, Long.MAX_VALUE,
+            new FetcherConfig(-1, -1L, 0, 1, 1 << 20, 1 << 20, 100, 1_000L, ApiKeys.FETCH.latestVersion()),
+            NodeClientConfig.defaults(clientId));
+    }
+
+    /** A metadata listener for an applier that only builds images (the test drives the replicas itself). */
+    static MetadataListener ignoringListener()
+    {
+        return new MetadataListener()
+        {
+            @Override
+            public void onPartitionChanged(final PartitionState state, final Map<String, String> topicConfig)
+            {
+            }
+
+            @Override
+            public void onPartitionRemoved(final TopicPartition partition)
+            {
+            }
+
+            @Override
+            public void onTopicConfigChanged(final String topic, final Map<String, String> topicConfig)
+            {
+            }
+        };
     }
 
     @Override

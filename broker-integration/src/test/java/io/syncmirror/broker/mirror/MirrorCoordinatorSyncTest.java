@@ -14,7 +14,6 @@ import java.util.function.Function;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -26,17 +25,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import io.syncmirror.broker.metadata.BrokerMetadataApplier;
-import io.syncmirror.broker.metadata.MetadataListener;
 import io.syncmirror.broker.metadata.MetadataRecord;
 import io.syncmirror.broker.metadata.MetadataRecordCodec;
 import io.syncmirror.broker.metadata.MirrorDefinition;
 import io.syncmirror.broker.metadata.PartitionState;
-import io.syncmirror.broker.network.NodeClientConfig;
 import io.syncmirror.broker.replica.Partition;
-import io.syncmirror.broker.replica.ReplicaConfig;
 import io.syncmirror.broker.replica.ReplicaManager;
 import io.syncmirror.broker.storage.MemoryLogStore;
-import io.syncmirror.fetch.FetcherConfig;
 import io.syncmirror.hwgate.MirrorError;
 import io.syncmirror.protocol.MirrorType;
 import io.syncmirror.protocol.RegisterMirrorSyncTopicRequestData;
@@ -118,27 +113,9 @@ class MirrorCoordinatorSyncTest
     private final AtomicLong nowMs = new AtomicLong(1_000_000L);
     private final MemoryMirrorStateStore store = new MemoryMirrorStateStore();
     private final MemoryLogStore logs = new MemoryLogStore(Map.of(), Time.SYSTEM);
-    private final ReplicaManager replicas = new ReplicaManager(
-        new ReplicaConfig(BROKER_ID, 1, 10_000, ReplicaConfig.MAX_REPLICAS, 64, 16, 64), logs,
-        (partition, topicId, leaderEpoch, partitionEpoch, isr) -> new CompletableFuture<>(),
-        (topic, partitions, rf, config) -> CompletableFuture.completedFuture(null), nowMs::get);
-    private final BrokerMetadataApplier metadata = new BrokerMetadataApplier(BROKER_ID, 1, new MetadataListener()
-    {
-        @Override
-        public void onPartitionChanged(final PartitionState state, final Map<String, String> topicConfig)
-        {
-        }
-
-        @Override
-        public void onPartitionRemoved(final TopicPartition partition)
-        {
-        }
-
-        @Override
-        public void onTopicConfigChanged(final String topic, final Map<String, String> topicConfig)
-        {
-        }
-    });
+    private final ReplicaManager replicas = LeaderMirrorFixture.replicas(logs, nowMs::get);
+    private final BrokerMetadataApplier metadata = new BrokerMetadataApplier(BROKER_ID, 1,
+        LeaderMirrorFixture.ignoringListener());
     private final FakeChannel channel = new FakeChannel();
     private final List<String> bumps = new ArrayList<>();
     private long nextOffset;
@@ -156,9 +133,7 @@ class MirrorCoordinatorSyncTest
     @BeforeEach
     void setUp()
     {
-        final MirrorCoordinator.Config config = new MirrorCoordinator.Config(50, 100, 1_000, 1_000, Long.MAX_VALUE,
-            new FetcherConfig(-1, -1L, 0, 1, 1 << 20, 1 << 20, 100, 1_000L, ApiKeys.FETCH.latestVersion()),
-            NodeClientConfig.defaults("mirror-coordinator-sync-test"));
+        final MirrorCoordinator.Config config = LeaderMirrorFixture.coordinatorConfig("mirror-coordinator-sync-test");
         coordinator = new MirrorCoordinator(BROKER_ID, replicas, metadata::image, store,
             (topicId, epochs, floor) ->
             {

@@ -8,7 +8,6 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.utils.Time;
 import org.junit.jupiter.api.AfterEach;
@@ -20,12 +19,10 @@ import org.junit.jupiter.api.Timeout;
 import io.syncmirror.broker.metadata.MetadataImage;
 import io.syncmirror.broker.metadata.MirrorDefinition;
 import io.syncmirror.broker.metadata.PartitionState;
-import io.syncmirror.broker.network.NodeClientConfig;
 import io.syncmirror.broker.replica.Partition;
 import io.syncmirror.broker.replica.ReplicaConfig;
 import io.syncmirror.broker.replica.ReplicaManager;
 import io.syncmirror.broker.storage.MemoryLogStore;
-import io.syncmirror.fetch.FetcherConfig;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -53,9 +50,7 @@ class MirrorCoordinatorTest
     @BeforeEach
     void setUp()
     {
-        final MirrorCoordinator.Config config = new MirrorCoordinator.Config(50, 100, 1_000, 1_000, Long.MAX_VALUE,
-            new FetcherConfig(-1, -1L, 0, 1, 1 << 20, 1 << 20, 100, 1_000L, ApiKeys.FETCH.latestVersion()),
-            NodeClientConfig.defaults("mirror-coordinator-test"));
+        final MirrorCoordinator.Config config = LeaderMirrorFixture.coordinatorConfig("mirror-coordinator-test");
         coordinator = new MirrorCoordinator(BROKER_ID, replicas, () -> MetadataImage.EMPTY, store,
             (topicId, epochs, floor) ->
             {
