@@ -35,6 +35,10 @@ class SyncReporterTest
 
     private final AtomicLong clockMs = new AtomicLong(1_000_000L);
     private final List<MirrorReplicaInfo> sent = new ArrayList<>();
+    /** Connections the reporter opened. */
+    private int linksOpened;
+    /** The next report fails on the wire (the connection broke), once. */
+    private boolean failNext;
     private LeaderMirrorFixture fixture;
     private Partition partition;
     private MirrorPartition mirror;
@@ -51,9 +55,18 @@ class SyncReporterTest
         reporter = new SyncReporter(MIRROR, new Node(5, "127.0.0.1", 9), "test-reporter", RETRY_MS, clockMs::get,
             () -> new SyncReporter.Link()
             {
+                {
+                    linksOpened++;
+                }
+
                 @Override
                 public FetchResponseData report(final MirrorReplicaInfo info) throws IOException
                 {
+                    if (failNext)
+                    {
+                        failNext = false;
+                        throw new IOException("connection reset by the source");
+                    }
                     sent.add(info);
                     return new FetchResponseData().setErrorCode(Errors.NONE.code());
                 }
@@ -142,5 +155,62 @@ class SyncReporterTest
         }
         assertEquals(2, sent.size(), "an idle partition the source caught up with costs no reports");
         assertEquals(0, reporter.refreshes());
+    }
+
+    /** The destination leader epoch the last report sent carries for the partition. */
+    private int lastReportedLeaderEpoch()
+    {
+        final MirrorReplicaInfo last = sent.get(sent.size() - 1);
+        return last.topics().stream().flatMap(t -> t.partitions().stream())
+            .filter(p -> p.partition() == TP.partition()).mapToInt(MirrorReplicaInfo.MirroredTopicPartition::
+                destinationLeaderEpoch).findFirst().orElse(-1);
+    }
+
+    @Test
+    @DisplayName("SU-02 the first report on a connection is full; then only changes go out; after the connection "
+        + "breaks, the next report is full again on a new connection")
+    void shouldSendAFullReportOnEveryNewConnectionAndChangesBetween()
+    {
+        reporter.reportOnce();
+        assertEquals(1, linksOpened);
+        assertTrue(sent.get(0).fullReport(), "the first report on a connection is full");
+
+        reporter.reportOnce();
+        assertEquals(1, sent.size(), "nothing changed: nothing sent");
+        mirrored(2, 0L);
+        reporter.reportOnce();
+        assertEquals(2, sent.size());
+        assertTrue(!sent.get(1).fullReport(), "a change goes out as an incremental report");
+        assertEquals(2L, lastReportedLeo());
+
+        failNext = true;
+        mirrored(1, 0L);
+        reporter.reportOnce();
+        assertEquals(2, sent.size(), "the report was lost with its connection");
+        clockMs.addAndGet(RETRY_MS);
+        reporter.reportOnce();
+        assertEquals(2, linksOpened, "a new connection");
+        assertEquals(3, sent.size());
+        assertTrue(sent.get(2).fullReport(), "a new connection starts with a full report: the source may have "
+            + "dropped what the old one told it");
+        assertEquals(3L, lastReportedLeo(), "with the change the lost report carried");
+    }
+
+    @Test
+    @DisplayName("SU-02 hazard 1: after a destination leader change the reports carry the new leader epoch, so the "
+        + "source fences the deposed leader's")
+    void shouldReportTheNewDestinationLeaderEpoch()
+    {
+        reporter.reportOnce();
+        assertEquals(0, lastReportedLeaderEpoch());
+        fixture.replicas.onPartitionChanged(new io.syncmirror.broker.metadata.PartitionState(TP.topic(),
+            LeaderMirrorFixture.TOPIC_ID, TP.partition(), List.of(LeaderMirrorFixture.BROKER_ID),
+            List.of(LeaderMirrorFixture.BROKER_ID), LeaderMirrorFixture.BROKER_ID, 1, 1),
+            java.util.Map.of(io.syncmirror.broker.metadata.MirrorDefinition.MIRROR_NAME_CONFIG, MIRROR));
+        partition.mirrorAppends(true);
+        mirrored(1, 0L);
+        reporter.reportOnce();
+        assertEquals(2, sent.size());
+        assertEquals(1, lastReportedLeaderEpoch());
     }
 }

@@ -1,6 +1,5 @@
 package io.syncmirror.broker.replica;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -20,7 +19,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import io.syncmirror.broker.metadata.IsrChangeChannel;
 import io.syncmirror.broker.metadata.PartitionState;
 import io.syncmirror.broker.storage.MemoryLogStore;
 import io.syncmirror.broker.storage.PartitionLog;
@@ -37,34 +35,10 @@ class ReplicaManagerTest
     private static final Uuid TOPIC_ID = Uuid.randomUuid();
     private static final TopicPartition TP = new TopicPartition("t", 0);
 
-    /** Records the ISR changes asked for; answers none until the test completes them. */
-    private static final class RecordingIsrChannel implements IsrChangeChannel
-    {
-        final List<List<Integer>> asked = new ArrayList<>();
-        final List<CompletableFuture<PartitionState>> answers = new ArrayList<>();
-
-        @Override
-        public synchronized CompletableFuture<PartitionState> alterIsr(final TopicPartition partition,
-            final Uuid topicId, final int leaderEpoch, final int partitionEpoch, final List<Integer> newIsr)
-        {
-            asked.add(newIsr);
-            final CompletableFuture<PartitionState> answer = new CompletableFuture<>();
-            answers.add(answer);
-            return answer;
-        }
-
-        synchronized int count()
-        {
-            return asked.size();
-        }
-    }
-
     private final AtomicLong nowMs = new AtomicLong(1_000_000);
     private final RecordingIsrChannel isrChannel = new RecordingIsrChannel();
     private final MemoryLogStore logs = new MemoryLogStore(Map.of(), Time.SYSTEM);
-    private final ReplicaManager replicas = new ReplicaManager(
-        new ReplicaConfig(1, 1, 10_000, ReplicaConfig.MAX_REPLICAS, 64, 16, 64), logs, isrChannel,
-        (topic, partitions, rf, config) -> CompletableFuture.completedFuture(null), nowMs::get);
+    private final ReplicaManager replicas = isrChannel.replicas(logs, nowMs::get);
 
     @AfterEach
     void close()
