@@ -19,7 +19,8 @@ import org.apache.kafka.common.protocol.types.RawTaggedField;
  * "tag": 0}} (apply the desired type to the partitions the receiving broker leads and answer for those only) and
  * {@code {"name": "Effective", "type": "bool", "tag": 2}} (to the controller node: commit the topics' effective
  * mirror type, MirrorTopicTypeChangeRecord, rather than the desired one). Both are written only when true, so an
- * operator's request encodes byte for byte as the spec's version 0.
+ * operator's request encodes byte for byte as the spec's version 0. With Effective, {@code {"name": "DriverEpoch",
+ * "type": "int64", "tag": 3, "default": "-1"}} numbers a commit of the topic's sync driver (written when set).
  */
 public final class AlterMirrorTopicTypeRequestData extends MirrorStruct implements ApiMessage
 {
@@ -27,11 +28,14 @@ public final class AlterMirrorTopicTypeRequestData extends MirrorStruct implemen
     public static final int LOCAL_PARTITIONS_ONLY_TAG = 0;
     /** The tag of the Effective tagged field. */
     public static final int EFFECTIVE_TAG = 2;
+    /** The tag of the DriverEpoch tagged field. */
+    public static final int DRIVER_EPOCH_TAG = 3;
 
     private String mirrorName = "";
     private List<AlterMirrorTopic> topics = new ArrayList<>(0);
     private boolean localPartitionsOnly = false;
     private boolean effective = false;
+    private long driverEpoch = -1L;
 
     @Override
     public short apiKey()
@@ -87,9 +91,29 @@ public final class AlterMirrorTopicTypeRequestData extends MirrorStruct implemen
         return this;
     }
 
+    /**
+     * With Effective: the topic's sync driver numbers the commit as its Register and Unregister (-1: not the driver's
+     * commit), so the controller refuses one that arrives after a newer one. Written only when set.
+     */
+    public long driverEpoch()
+    {
+        return driverEpoch;
+    }
+
+    public AlterMirrorTopicTypeRequestData setDriverEpoch(final long value)
+    {
+        this.driverEpoch = value;
+        return this;
+    }
+
     @Override
     protected boolean readKnownTaggedField(final int tag, final Readable data)
     {
+        if (tag == DRIVER_EPOCH_TAG)
+        {
+            driverEpoch = WireCodec.readInt64(data, "AlterMirrorTopicTypeRequest.DriverEpoch");
+            return true;
+        }
         if (tag == LOCAL_PARTITIONS_ONLY_TAG)
         {
             localPartitionsOnly = WireCodec.readBool(data, "AlterMirrorTopicTypeRequest.LocalPartitionsOnly");
@@ -106,7 +130,7 @@ public final class AlterMirrorTopicTypeRequestData extends MirrorStruct implemen
     @Override
     protected List<RawTaggedField> knownTaggedFields()
     {
-        final List<RawTaggedField> fields = new ArrayList<>(2);
+        final List<RawTaggedField> fields = new ArrayList<>(3);
         if (localPartitionsOnly)
         {
             fields.add(new RawTaggedField(LOCAL_PARTITIONS_ONLY_TAG, new byte[] {1}));
@@ -114,6 +138,10 @@ public final class AlterMirrorTopicTypeRequestData extends MirrorStruct implemen
         if (effective)
         {
             fields.add(new RawTaggedField(EFFECTIVE_TAG, new byte[] {1}));
+        }
+        if (driverEpoch >= 0)
+        {
+            fields.add(new RawTaggedField(DRIVER_EPOCH_TAG, WireCodec.int64Bytes(driverEpoch)));
         }
         return fields;
     }
@@ -123,6 +151,7 @@ public final class AlterMirrorTopicTypeRequestData extends MirrorStruct implemen
     {
         localPartitionsOnly = false;
         effective = false;
+        driverEpoch = -1L;
     }
 
     @Override
@@ -156,7 +185,7 @@ public final class AlterMirrorTopicTypeRequestData extends MirrorStruct implemen
     protected String fieldsToString()
     {
         return "mirrorName=" + mirrorName + ", topics=" + topics + ", localPartitionsOnly=" + localPartitionsOnly
-            + ", effective=" + effective;
+            + ", effective=" + effective + ", driverEpoch=" + driverEpoch;
     }
 
     /** One topic and its desired mirror type. */

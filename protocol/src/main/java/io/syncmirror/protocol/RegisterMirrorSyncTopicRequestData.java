@@ -19,7 +19,9 @@ import org.apache.kafka.common.protocol.types.RawTaggedField;
  * "LedgerOwnerOnly", "type": "bool", "tag": 0}} (a source broker passed the request on to the leader of the
  * ledger's {@code __mirror_state} partition: answer as that leader or NOT_COORDINATOR, never pass it on again) and
  * {@code {"name": "RegistrationChangeOnly", "type": "bool", "tag": 1}} (the ledger admitted the topics: the
- * controller commits their MirrorSyncRegistrationChange and decides nothing else).
+ * controller commits their MirrorSyncRegistrationChange and decides nothing else). A third, {@code {"name":
+ * "DriverEpoch", "type": "int64", "tag": 2, "default": "-1"}}, numbers the destination driver's requests so that
+ * the source ignores one that arrives after a newer one (written only when set).
  */
 public final class RegisterMirrorSyncTopicRequestData extends MirrorStruct implements ApiMessage
 {
@@ -27,11 +29,14 @@ public final class RegisterMirrorSyncTopicRequestData extends MirrorStruct imple
     public static final int LEDGER_OWNER_ONLY_TAG = 0;
     /** The tag of the RegistrationChangeOnly tagged field. */
     public static final int REGISTRATION_CHANGE_ONLY_TAG = 1;
+    /** The tag of the DriverEpoch tagged field. */
+    public static final int DRIVER_EPOCH_TAG = 2;
 
     private String mirrorName = "";
     private List<TopicState> topics = new ArrayList<>(0);
     private boolean ledgerOwnerOnly = false;
     private boolean registrationChangeOnly = false;
+    private long driverEpoch = -1L;
 
     @Override
     public short apiKey()
@@ -87,9 +92,31 @@ public final class RegisterMirrorSyncTopicRequestData extends MirrorStruct imple
         return this;
     }
 
+    /**
+     * The driver's request number (its partition 0 leader epoch in the high 32 bits, a counter in the low), -1 when
+     * none: the source applies a request only if its number is not below the last one it applied for the topic, so
+     * a request that arrives late (after its sender gave up and sent newer ones, or after another broker took the
+     * driving over) changes nothing. Written only when set.
+     */
+    public long driverEpoch()
+    {
+        return driverEpoch;
+    }
+
+    public RegisterMirrorSyncTopicRequestData setDriverEpoch(final long value)
+    {
+        this.driverEpoch = value;
+        return this;
+    }
+
     @Override
     protected boolean readKnownTaggedField(final int tag, final Readable data)
     {
+        if (tag == DRIVER_EPOCH_TAG)
+        {
+            driverEpoch = WireCodec.readInt64(data, "RegisterMirrorSyncTopicRequest.DriverEpoch");
+            return true;
+        }
         if (tag == LEDGER_OWNER_ONLY_TAG)
         {
             ledgerOwnerOnly = WireCodec.readBool(data, "RegisterMirrorSyncTopicRequest.LedgerOwnerOnly");
@@ -106,7 +133,7 @@ public final class RegisterMirrorSyncTopicRequestData extends MirrorStruct imple
     @Override
     protected List<RawTaggedField> knownTaggedFields()
     {
-        final List<RawTaggedField> fields = new ArrayList<>(2);
+        final List<RawTaggedField> fields = new ArrayList<>(3);
         if (ledgerOwnerOnly)
         {
             fields.add(new RawTaggedField(LEDGER_OWNER_ONLY_TAG, new byte[] {1}));
@@ -114,6 +141,10 @@ public final class RegisterMirrorSyncTopicRequestData extends MirrorStruct imple
         if (registrationChangeOnly)
         {
             fields.add(new RawTaggedField(REGISTRATION_CHANGE_ONLY_TAG, new byte[] {1}));
+        }
+        if (driverEpoch >= 0)
+        {
+            fields.add(new RawTaggedField(DRIVER_EPOCH_TAG, WireCodec.int64Bytes(driverEpoch)));
         }
         return fields;
     }
@@ -123,6 +154,7 @@ public final class RegisterMirrorSyncTopicRequestData extends MirrorStruct imple
     {
         ledgerOwnerOnly = false;
         registrationChangeOnly = false;
+        driverEpoch = -1L;
     }
 
     @Override
@@ -156,7 +188,7 @@ public final class RegisterMirrorSyncTopicRequestData extends MirrorStruct imple
     protected String fieldsToString()
     {
         return "mirrorName=" + mirrorName + ", topics=" + topics + ", ledgerOwnerOnly=" + ledgerOwnerOnly +
-            ", registrationChangeOnly=" + registrationChangeOnly;
+            ", registrationChangeOnly=" + registrationChangeOnly + ", driverEpoch=" + driverEpoch;
     }
 
     /** One topic to register. */

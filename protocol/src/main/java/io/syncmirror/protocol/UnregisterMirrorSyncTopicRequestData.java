@@ -23,7 +23,8 @@ import org.apache.kafka.common.protocol.types.RawTaggedField;
  * Two more, for the source cluster's own hops and written only when true, as RegisterMirrorSyncTopic has them:
  * {@code LedgerOwnerOnly} (tag 1: answer as the leader of the ledger's {@code __mirror_state} partition or
  * NOT_COORDINATOR, never pass it on) and {@code RegistrationChangeOnly} (tag 2: the controller commits the
- * registration change of the named topics and decides nothing else).
+ * registration change of the named topics and decides nothing else). And {@code DriverEpoch} (tag 3, int64,
+ * default -1, written only when set): the destination driver's request number, as on RegisterMirrorSyncTopic.
  */
 public final class UnregisterMirrorSyncTopicRequestData extends MirrorStruct implements ApiMessage
 {
@@ -33,12 +34,15 @@ public final class UnregisterMirrorSyncTopicRequestData extends MirrorStruct imp
     public static final int LEDGER_OWNER_ONLY_TAG = 1;
     /** The tag of the RegistrationChangeOnly tagged field. */
     public static final int REGISTRATION_CHANGE_ONLY_TAG = 2;
+    /** The tag of the DriverEpoch tagged field. */
+    public static final int DRIVER_EPOCH_TAG = 3;
 
     private String mirrorName = "";
     private List<TopicState> topics = new ArrayList<>(0);
     private boolean release = false;
     private boolean ledgerOwnerOnly = false;
     private boolean registrationChangeOnly = false;
+    private long driverEpoch = -1L;
 
     @Override
     public short apiKey()
@@ -106,6 +110,23 @@ public final class UnregisterMirrorSyncTopicRequestData extends MirrorStruct imp
         return this;
     }
 
+    /**
+     * The driver's request number (its partition 0 leader epoch in the high 32 bits, a counter in the low), -1 when
+     * none: the source applies a request only if its number is not below the last one it applied for the topic, so
+     * a request that arrives late (after its sender gave up and sent newer ones, or after another broker took the
+     * driving over) changes nothing. Written only when set.
+     */
+    public long driverEpoch()
+    {
+        return driverEpoch;
+    }
+
+    public UnregisterMirrorSyncTopicRequestData setDriverEpoch(final long value)
+    {
+        this.driverEpoch = value;
+        return this;
+    }
+
     @Override
     protected boolean readKnownTaggedField(final int tag, final Readable data)
     {
@@ -116,6 +137,9 @@ public final class UnregisterMirrorSyncTopicRequestData extends MirrorStruct imp
                 return true;
             case LEDGER_OWNER_ONLY_TAG:
                 ledgerOwnerOnly = WireCodec.readBool(data, "UnregisterMirrorSyncTopicRequest.LedgerOwnerOnly");
+                return true;
+            case DRIVER_EPOCH_TAG:
+                driverEpoch = WireCodec.readInt64(data, "UnregisterMirrorSyncTopicRequest.DriverEpoch");
                 return true;
             case REGISTRATION_CHANGE_ONLY_TAG:
                 registrationChangeOnly = WireCodec.readBool(data,
@@ -129,7 +153,7 @@ public final class UnregisterMirrorSyncTopicRequestData extends MirrorStruct imp
     @Override
     protected List<RawTaggedField> knownTaggedFields()
     {
-        final List<RawTaggedField> fields = new ArrayList<>(3);
+        final List<RawTaggedField> fields = new ArrayList<>(4);
         if (release)
         {
             fields.add(new RawTaggedField(RELEASE_TAG, new byte[] {1}));
@@ -142,6 +166,10 @@ public final class UnregisterMirrorSyncTopicRequestData extends MirrorStruct imp
         {
             fields.add(new RawTaggedField(REGISTRATION_CHANGE_ONLY_TAG, new byte[] {1}));
         }
+        if (driverEpoch >= 0)
+        {
+            fields.add(new RawTaggedField(DRIVER_EPOCH_TAG, WireCodec.int64Bytes(driverEpoch)));
+        }
         return fields;
     }
 
@@ -151,6 +179,7 @@ public final class UnregisterMirrorSyncTopicRequestData extends MirrorStruct imp
         release = false;
         ledgerOwnerOnly = false;
         registrationChangeOnly = false;
+        driverEpoch = -1L;
     }
 
     @Override
@@ -184,7 +213,7 @@ public final class UnregisterMirrorSyncTopicRequestData extends MirrorStruct imp
     protected String fieldsToString()
     {
         return "mirrorName=" + mirrorName + ", topics=" + topics + ", release=" + release + ", ledgerOwnerOnly=" +
-            ledgerOwnerOnly + ", registrationChangeOnly=" + registrationChangeOnly;
+            ledgerOwnerOnly + ", registrationChangeOnly=" + registrationChangeOnly + ", driverEpoch=" + driverEpoch;
     }
 
     /** One topic to unregister. */

@@ -70,6 +70,12 @@ final class WireCodec
         return readable.readInt();
     }
 
+    /** {@code value} big-endian, as a tagged field's bytes. */
+    static byte[] int64Bytes(final long value)
+    {
+        return java.nio.ByteBuffer.allocate(8).putLong(value).array();
+    }
+
     static long readInt64(final Readable readable, final String field)
     {
         need(readable, 8, field);

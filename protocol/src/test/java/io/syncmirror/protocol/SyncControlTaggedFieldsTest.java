@@ -16,7 +16,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The tagged fields brokers of one cluster add to AlterMirrorTopicType and DescribeClusterMirrors. */
+/**
+ * The tagged fields brokers add to AlterMirrorTopicType and DescribeClusterMirrors, and the driver's request number
+ * on RegisterMirrorSyncTopic and UnregisterMirrorSyncTopic.
+ */
 @Timeout(10)
 class SyncControlTaggedFieldsTest
 {
@@ -75,5 +78,34 @@ class SyncControlTaggedFieldsTest
         assertEquals(31_000L, partitions.get(0).syncFailingForMs());
         assertEquals(-1L, partitions.get(1).syncFailingForMs());
         assertEquals(response, back);
+    }
+
+    @Test
+    @DisplayName("SU-01 Register's and Unregister's DriverEpoch survive a round trip as eight-byte tagged fields, and "
+        + "a request without one encodes as the spec's version 0 and reads back as -1")
+    void shouldRoundTripTheDriverEpoch()
+    {
+        final RegisterMirrorSyncTopicRequestData register = new RegisterMirrorSyncTopicRequestData().setMirrorName("dr")
+            .setTopics(List.of(new RegisterMirrorSyncTopicRequestData.TopicState()
+                .setTopicId(Uuid.fromString("AAAAAAAAAAAAAAAAAAAABQ")).setTopicName("orders")));
+        final byte[] plain = bytes(register);
+        assertEquals(-1L, read(plain, new RegisterMirrorSyncTopicRequestData()).driverEpoch());
+        final long epoch = (7L << 32) | 3L;
+        final byte[] numbered = bytes(register.setDriverEpoch(epoch));
+        assertEquals(plain.length + 1 + 1 + 8, numbered.length, "tag, size and eight bytes");
+        final RegisterMirrorSyncTopicRequestData back = read(numbered, new RegisterMirrorSyncTopicRequestData());
+        assertEquals(epoch, back.driverEpoch());
+        assertEquals(List.of(), back.unknownTaggedFields());
+        assertEquals(register, back);
+
+        final UnregisterMirrorSyncTopicRequestData unregister = new UnregisterMirrorSyncTopicRequestData()
+            .setMirrorName("dr").setTopics(List.of(new UnregisterMirrorSyncTopicRequestData.TopicState()
+                .setTopicId(Uuid.fromString("AAAAAAAAAAAAAAAAAAAABQ")).setTopicName("orders")));
+        final byte[] clean = bytes(unregister);
+        assertEquals(-1L, read(clean, new UnregisterMirrorSyncTopicRequestData()).driverEpoch());
+        final UnregisterMirrorSyncTopicRequestData unregisterBack = read(bytes(unregister.setDriverEpoch(epoch)),
+            new UnregisterMirrorSyncTopicRequestData());
+        assertEquals(epoch, unregisterBack.driverEpoch());
+        assertEquals(clean.length + 10, bytes(unregisterBack).length);
     }
 }

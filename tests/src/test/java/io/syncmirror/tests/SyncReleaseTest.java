@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Timeout;
 import io.syncmirror.broker.mirror.MirrorCoordinator;
 import io.syncmirror.broker.mirror.MirrorMetrics;
 import io.syncmirror.broker.mirror.MirrorPartitionState;
+import io.syncmirror.broker.mirror.sync.RejectReason;
 import io.syncmirror.hwgate.MirrorError;
 import io.syncmirror.protocol.DescribeClusterMirrorsResponseData;
 import io.syncmirror.protocol.MirrorType;
@@ -85,7 +86,7 @@ class SyncReleaseTest
     {
         final String topic = "auto-demote";
         promote(topic, 2);
-        final long rejectedBefore = rejected(MirrorCoordinator.RejectReason.RELEASED_FRESH_PROMOTION_REQUIRED);
+        final long rejectedBefore = rejected(RejectReason.RELEASED_FRESH_PROMOTION_REQUIRED);
         SyncMirrors.release(clusters.source(), MIRROR, topic);
         SyncMirrors.awaitRegistered(clusters.source(), topic, MIRROR, false, 10_000);
 
@@ -94,7 +95,7 @@ class SyncReleaseTest
             MirrorType.ASYNC).errorCode());
         assertEquals(Errors.NONE.code(), SyncMirrors.alter(clusters.destination(), 1, MIRROR, topic,
             MirrorType.SYNC).errorCode());
-        Clients.awaitCondition(() -> rejected(MirrorCoordinator.RejectReason.RELEASED_FRESH_PROMOTION_REQUIRED) >
+        Clients.awaitCondition(() -> rejected(RejectReason.RELEASED_FRESH_PROMOTION_REQUIRED) >
             rejectedBefore, 20_000, "the source rejected the Register on its Released marker");
         final DescribeClusterMirrorsResponseData.MirrorTopic rejectedState =
             SyncMirrors.topic(clusters.destination(), MIRROR, topic).orElseThrow();
@@ -173,7 +174,7 @@ class SyncReleaseTest
         SyncMirrors.awaitRegistered(clusters.source(), topic, MIRROR, true, 10_000);
     }
 
-    private static long rejected(final MirrorCoordinator.RejectReason reason)
+    private static long rejected(final RejectReason reason)
     {
         try
         {

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Timeout;
 
 import io.syncmirror.broker.mirror.MirrorCoordinator;
 import io.syncmirror.broker.mirror.MirrorMetrics;
+import io.syncmirror.broker.mirror.sync.RejectReason;
 import io.syncmirror.broker.server.BrokerServer;
 import io.syncmirror.protocol.MirrorType;
 import io.syncmirror.protocol.TopicResultsResponseData;
@@ -69,7 +70,7 @@ class SyncReleaseUnderLoadTest
             MIRROR, TOPIC));
     }
 
-    private static long rejected(final MirrorClusters clusters, final MirrorCoordinator.RejectReason reason)
+    private static long rejected(final MirrorClusters clusters, final RejectReason reason)
     {
         final BrokerServer broker = clusters.destination().broker(1);
         broker.mirrorMetrics().refresh();
@@ -147,7 +148,7 @@ class SyncReleaseUnderLoadTest
                     "every partition's reports refused (INVALID_SYNC_REGISTRATION)");
                 SyncMirrors.awaitTypes(clusters.destination(), MIRROR, TOPIC, MirrorType.SYNC, MirrorType.ASYNC,
                     30_000);
-                assertTrue(rejected(clusters, MirrorCoordinator.RejectReason.ALL_PARTITIONS_FAILING) >= 1);
+                assertTrue(rejected(clusters, RejectReason.ALL_PARTITIONS_FAILING) >= 1);
                 SyncMirrors.awaitTypes(clusters.destination(), MIRROR, TOPIC, MirrorType.SYNC, MirrorType.SYNC,
                     60_000);
                 SyncMirrors.awaitRegistered(clusters.source(), TOPIC, MIRROR, true, 10_000);

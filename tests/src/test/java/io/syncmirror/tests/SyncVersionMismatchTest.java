@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Timeout;
 
 import io.syncmirror.broker.mirror.MirrorCoordinator;
 import io.syncmirror.broker.mirror.MirrorMetrics;
+import io.syncmirror.broker.mirror.sync.RejectReason;
 import io.syncmirror.hwgate.MirrorError;
 import io.syncmirror.protocol.DescribeClusterMirrorsResponseData;
 import io.syncmirror.protocol.MirrorType;
@@ -101,7 +102,7 @@ class SyncVersionMismatchTest
             final MirrorMetrics metrics = clusters.destination().broker(1).mirrorMetrics();
             return (Long)ManagementFactory.getPlatformMBeanServer().getAttribute(
                 MirrorMetrics.syncRegistrationRejectedName(metrics.brokerTag(),
-                    MirrorCoordinator.RejectReason.VERSION_MISMATCH), MirrorMetrics.VALUE_ATTRIBUTE);
+                    RejectReason.VERSION_MISMATCH), MirrorMetrics.VALUE_ATTRIBUTE);
         }
         catch (final Exception e)
         {

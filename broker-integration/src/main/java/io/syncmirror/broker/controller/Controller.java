@@ -401,6 +401,12 @@ public final class Controller
         return mirrors.setMirrorTopicType(topicId, mirrorType);
     }
 
+    /** A mirror topic's effective type, numbered by its sync driver ({@code SyncCommitFence}). */
+    public MirrorOpResult setMirrorTopicType(final Uuid topicId, final byte mirrorType, final long driverEpoch)
+    {
+        return mirrors.setMirrorTopicType(topicId, mirrorType, driverEpoch);
+    }
+
     public MirrorOpResult removeTopicFromMirror(final String topic, final String mirrorName)
     {
         return mirrors.removeTopicFromMirror(topic, mirrorName);

@@ -22,6 +22,8 @@ import org.apache.kafka.common.protocol.Errors;
 import io.syncmirror.broker.adapter.MirrorLinks;
 import io.syncmirror.broker.metadata.MetadataRecord;
 import io.syncmirror.broker.metadata.MirrorDefinition;
+import io.syncmirror.broker.metadata.MirrorTopicConfig;
+import io.syncmirror.broker.metadata.SyncCommitFence;
 
 /**
  * The controller's cluster-mirroring state, replayed from its records: the mirror definitions
@@ -53,6 +55,8 @@ final class MirrorControl
     private final Map<String, Integer> topicsPerSyncMirror = new TreeMap<>();
     /** Destination role: each mirror topic's effective mirror type (absent: ASYNC). */
     private final Map<Uuid, Byte> mirrorTypes = new HashMap<>();
+    /** Destination role: the highest driver number applied to each mirror topic's type (SyncCommitFence). */
+    private final Map<Uuid, Long> typeFences = new HashMap<>();
 
     MirrorControl(final ClusterControl cluster, final ReplicationControl replication, final TopicConfigControl configs,
         final MetadataWriter writer)
@@ -97,6 +101,10 @@ final class MirrorControl
     void replay(final MetadataRecord.MirrorTopicTypeChange record)
     {
         mirrorTypes.put(record.topicId(), record.mirrorType());
+        if (record.driverEpoch() != SyncCommitFence.NONE)
+        {
+            typeFences.merge(record.topicId(), record.driverEpoch(), SyncCommitFence::raised);
+        }
     }
 
     /**
@@ -108,8 +116,8 @@ final class MirrorControl
         mirrors.values().forEach(definition -> out.accept(MetadataRecord.Mirror.of(definition)));
         new TreeMap<>(registeredMirrors).forEach((topicId, names) -> names.forEach(name ->
             out.accept(new MetadataRecord.MirrorSyncRegistrationChange(topicId, name, true))));
-        new TreeMap<>(mirrorTypes).forEach((topicId, type) ->
-            out.accept(new MetadataRecord.MirrorTopicTypeChange(topicId, type)));
+        new TreeMap<>(mirrorTypes).forEach((topicId, type) -> out.accept(new MetadataRecord.MirrorTopicTypeChange(
+            topicId, type, typeFences.getOrDefault(topicId, SyncCommitFence.NONE))));
     }
 
     /** The topic was deleted: its registrations and mirror type go with it. */
@@ -121,6 +129,7 @@ final class MirrorControl
             names.forEach(this::forgetOneTopic);
         }
         mirrorTypes.remove(topicId);
+        typeFences.remove(topicId);
     }
 
     /** The mirror's definition, or null when no mirror has that name. */
@@ -392,6 +401,17 @@ final class MirrorControl
     /** Destination role: a mirror topic's effective mirror type (0 ASYNC, 1 SYNC), written when it changes. */
     MirrorOpResult setMirrorTopicType(final Uuid topicId, final byte mirrorType)
     {
+        return setMirrorTopicType(topicId, mirrorType, SyncCommitFence.NONE);
+    }
+
+    /**
+     * Destination role: a mirror topic's effective mirror type (0 ASYNC, 1 SYNC), numbered {@code driverEpoch} by
+     * its sync driver or {@link SyncCommitFence#NONE}; written when the type or the topic's highest number moves.
+     * A numbered commit below that number is refused FENCED_LEADER_EPOCH, and SYNC only holds for a topic its
+     * mirror still mirrors (a failed-over topic's late SYNC commit is refused).
+     */
+    MirrorOpResult setMirrorTopicType(final Uuid topicId, final byte mirrorType, final long driverEpoch)
+    {
         if (!replication.hasTopic(topicId))
         {
             return MirrorOpResult.error(Errors.UNKNOWN_TOPIC_ID, "no topic with id " + topicId + " on this cluster");
@@ -400,9 +420,21 @@ final class MirrorControl
         {
             return MirrorOpResult.error(Errors.INVALID_REQUEST, "unknown mirror type " + mirrorType);
         }
-        if (mirrorType(topicId) != mirrorType)
+        final long fence = typeFences.getOrDefault(topicId, SyncCommitFence.NONE);
+        if (SyncCommitFence.refuses(driverEpoch, fence))
         {
-            writer.emit(new MetadataRecord.MirrorTopicTypeChange(topicId, mirrorType));
+            return MirrorOpResult.error(Errors.FENCED_LEADER_EPOCH, "mirror type commit " +
+                SyncCommitFence.describe(driverEpoch) + " is older than commit " + SyncCommitFence.describe(fence) +
+                ", already applied");
+        }
+        if (mirrorType == 1 && MirrorTopicConfig.activeMirror(configs.view(replication.topicName(topicId))) == null)
+        {
+            return MirrorOpResult.error(Errors.INVALID_REQUEST, "topic '" + replication.topicName(topicId) +
+                "' is not mirrored any more: it cannot become SYNC");
+        }
+        if (mirrorType(topicId) != mirrorType || SyncCommitFence.raised(fence, driverEpoch) != fence)
+        {
+            writer.emit(new MetadataRecord.MirrorTopicTypeChange(topicId, mirrorType, driverEpoch));
             writer.commit();
         }
         return MirrorOpResult.OK;

@@ -102,9 +102,10 @@ public final class MirrorController
         return apis.onEventThread(c -> c.changeSyncRegistration(topicId, mirrorName, registered));
     }
 
-    public CompletableFuture<MirrorOpResult> setMirrorTopicType(final Uuid topicId, final byte mirrorType)
+    public CompletableFuture<MirrorOpResult> setMirrorTopicType(final Uuid topicId, final byte mirrorType,
+        final long driverEpoch)
     {
-        return apis.onEventThread(c -> c.setMirrorTopicType(topicId, mirrorType));
+        return apis.onEventThread(c -> c.setMirrorTopicType(topicId, mirrorType, driverEpoch));
     }
 
     /** The offset of the last record in the metadata log now. */

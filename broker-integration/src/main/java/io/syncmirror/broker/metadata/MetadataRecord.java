@@ -123,9 +123,14 @@ public sealed interface MetadataRecord
 
     /**
      * Destination cluster: a mirror topic's effective mirror type, 0 ASYNC or 1 SYNC (the sync text's
-     * MirrorTopicTypeChangeRecord); it drives the mirror fetcher's mode.
+     * MirrorTopicTypeChangeRecord); it drives the mirror fetcher's mode. {@code driverEpoch} numbers a commit of
+     * the topic's sync driver ({@link SyncCommitFence}), -1 for others.
      */
-    record MirrorTopicTypeChange(Uuid topicId, byte mirrorType) implements MetadataRecord
+    record MirrorTopicTypeChange(Uuid topicId, byte mirrorType, long driverEpoch) implements MetadataRecord
     {
+        public MirrorTopicTypeChange(final Uuid topicId, final byte mirrorType)
+        {
+            this(topicId, mirrorType, SyncCommitFence.NONE);
+        }
     }
 }

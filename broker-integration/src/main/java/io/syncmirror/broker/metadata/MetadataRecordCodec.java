@@ -194,6 +194,7 @@ public final class MetadataRecordCodec
             w.header(TYPE_MIRROR_TOPIC_TYPE_CHANGE);
             w.putUuid(r.topicId());
             w.putInt(r.mirrorType());
+            w.putLong(r.driverEpoch());
         }
         else
         {
@@ -257,7 +258,9 @@ public final class MetadataRecordCodec
                 case TYPE_MIRROR_SYNC_REGISTRATION_CHANGE:
                     return new MetadataRecord.MirrorSyncRegistrationChange(getUuid(b), getString(b), b.getInt() != 0);
                 case TYPE_MIRROR_TOPIC_TYPE_CHANGE:
-                    return new MetadataRecord.MirrorTopicTypeChange(getUuid(b), (byte)b.getInt());
+                    // The driver's number came later: a record written before it ends after the type.
+                    return new MetadataRecord.MirrorTopicTypeChange(getUuid(b), (byte)b.getInt(),
+                        b.remaining() >= Long.BYTES ? b.getLong() : SyncCommitFence.NONE);
                 default:
                     throw new CorruptRecordException("unknown metadata record type " + type);
             }

@@ -601,7 +601,7 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
         for (final AlterMirrorTopicTypeRequestData.AlterMirrorTopic topic : request.topics())
         {
             results.add(topicResult(topic.topicName(), await(controller.setMirrorTopicType(topic.topicId(),
-                topic.mirrorType()))));
+                topic.mirrorType(), request.driverEpoch()))));
         }
         return new AlterMirrorTopicTypeResponseData().setTopics(results);
     }

@@ -35,20 +35,20 @@ import io.syncmirror.broker.metadata.MetadataImage;
 import io.syncmirror.broker.metadata.MirrorDefinition;
 import io.syncmirror.broker.metadata.MirrorTopicConfig;
 import io.syncmirror.broker.metadata.PartitionState;
+import io.syncmirror.broker.metadata.SyncCommitFence;
 import io.syncmirror.broker.metadata.TopicMetadata;
+import io.syncmirror.broker.mirror.sync.RejectReason;
+import io.syncmirror.broker.mirror.sync.RemotePartition;
+import io.syncmirror.broker.mirror.sync.SyncControl;
+import io.syncmirror.broker.mirror.sync.SyncHost;
+import io.syncmirror.broker.mirror.sync.SyncPartition;
 import io.syncmirror.broker.network.NodeClientConfig;
 import io.syncmirror.broker.replica.Partition;
 import io.syncmirror.broker.replica.PartitionKey;
 import io.syncmirror.broker.replica.ReplicaManager;
 import io.syncmirror.broker.storage.PartitionLog;
 import io.syncmirror.fetch.FetcherConfig;
-import io.syncmirror.hwgate.MirrorError;
 import io.syncmirror.protocol.MirrorType;
-import io.syncmirror.protocol.RegisterMirrorSyncTopicRequestData;
-import io.syncmirror.protocol.RegisterMirrorSyncTopicResponseData;
-import io.syncmirror.protocol.TopicResultsResponseData;
-import io.syncmirror.protocol.UnregisterMirrorSyncTopicRequestData;
-import io.syncmirror.protocol.UnregisterMirrorSyncTopicResponseData;
 
 /**
  * The mirror coordinator of this destination broker: for every mirror partition whose destination partition this
@@ -59,10 +59,10 @@ import io.syncmirror.protocol.UnregisterMirrorSyncTopicResponseData;
  * {@code __mirror_state}.
  *
  * <p>Threads: one daemon thread ({@code mirror-coordinator-<broker>}) runs {@link #tick} every
- * {@code mirror.coordinator.tick.ms} and at once after {@link #wakeup()} (a metadata change). Its calls to the
- * source, the controller and {@code __mirror_state} block for at most the mirror request timeout, so one
- * unreachable source delays, but never stops, the others. The mirror fetchers run on their own threads. The
- * queries may be called from any thread.
+ * {@code mirror.coordinator.tick.ms} and at once after {@link #wakeup()} (a metadata change). Its lifecycle and
+ * failover calls to the source, the controller and {@code __mirror_state} block for at most the mirror request
+ * timeout, so one unreachable source delays, but never stops, the others. The mirror fetchers run on their own
+ * threads. The queries may be called from any thread.
  *
  * <p>Failover (STOPPING), in the sync text's order (no truncation): the fetcher is removed and the mirror's
  * appends stopped; LastMirroredOffset (the LEO) and LastMirrorEpoch (the latest source epoch in the log) are
@@ -77,25 +77,11 @@ import io.syncmirror.protocol.UnregisterMirrorSyncTopicResponseData;
  * <p>Synchronous mirroring, control path. The desired mirror type of a topic is persisted on each of its
  * partitions' records (an operator's AlterMirrorTopicType, applied on this thread through
  * {@link #setDesiredMirrorType}); the effective type is the metadata image's ({@code MirrorTopicTypeChange}).
- * One broker drives each topic's promotion and topic-wide demotion: the one coordinating the topic's partition 0
- * (a deterministic choice every broker can make from its own image, and it moves with that partition's
- * leadership). The driver promotes once desired is SYNC, effective is ASYNC and every partition's lag is 0 (its
- * own partitions directly, the others through their leaders' describe answers): it turns reporting on for its
- * partitions, sends RegisterMirrorSyncTopic to the source (RecoveryPromotion carrying the in-memory
- * pendingRecoveryPromotion hint) and, once admitted, commits effective SYNC; a failed commit is undone by an
- * Unregister. Rejections back off exponentially, counted in the driver partition's RetryAttempt. The driver also
- * demotes the topic (effective ASYNC, desired kept SYNC, recovery hint set) when every partition's reports have
- * failed for {@code mirror.sync.topic.demote.timeout.ms}.
- *
- * <p>Every broker sets {@link MirrorPartition#syncReporting} on the partitions it coordinates: true while the
- * topic is effectively SYNC (or the driver's registration is in flight). Once the topic stops being SYNC, the
- * driver sends the Unregister and keeps reporting until the source acknowledged it; every other broker keeps
- * reporting until the source answers its partitions' reports INVALID_SYNC_REGISTRATION (hazard 6), so no
- * broker's reports stop while the source may still gate on them. Register and Unregister of a topic come from
- * its driver alone, one after the other: an Unregister from another broker could reach the source after a quick
- * re-promotion's Register and undo it. A partition that stops (failover) unregisters its topic first, before its
- * fetcher is removed, goes on when the source cannot be reached, and clears the topic's desired and effective
- * types.
+ * Promotion, topic-wide demotion, the Unregisters owed to the source and which partitions report are the
+ * {@link SyncControl}'s, stepped by each tick for every topic with partitions coordinated here; its requests run
+ * on their own thread ({@link ChannelSyncLinks}), so a slow source delays no tick. A partition that stops
+ * (failover) unregisters its topic first, before its fetcher is removed, goes on when the source cannot be
+ * reached, and clears the topic's desired and effective types.
  */
 public final class MirrorCoordinator implements AutoCloseable
 {
@@ -131,8 +117,11 @@ public final class MirrorCoordinator implements AutoCloseable
      */
     public interface SyncChannel
     {
-        /** Commits a topic's effective mirror type (MirrorTopicTypeChange) at the controller; throws when it cannot. */
-        void commitMirrorType(Uuid topicId, byte mirrorType) throws Exception;
+        /**
+         * Commits a topic's effective mirror type (MirrorTopicTypeChange) at the controller, numbered by the
+         * topic's sync driver ({@code SyncCommitFence}, -1 for none); throws when it cannot.
+         */
+        void commitMirrorType(Uuid topicId, byte mirrorType, long driverEpoch) throws Exception;
 
         /**
          * The mirror's partitions led by other brokers, by topic id, as their leaders describe them now (absent:
@@ -143,17 +132,6 @@ public final class MirrorCoordinator implements AutoCloseable
         /** Sends a sync registration RPC to the mirror's source cluster; IOException when it cannot. */
         <T extends ApiMessage> T sendToSource(SourceCluster source, ApiMessage request, Class<T> type)
             throws IOException;
-    }
-
-    /** A mirror partition led by another broker: its state, lag, and how long its sync reports have failed. */
-    public record RemotePartition(MirrorPartitionState state, long lag, long syncFailingForMs)
-    {
-    }
-
-    /** Why a topic's sync registration was refused or dropped (the SyncRegistrationRejected{reason} counters). */
-    public enum RejectReason
-    {
-        RELEASED_FRESH_PROMOTION_REQUIRED, VERSION_MISMATCH, ALL_PARTITIONS_FAILING
     }
 
     /**
@@ -221,15 +199,13 @@ public final class MirrorCoordinator implements AutoCloseable
     private final Thread thread;
 
     // Synchronous mirroring.
-    private final Map<Uuid, TopicSync> topicSyncs = new ConcurrentHashMap<>();
-    /** Per sync tick: each mirror's partitions other brokers lead, described once ({@link #remotePartitions}). */
-    private final Map<String, Map<Uuid, Map<Integer, RemotePartition>>> remoteThisTick = new HashMap<>();
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
-    private final Map<RejectReason, java.util.concurrent.atomic.LongAdder> rejections =
-        new java.util.EnumMap<>(RejectReason.class);
-    private volatile SyncChannel syncChannel;
+    /** Runs the sync control's blocking requests, one at a time in the order made. */
+    private final ExecutorService syncRequests;
+    private final ChannelSyncLinks syncLinks;
+    /** Promotion, demotion, Unregisters and reporting of the topics coordinated here (coordinator thread). */
+    private final SyncControl syncControl;
     private volatile short syncVersion = 1;
-    private volatile long syncTopicDemoteTimeoutMs = 30_000L;
 
     public MirrorCoordinator(final int brokerId, final ReplicaManager replicas, final Supplier<MetadataImage> image,
         final MirrorStateStore store, final ControllerChannel controller, final LastMirroredLookup lastMirrored,
@@ -261,9 +237,57 @@ public final class MirrorCoordinator implements AutoCloseable
             config.throttledRateBytesPerSec(), lookups, clockMs);
         this.thread = new Thread(this::run, "mirror-coordinator-" + brokerId);
         this.thread.setDaemon(true);
-        for (final RejectReason reason : RejectReason.values())
+        this.syncRequests = Executors.newSingleThreadExecutor(r ->
         {
-            rejections.put(reason, new java.util.concurrent.atomic.LongAdder());
+            final Thread t = new Thread(r, "mirror-sync-requests-" + brokerId);
+            t.setDaemon(true);
+            return t;
+        });
+        this.syncLinks = new ChannelSyncLinks(brokerId, this::source);
+        this.syncControl = new SyncControl(new Host(), syncLinks, config.retryBackoffMs(), config.retryBackoffMaxMs());
+    }
+
+    /** The sync control's side effects on the partitions coordinated here. Coordinator thread. */
+    private final class Host implements SyncHost
+    {
+        @Override
+        public void reporting(final SyncPartition partition, final boolean reporting)
+        {
+            syncReporting((MirrorPartition)partition, reporting);
+        }
+
+        @Override
+        public void registerAttempts(final SyncPartition driver, final int attempts)
+        {
+            final MirrorPartition mirror = (MirrorPartition)driver;
+            persistQuietly(mirror, mirror.record.withRetryAttempt(attempts));
+        }
+
+        @Override
+        public CompletableFuture<Void> registrationOwed(final SyncPartition driver, final boolean owed)
+        {
+            final MirrorPartition mirror = (MirrorPartition)driver;
+            return persistAsync(mirror, mirror.record.withSyncRegistrationOwed(owed));
+        }
+
+        @Override
+        public void promotionError(final SyncPartition driver, final String message)
+        {
+            final MirrorPartition mirror = (MirrorPartition)driver;
+            if (message == null)
+            {
+                mirror.clearError();
+            }
+            else
+            {
+                mirror.error(Errors.NONE, message);
+            }
+        }
+
+        @Override
+        public void wakeup()
+        {
+            MirrorCoordinator.this.wakeup();
         }
     }
 
@@ -280,7 +304,7 @@ public final class MirrorCoordinator implements AutoCloseable
                 " and mirror.sync.topic.demote.timeout.ms " + demoteTimeoutMs + " must not be negative");
         }
         this.syncVersion = syncVersionLevel;
-        this.syncTopicDemoteTimeoutMs = demoteTimeoutMs;
+        syncControl.demoteTimeoutMs(demoteTimeoutMs);
     }
 
     /** The finalized {@code mirror.sync.version} level of this broker; 0: it cannot gate produces on a mirror. */
@@ -292,7 +316,13 @@ public final class MirrorCoordinator implements AutoCloseable
     /** Installs the sync control-path links (the mirror RPC handler does, once it exists). Any thread. */
     public void syncChannel(final SyncChannel channel)
     {
-        this.syncChannel = channel;
+        syncLinks.channel(channel, syncRequests);
+    }
+
+    /** Installs the links with their blocking calls run on {@code executor} (tests: on the calling thread). */
+    void syncChannel(final SyncChannel channel, final java.util.concurrent.Executor executor)
+    {
+        syncLinks.channel(channel, executor);
     }
 
     public void start()
@@ -1051,42 +1081,9 @@ public final class MirrorCoordinator implements AutoCloseable
     // Synchronous mirroring: promotion, demotion, reporting, release recovery (coordinator thread).
     // ------------------------------------------------------------------------------------------------------
 
-    /** A topic's sync control state on this broker. Coordinator thread writes; describe reads the volatiles. */
-    private static final class TopicSync
-    {
-        final String mirrorName;
-        final String topicName;
-        /** The next Register carries RecoveryPromotion=true (the source released the topic). In memory only. */
-        volatile boolean pendingRecoveryPromotion;
-        /** The driver's registration is in flight: its partitions report before the source starts gating. */
-        boolean armed;
-        /** This broker reported for the topic and owes the source an acknowledged Unregister before it stops. */
-        boolean unregisterPending;
-        /** The topic was effectively SYNC at this broker's last look. */
-        boolean wasSync;
-        long nextRegisterAtMs;
-        long nextUnregisterAtMs;
-        int unregisterAttempt;
-        /** A failover's Unregister was sent (or tried) by this broker for the topic. */
-        boolean stopUnregistered;
-
-        TopicSync(final String mirrorName, final String topicName)
-        {
-            this.mirrorName = mirrorName;
-            this.topicName = topicName;
-        }
-    }
-
-    private TopicSync topicSync(final MirrorPartition mirror)
-    {
-        return topicSyncs.computeIfAbsent(mirror.topicId, id -> new TopicSync(mirror.mirrorName,
-            mirror.topicPartition.topic()));
-    }
-
     /** Every topic with a partition coordinated here: reporting, Unregisters owed, and the driver's work. */
     void syncTick(final MetadataImage current)
     {
-        remoteThisTick.clear();
         if (coordinatedByTopic == null || coordinatedCountGrouped != coordinatedChanges)
         {
             // Grouped again only when the coordinated partitions changed: a steady tick allocates nothing here.
@@ -1099,7 +1096,8 @@ public final class MirrorCoordinator implements AutoCloseable
             coordinatedByTopic = grouped;
         }
         final Map<Uuid, List<MirrorPartition>> byTopic = coordinatedByTopic;
-        topicSyncs.keySet().removeIf(id -> !byTopic.containsKey(id) && !topicSyncs.get(id).unregisterPending);
+        syncControl.beginTick(byTopic.keySet());
+        final long nowMs = clockMs.getAsLong();
         for (final Map.Entry<Uuid, List<MirrorPartition>> entry : byTopic.entrySet())
         {
             final List<MirrorPartition> local = entry.getValue();
@@ -1109,403 +1107,18 @@ public final class MirrorCoordinator implements AutoCloseable
             {
                 continue; // not (or no longer) mirrored: STOPPING unregisters
             }
-            final TopicSync sync = topicSync(first);
             try
             {
-                syncTopic(sync, topic.get(), local, current);
+                syncControl.step(first.mirrorName, topic.get().id(), topic.get().name(),
+                    topic.get().partitions().size(),
+                    current.syncState(topic.get().id()).mirrorType() == MirrorType.SYNC.id(), local, nowMs);
             }
             catch (final RuntimeException e)
             {
-                LOG.warn("Mirror '{}' topic {}: sync control step failed: {}", sync.mirrorName, sync.topicName,
+                LOG.warn("Mirror '{}' topic {}: sync control step failed: {}", first.mirrorName, topic.get().name(),
                     e.getMessage());
             }
         }
-    }
-
-    private void syncTopic(final TopicSync sync, final TopicMetadata topic, final List<MirrorPartition> local,
-        final MetadataImage current)
-    {
-        final boolean effectiveSync = current.syncState(topic.id()).mirrorType() == MirrorType.SYNC.id();
-        sync.stopUnregistered = false; // mirrored (again): a later failover unregisters afresh
-        if (effectiveSync)
-        {
-            sync.armed = false;
-            sync.wasSync = true;
-            sync.unregisterPending = false;
-        }
-        else if (sync.wasSync)
-        {
-            sync.wasSync = false;
-            sync.unregisterPending = true; // demoted: reports go on until the source acknowledges an Unregister
-            sync.nextUnregisterAtMs = 0L;
-        }
-        final boolean reporting = effectiveSync || sync.armed || sync.unregisterPending;
-        for (final MirrorPartition mirror : local)
-        {
-            syncReporting(mirror, reporting && mirror.record.state() == MirrorPartitionState.MIRRORING);
-        }
-        final MirrorPartition driver = driverOf(local);
-        if (!effectiveSync && sync.unregisterPending)
-        {
-            if (driver != null)
-            {
-                maybeUnregister(sync, topic.id(), local);
-            }
-            else if (sourceRefusesEveryReport(local))
-            {
-                // The driver's Unregister went through: the source no longer gates on these partitions. Only the
-                // driver unregisters, after its own Register and before its next one, so no Unregister can reach
-                // the source after a later promotion's Register and undo it.
-                sync.unregisterPending = false;
-                for (final MirrorPartition mirror : local)
-                {
-                    syncReporting(mirror, false);
-                }
-                LOG.info("Mirror '{}' topic {}: the source no longer gates on this broker's partitions; sync "
-                    + "reports stop", sync.mirrorName, sync.topicName);
-            }
-        }
-        if (driver == null)
-        {
-            return;
-        }
-        final boolean desiredSync = driver.record.desiredMirrorType() == MirrorType.SYNC.id();
-        if (effectiveSync && !desiredSync)
-        {
-            // An operator's demotion whose commit did not get through: commit it now.
-            commitType(topic.id(), MirrorType.ASYNC);
-        }
-        else if (effectiveSync)
-        {
-            maybeDemoteAllFailing(sync, topic, local, driver);
-        }
-        else if (desiredSync && !sync.unregisterPending)
-        {
-            maybePromote(sync, topic, local, driver);
-        }
-    }
-
-    /**
-     * Whether the source answered the last report of every reporting partition here INVALID_SYNC_REGISTRATION:
-     * its leaders, with metadata as new as their controller's, hold no registration of this mirror on the topic.
-     */
-    private static boolean sourceRefusesEveryReport(final List<MirrorPartition> local)
-    {
-        for (final MirrorPartition mirror : local)
-        {
-            if (mirror.syncReporting && (mirror.syncFailingSinceMs < 0 ||
-                mirror.syncFailureCode != MirrorError.INVALID_SYNC_REGISTRATION.code()))
-            {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** The partition that makes this broker its topic's driver (partition 0), or null. */
-    private static MirrorPartition driverOf(final List<MirrorPartition> local)
-    {
-        for (final MirrorPartition mirror : local)
-        {
-            if (mirror.topicPartition.partition() == 0)
-            {
-                return mirror;
-            }
-        }
-        return null;
-    }
-
-    /** True when every partition of the topic is MIRRORING with lag 0, asking other leaders for theirs. */
-    private boolean caughtUp(final TopicMetadata topic, final List<MirrorPartition> local, final String mirrorName)
-    {
-        final Set<Integer> covered = new HashSet<>();
-        for (final MirrorPartition mirror : local)
-        {
-            if (mirror.record.state() != MirrorPartitionState.MIRRORING || mirror.lag() != 0)
-            {
-                return false;
-            }
-            covered.add(mirror.topicPartition.partition());
-        }
-        if (covered.size() < topic.partitions().size())
-        {
-            final Map<Integer, RemotePartition> remote = remotePartitions(mirrorName, topic.id());
-            for (final PartitionState state : topic.partitions())
-            {
-                if (covered.contains(state.partition()))
-                {
-                    continue;
-                }
-                final RemotePartition other = remote.get(state.partition());
-                if (other == null || other.state() != MirrorPartitionState.MIRRORING || other.lag() != 0)
-                {
-                    return false;
-                }
-            }
-        }
-        return true;
-    }
-
-    private void maybePromote(final TopicSync sync, final TopicMetadata topic, final List<MirrorPartition> local,
-        final MirrorPartition driver)
-    {
-        final long nowMs = clockMs.getAsLong();
-        if (nowMs < sync.nextRegisterAtMs || !caughtUp(topic, local, driver.mirrorName))
-        {
-            return;
-        }
-        final SyncChannel channel = requireSyncChannel();
-        sync.armed = true;
-        for (final MirrorPartition mirror : local)
-        {
-            syncReporting(mirror, mirror.record.state() == MirrorPartitionState.MIRRORING);
-        }
-        final boolean recovery = sync.pendingRecoveryPromotion;
-        final RegisterMirrorSyncTopicRequestData request = new RegisterMirrorSyncTopicRequestData()
-            .setMirrorName(driver.mirrorName).setTopics(List.of(new RegisterMirrorSyncTopicRequestData.TopicState()
-                .setTopicId(topic.id()).setTopicName(topic.name()).setRecoveryPromotion(recovery)));
-        final RegisterMirrorSyncTopicResponseData response;
-        try
-        {
-            response = channel.sendToSource(source(driver.mirrorName), request,
-                RegisterMirrorSyncTopicResponseData.class);
-        }
-        catch (final IOException | RuntimeException e)
-        {
-            // The source may have admitted it before the connection failed: undo with an acknowledged Unregister.
-            registerFailed(sync, driver, local, true, "RegisterMirrorSyncTopic to the source failed: " +
-                e.getMessage());
-            return;
-        }
-        short code = Errors.UNKNOWN_SERVER_ERROR.code();
-        String message = "the source answered no result for the topic";
-        for (final TopicResultsResponseData.TopicResult result : response.topics())
-        {
-            if (result.topicName().equals(topic.name()))
-            {
-                code = result.errorCode();
-                message = result.errorMessage();
-            }
-        }
-        if (code == Errors.NONE.code())
-        {
-            try
-            {
-                channel.commitMirrorType(topic.id(), MirrorType.SYNC.id());
-            }
-            catch (final Exception e)
-            {
-                registerFailed(sync, driver, local, true, "committing effective SYNC failed: " + e.getMessage());
-                return;
-            }
-            sync.pendingRecoveryPromotion = false;
-            // Until the image shows SYNC, armed keeps the reports going and this keeps a second Register away.
-            sync.nextRegisterAtMs = clockMs.getAsLong() + config.retryBackoffMs();
-            if (driver.record.retryAttempt() != 0)
-            {
-                persistQuietly(driver, driver.record.withRetryAttempt(0));
-            }
-            driver.clearError();
-            LOG.info("Mirror '{}' topic {}: promoted to SYNC{}", driver.mirrorName, topic.name(),
-                recovery ? " (recovery after a release by the source)" : "");
-            return;
-        }
-        if (code == MirrorError.MIRROR_SYNC_RELEASED_REQUIRES_FRESH_PROMOTION.code())
-        {
-            // Topic-wide demote path: effective stays (or becomes) ASYNC, desired stays SYNC, and the next
-            // Register is a recovery promotion.
-            sync.pendingRecoveryPromotion = true;
-            rejections.get(RejectReason.RELEASED_FRESH_PROMOTION_REQUIRED).increment();
-            commitType(topic.id(), MirrorType.ASYNC);
-        }
-        else if (code == MirrorError.MIRROR_SYNC_VERSION_MISMATCH.code())
-        {
-            rejections.get(RejectReason.VERSION_MISMATCH).increment();
-        }
-        registerFailed(sync, driver, local, false, "the source refused the sync registration: " +
-            errorName(code) + (message == null ? "" : ": " + message));
-    }
-
-    /** A Register that did not end in SYNC: stop reporting (after an Unregister when it may have been admitted). */
-    private void registerFailed(final TopicSync sync, final MirrorPartition driver, final List<MirrorPartition> local,
-        final boolean mayBeRegistered, final String message)
-    {
-        sync.armed = false;
-        if (mayBeRegistered)
-        {
-            sync.unregisterPending = true;
-            sync.nextUnregisterAtMs = 0L;
-        }
-        else
-        {
-            for (final MirrorPartition mirror : local)
-            {
-                syncReporting(mirror, false);
-            }
-        }
-        final int attempt = driver.record.retryAttempt() + 1;
-        final long backoffMs = backoffMs(attempt);
-        sync.nextRegisterAtMs = clockMs.getAsLong() + backoffMs;
-        persistQuietly(driver, driver.record.withRetryAttempt(attempt));
-        driver.error(Errors.NONE, message);
-        LOG.warn("Mirror '{}' topic {}: promotion to SYNC failed (attempt {}, next in {} ms): {}", driver.mirrorName,
-            sync.topicName, attempt, backoffMs, message);
-    }
-
-    private static String errorName(final short code)
-    {
-        final MirrorError mirror = MirrorError.forCode(code);
-        return mirror != null ? mirror.name() : Errors.forCode(code).name();
-    }
-
-    private long backoffMs(final int attempt)
-    {
-        return Math.min(config.retryBackoffMaxMs(), config.retryBackoffMs() << Math.min(20, Math.max(0, attempt - 1)));
-    }
-
-    /**
-     * Topic-wide demote when every partition's reports have failed (INVALID_SYNC_REGISTRATION or
-     * MIRROR_REGISTRATION_PROPAGATING) for the demote timeout: the source most likely released the topic.
-     */
-    private void maybeDemoteAllFailing(final TopicSync sync, final TopicMetadata topic,
-        final List<MirrorPartition> local, final MirrorPartition driver)
-    {
-        final long nowMs = clockMs.getAsLong();
-        final long timeoutMs = syncTopicDemoteTimeoutMs;
-        final Set<Integer> covered = new HashSet<>();
-        for (final MirrorPartition mirror : local)
-        {
-            final long sinceMs = mirror.syncFailingSinceMs;
-            if (sinceMs < 0 || nowMs - sinceMs < timeoutMs)
-            {
-                return;
-            }
-            covered.add(mirror.topicPartition.partition());
-        }
-        if (covered.size() < topic.partitions().size())
-        {
-            final Map<Integer, RemotePartition> remote = remotePartitions(driver.mirrorName, topic.id());
-            for (final PartitionState state : topic.partitions())
-            {
-                final RemotePartition other = remote.get(state.partition());
-                if (!covered.contains(state.partition()) && (other == null || other.syncFailingForMs() < timeoutMs))
-                {
-                    return;
-                }
-            }
-        }
-        if (!commitType(topic.id(), MirrorType.ASYNC))
-        {
-            return;
-        }
-        sync.pendingRecoveryPromotion = true;
-        // Recovery waits one backoff, so a source that keeps releasing is not met by a Register at once.
-        sync.nextRegisterAtMs = nowMs + config.retryBackoffMs();
-        rejections.get(RejectReason.ALL_PARTITIONS_FAILING).increment();
-        LOG.warn("Mirror '{}' topic {}: every partition's sync reports failed for {} ms; demoted to ASYNC, " +
-            "recovery promotion pending (reason {})", driver.mirrorName, topic.name(), timeoutMs,
-            RejectReason.ALL_PARTITIONS_FAILING);
-    }
-
-    /** Sends the Unregister this broker owes the source; reporting stops once it is acknowledged. */
-    private void maybeUnregister(final TopicSync sync, final Uuid topicId, final List<MirrorPartition> local)
-    {
-        final long nowMs = clockMs.getAsLong();
-        if (nowMs < sync.nextUnregisterAtMs)
-        {
-            return;
-        }
-        if (unregister(sync.mirrorName, sync.topicName, topicId))
-        {
-            sync.unregisterPending = false;
-            sync.unregisterAttempt = 0;
-            for (final MirrorPartition mirror : local)
-            {
-                syncReporting(mirror, false);
-            }
-            LOG.info("Mirror '{}' topic {}: the source acknowledged the Unregister; sync reports stop",
-                sync.mirrorName, sync.topicName);
-        }
-        else
-        {
-            sync.unregisterAttempt++;
-            sync.nextUnregisterAtMs = nowMs + backoffMs(sync.unregisterAttempt);
-        }
-    }
-
-    /** UnregisterMirrorSyncTopic for one topic at the mirror's source; true once acknowledged. */
-    private boolean unregister(final String mirrorName, final String topicName, final Uuid topicId)
-    {
-        try
-        {
-            final UnregisterMirrorSyncTopicResponseData response = requireSyncChannel().sendToSource(
-                source(mirrorName), new UnregisterMirrorSyncTopicRequestData().setMirrorName(mirrorName)
-                    .setTopics(List.of(new UnregisterMirrorSyncTopicRequestData.TopicState().setTopicId(topicId)
-                        .setTopicName(topicName))), UnregisterMirrorSyncTopicResponseData.class);
-            if (response.errorCode() == Errors.NONE.code())
-            {
-                return true;
-            }
-            LOG.warn("Mirror '{}' topic {}: the source refused the Unregister: {} {}", mirrorName, topicName,
-                errorName(response.errorCode()), response.errorMessage());
-        }
-        catch (final IOException | RuntimeException e)
-        {
-            LOG.warn("Mirror '{}' topic {}: Unregister at the source failed: {}", mirrorName, topicName,
-                e.getMessage());
-        }
-        return false;
-    }
-
-    /** Commits the effective type; false (logged) when the controller cannot be reached now. */
-    private boolean commitType(final Uuid topicId, final MirrorType type)
-    {
-        try
-        {
-            requireSyncChannel().commitMirrorType(topicId, type.id());
-            return true;
-        }
-        catch (final Exception e)
-        {
-            LOG.warn("Committing mirror type {} of topic id {} failed: {}", type, topicId, e.getMessage());
-            return false;
-        }
-    }
-
-    /**
-     * The topic's partitions other brokers lead, from one describe of the mirror per sync tick: a tick promoting
-     * a thousand topics would otherwise describe every partition of the mirror a thousand times.
-     */
-    private Map<Integer, RemotePartition> remotePartitions(final String mirrorName, final Uuid topicId)
-    {
-        try
-        {
-            Map<Uuid, Map<Integer, RemotePartition>> byTopic = remoteThisTick.get(mirrorName);
-            if (byTopic == null)
-            {
-                byTopic = requireSyncChannel().remotePartitions(mirrorName);
-                remoteThisTick.put(mirrorName, byTopic);
-            }
-            return byTopic.getOrDefault(topicId, Map.of());
-        }
-        catch (final RuntimeException e)
-        {
-            throw e;
-        }
-        catch (final Exception e)
-        {
-            throw new KafkaException("describing the partitions other brokers lead failed: " + e.getMessage(), e);
-        }
-    }
-
-    private SyncChannel requireSyncChannel()
-    {
-        final SyncChannel channel = syncChannel;
-        if (channel == null)
-        {
-            throw new KafkaException("the sync control path of broker " + brokerId + " is not connected yet");
-        }
-        return channel;
     }
 
     private void persistQuietly(final MirrorPartition mirror, final MirrorStateRecord next)
@@ -1530,38 +1143,64 @@ public final class MirrorCoordinator implements AutoCloseable
      */
     private void stopSync(final MirrorPartition mirror)
     {
-        final TopicSync sync = topicSyncs.get(mirror.topicId);
         final boolean effectiveSync = image.get().syncState(mirror.topicId).mirrorType() == MirrorType.SYNC.id();
         final boolean involved = effectiveSync || mirror.syncReporting ||
-            mirror.record.desiredMirrorType() == MirrorType.SYNC.id() || sync != null && sync.unregisterPending;
+            mirror.record.desiredMirrorType() == MirrorType.SYNC.id() || syncControl.unregisterOwed(mirror.topicId);
         if (!involved)
         {
             return;
         }
-        final TopicSync state = topicSync(mirror);
-        if (!state.stopUnregistered)
+        final boolean acknowledged = awaitSyncRequest(syncControl.unregisterOnStop(mirror.mirrorName,
+            mirror.topicId, mirror.topicPartition.topic()), "the Unregister at the source");
+        if (!acknowledged)
         {
-            state.stopUnregistered = true;
-            if (!unregister(mirror.mirrorName, mirror.topicPartition.topic(), mirror.topicId))
-            {
-                LOG.warn("Mirror '{}' topic {}: failing over without the source's acknowledgement of the " +
-                    "Unregister; run --release-sync on the source if its producers stay blocked", mirror.mirrorName,
-                    mirror.topicPartition.topic());
-            }
+            LOG.warn("Mirror '{}' topic {}: failing over without the source's acknowledgement of the " +
+                "Unregister; run --release-sync on the source if its producers stay blocked", mirror.mirrorName,
+                mirror.topicPartition.topic());
         }
-        state.unregisterPending = false;
-        state.armed = false;
-        state.wasSync = false;
-        state.pendingRecoveryPromotion = false;
         syncReporting(mirror, false);
-        if (effectiveSync && !commitType(mirror.topicId, MirrorType.ASYNC))
+        if (effectiveSync)
         {
-            throw new KafkaException("clearing the effective SYNC type of " + mirror.topicPartition.topic() +
-                " at the controller failed");
+            try
+            {
+                awaitSyncRequest(syncLinks.commitMirrorType(mirror.topicId, MirrorType.ASYNC.id(),
+                    SyncCommitFence.NONE),
+                    "clearing the effective SYNC type");
+            }
+            catch (final RuntimeException e)
+            {
+                throw new KafkaException("clearing the effective SYNC type of " + mirror.topicPartition.topic() +
+                    " at the controller failed: " + e.getMessage(), e);
+            }
         }
         if (mirror.record.desiredMirrorType() != MirrorType.ASYNC.id())
         {
             persist(mirror, mirror.record.withDesiredMirrorType(MirrorType.ASYNC.id()));
+        }
+    }
+
+    /**
+     * Waits for a sync request of the failover, which runs in order on the coordinator thread: bounded by the
+     * requests queued before it, each bounded by the mirror request timeout.
+     */
+    private <T> T awaitSyncRequest(final CompletableFuture<T> request, final String what)
+    {
+        try
+        {
+            return request.get(4 * config.requestTimeoutMs(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        }
+        catch (final java.util.concurrent.ExecutionException e)
+        {
+            throw e.getCause() instanceof RuntimeException r ? r : new KafkaException(e.getCause());
+        }
+        catch (final java.util.concurrent.TimeoutException e)
+        {
+            throw new KafkaException(what + " timed out after " + 4 * config.requestTimeoutMs() + " ms", e);
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            throw new KafkaException("interrupted waiting for " + what, e);
         }
     }
 
@@ -1631,10 +1270,10 @@ public final class MirrorCoordinator implements AutoCloseable
                 {
                     writes.add(persistAsync(mirror, mirror.record.withDesiredMirrorType(mirrorType)));
                 }
-                if (mirrorType == MirrorType.SYNC.id() && mirror.topicPartition.partition() == 0)
+                if (mirror.topicPartition.partition() == 0)
                 {
-                    final TopicSync sync = topicSync(mirror);
-                    sync.nextRegisterAtMs = 0L; // an operator's request is a fresh start of the backoff
+                    // An operator's SYNC is a fresh start of the driver's backoff.
+                    syncControl.desiredTypeSet(topicId, mirrorName, mirror.topicPartition.topic(), mirrorType, true);
                 }
             }
             else
@@ -1653,11 +1292,7 @@ public final class MirrorCoordinator implements AutoCloseable
         }
         if (mirrorType == MirrorType.ASYNC.id())
         {
-            final TopicSync sync = topicSyncs.get(topicId);
-            if (sync != null)
-            {
-                sync.pendingRecoveryPromotion = false;
-            }
+            syncControl.desiredTypeSet(topicId, mirrorName, topic.get().name(), mirrorType, false);
         }
         return applied;
     }
@@ -1747,14 +1382,13 @@ public final class MirrorCoordinator implements AutoCloseable
     /** True while this broker holds a pending recovery promotion for the topic (its driver does). */
     public boolean recoveryPending(final Uuid topicId)
     {
-        final TopicSync sync = topicSyncs.get(topicId);
-        return sync != null && sync.pendingRecoveryPromotion;
+        return syncControl.recoveryPending(topicId);
     }
 
     /** SyncRegistrationRejected{reason}: registrations refused by the source or dropped by a topic-wide demote. */
     public long syncRegistrationsRejected(final RejectReason reason)
     {
-        return rejections.get(reason).sum();
+        return syncControl.rejected(reason);
     }
 
     /** Source role: the topics of this cluster with at least one destination registered for sync. */
@@ -1827,6 +1461,7 @@ public final class MirrorCoordinator implements AutoCloseable
         fetchers.close();
         lookups.shutdownNow();
         leaderLookups.shutdownNow();
+        syncRequests.shutdownNow();
         for (final SourceCluster source : sources.values())
         {
             source.close();

@@ -30,6 +30,8 @@ import org.apache.kafka.common.utils.internals.Sanitizer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.syncmirror.broker.mirror.sync.RejectReason;
+
 /**
  * The JMX metrics of this broker's cluster mirroring (KIP-1279, {@code kafka.server} domain), computed from the
  * mirror coordinator's statuses when they are read; thread-safe (any JMX thread may read; registration changes
@@ -129,7 +131,7 @@ public final class MirrorMetrics implements AutoCloseable
     {
         Collection<MirrorCoordinator.SyncStatus> syncStatuses();
 
-        long rejected(MirrorCoordinator.RejectReason reason);
+        long rejected(RejectReason reason);
 
         int registeredSyncTopics();
     }
@@ -144,7 +146,7 @@ public final class MirrorMetrics implements AutoCloseable
         }
 
         @Override
-        public long rejected(final MirrorCoordinator.RejectReason reason)
+        public long rejected(final RejectReason reason)
         {
             return 0L;
         }
@@ -203,8 +205,8 @@ public final class MirrorMetrics implements AutoCloseable
                 fixedNames.add(dead);
             }
             // The sync MBeans exist only with a sync source (the coordinator's), not for a metrics-only caller.
-            for (final MirrorCoordinator.RejectReason reason : sync == NO_SYNC ? new MirrorCoordinator.RejectReason[0]
-                : MirrorCoordinator.RejectReason.values())
+            for (final RejectReason reason : sync == NO_SYNC ? new RejectReason[0]
+                : RejectReason.values())
             {
                 final ObjectName rejected = syncRegistrationRejectedName(brokerTag, reason);
                 if (register(rejected, new Gauge(LONG_GAUGE_INFO, s -> this.sync.rejected(reason))))
@@ -234,7 +236,7 @@ public final class MirrorMetrics implements AutoCloseable
             }
 
             @Override
-            public long rejected(final MirrorCoordinator.RejectReason reason)
+            public long rejected(final RejectReason reason)
             {
                 return coordinator.syncRegistrationsRejected(reason);
             }
@@ -335,7 +337,7 @@ public final class MirrorMetrics implements AutoCloseable
     }
 
     public static ObjectName syncRegistrationRejectedName(final String brokerTag,
-        final MirrorCoordinator.RejectReason reason)
+        final RejectReason reason)
     {
         return name(MIRROR_METRICS_TYPE, "SyncRegistrationRejected", "reason", reason.name(), "broker", brokerTag);
     }

@@ -6,6 +6,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.Errors;
 
+import io.syncmirror.broker.mirror.sync.SyncPartition;
 import io.syncmirror.broker.replica.Partition;
 
 /**
@@ -13,7 +14,7 @@ import io.syncmirror.broker.replica.Partition;
  * the fetcher last learned about the source. The coordinator thread owns the state transitions; the fetcher
  * thread writes the source progress and errors; describe and metrics read everything. Fields are volatile.
  */
-final class MirrorPartition
+final class MirrorPartition implements SyncPartition
 {
     final String mirrorName;
     final Partition partition;
@@ -93,8 +94,63 @@ final class MirrorPartition
         return record.state();
     }
 
+    @Override
+    public int index()
+    {
+        return topicPartition.partition();
+    }
+
+    @Override
+    public boolean mirroring()
+    {
+        return record.state() == MirrorPartitionState.MIRRORING;
+    }
+
+    @Override
+    public boolean reportingSync()
+    {
+        return syncReporting;
+    }
+
+    @Override
+    public long syncFailingSince()
+    {
+        return syncFailingSinceMs;
+    }
+
+    @Override
+    public short lastSyncFailure()
+    {
+        return syncFailureCode;
+    }
+
+    @Override
+    public byte desiredMirrorType()
+    {
+        return record.desiredMirrorType();
+    }
+
+    @Override
+    public int registerAttempts()
+    {
+        return record.retryAttempt();
+    }
+
+    @Override
+    public boolean registrationOwed()
+    {
+        return record.syncRegistrationOwed();
+    }
+
+    @Override
+    public int leaderEpoch()
+    {
+        return partition.role().leaderEpoch();
+    }
+
     /** Source HW minus the destination LEO, 0 when ahead, -1 before the source HW is known. */
-    long lag()
+    @Override
+    public long lag()
     {
         final long sourceHw = sourceHighWatermark;
         return sourceHw < 0 ? -1L : Math.max(0L, sourceHw - partition.log().logEndOffset());

@@ -19,8 +19,9 @@ import org.apache.kafka.common.Uuid;
  * <p>Binary form, big-endian: key = key type int16 (2), mirror name (int16 length + UTF-8), topic id (2 x int64),
  * partition int32. Value = version int16 (0), topic name, partition int32, state int8, previous state int8,
  * retry attempt int32, desired mirror type int8, last mirrored offset int64, last mirror epoch int32,
- * pid reset offset int64, error code int16, error message (int16 length, -1 for null, + UTF-8). A reader rejects
- * an unknown version with IllegalArgumentException.
+ * pid reset offset int64, error code int16, error message (int16 length, -1 for null, + UTF-8); version 1 (written
+ * only when it is true) then has SyncRegistrationOwed int8. A reader rejects an unknown version with
+ * IllegalArgumentException.
  */
 public record MirrorStateRecord(
     String mirrorName,
@@ -35,7 +36,8 @@ public record MirrorStateRecord(
     int lastMirrorEpoch,
     long pidResetOffset,
     short errorCode,
-    String errorMessage)
+    String errorMessage,
+    boolean syncRegistrationOwed)
 {
     /**
      * The first int16 of a key: which record it is, as the spec's coordinator-key apiKey numbers them (2:
@@ -43,13 +45,15 @@ public record MirrorStateRecord(
      */
     public static final short PARTITION_STATE_KEY_TYPE = 2;
     private static final short VERSION = 0;
+    /** Version 1 adds SyncRegistrationOwed after the error message; written only when it is true. */
+    private static final short OWED_VERSION = 1;
 
     /** A fresh record for a partition with no state yet. */
     public static MirrorStateRecord unknown(final String mirrorName, final Uuid topicId, final int partition,
         final String topicName)
     {
         return new MirrorStateRecord(mirrorName, topicId, partition, topicName, MirrorPartitionState.UNKNOWN,
-            MirrorPartitionState.UNKNOWN, 0, (byte)0, -1L, -1, -1L, (short)0, null);
+            MirrorPartitionState.UNKNOWN, 0, (byte)0, -1L, -1, -1L, (short)0, null, false);
     }
 
     /**
@@ -62,39 +66,54 @@ public record MirrorStateRecord(
         final boolean settled = next == MirrorPartitionState.MIRRORING || next == MirrorPartitionState.STOPPED;
         return new MirrorStateRecord(mirrorName, topicId, partition, topicName, next, state,
             settled ? 0 : retryAttempt, desiredMirrorType, lastMirroredOffset, lastMirrorEpoch, pidResetOffset,
-            (short)0, null);
+            (short)0, null, syncRegistrationOwed);
     }
 
     public MirrorStateRecord failed(final short code, final String message, final int attempt)
     {
         return new MirrorStateRecord(mirrorName, topicId, partition, topicName, MirrorPartitionState.FAILED,
             state == MirrorPartitionState.FAILED ? previousState : state, attempt, desiredMirrorType,
-            lastMirroredOffset, lastMirrorEpoch, pidResetOffset, code, message);
+            lastMirroredOffset, lastMirrorEpoch, pidResetOffset, code, message, syncRegistrationOwed);
     }
 
     public MirrorStateRecord withMirrorName(final String name)
     {
         return new MirrorStateRecord(name, topicId, partition, topicName, state, previousState, retryAttempt,
-            desiredMirrorType, lastMirroredOffset, lastMirrorEpoch, pidResetOffset, errorCode, errorMessage);
+            desiredMirrorType, lastMirroredOffset, lastMirrorEpoch, pidResetOffset, errorCode, errorMessage,
+            syncRegistrationOwed);
     }
 
     public MirrorStateRecord withStop(final long lastOffset, final int lastEpoch)
     {
         return new MirrorStateRecord(mirrorName, topicId, partition, topicName, state, previousState, retryAttempt,
-            desiredMirrorType, lastOffset, lastEpoch, pidResetOffset, errorCode, errorMessage);
+            desiredMirrorType, lastOffset, lastEpoch, pidResetOffset, errorCode, errorMessage,
+            syncRegistrationOwed);
     }
 
     public MirrorStateRecord withPidResetOffset(final long offset)
     {
         return new MirrorStateRecord(mirrorName, topicId, partition, topicName, state, previousState, retryAttempt,
-            desiredMirrorType, lastMirroredOffset, lastMirrorEpoch, offset, errorCode, errorMessage);
+            desiredMirrorType, lastMirroredOffset, lastMirrorEpoch, offset, errorCode, errorMessage,
+            syncRegistrationOwed);
     }
 
     /** This record with the topic's desired mirror type (0 ASYNC, 1 SYNC), which an operator's alter sets. */
     public MirrorStateRecord withDesiredMirrorType(final byte type)
     {
         return new MirrorStateRecord(mirrorName, topicId, partition, topicName, state, previousState, retryAttempt,
-            type, lastMirroredOffset, lastMirrorEpoch, pidResetOffset, errorCode, errorMessage);
+            type, lastMirroredOffset, lastMirrorEpoch, pidResetOffset, errorCode, errorMessage,
+            syncRegistrationOwed);
+    }
+
+    /**
+     * This record noting whether the source may hold a sync registration of its topic that nobody has undone yet:
+     * set on the topic's partition 0 (its driver's) before a Register goes out, cleared once an Unregister is
+     * acknowledged. It moves with partition 0's leadership, so a new driver knows to unregister.
+     */
+    public MirrorStateRecord withSyncRegistrationOwed(final boolean owed)
+    {
+        return new MirrorStateRecord(mirrorName, topicId, partition, topicName, state, previousState, retryAttempt,
+            desiredMirrorType, lastMirroredOffset, lastMirrorEpoch, pidResetOffset, errorCode, errorMessage, owed);
     }
 
     /**
@@ -104,7 +123,8 @@ public record MirrorStateRecord(
     public MirrorStateRecord withRetryAttempt(final int attempt)
     {
         return new MirrorStateRecord(mirrorName, topicId, partition, topicName, state, previousState, attempt,
-            desiredMirrorType, lastMirroredOffset, lastMirrorEpoch, pidResetOffset, errorCode, errorMessage);
+            desiredMirrorType, lastMirroredOffset, lastMirrorEpoch, pidResetOffset, errorCode, errorMessage,
+            syncRegistrationOwed);
     }
 
     /** The record key: what compaction keeps one value of. */
@@ -129,8 +149,8 @@ public record MirrorStateRecord(
         final byte[] topic = topicName.getBytes(StandardCharsets.UTF_8);
         final byte[] message = errorMessage == null ? null : errorMessage.getBytes(StandardCharsets.UTF_8);
         final ByteBuffer buffer = ByteBuffer.allocate(2 + 2 + topic.length + 4 + 1 + 1 + 4 + 1 + 8 + 4 + 8 + 2 + 2 +
-            (message == null ? 0 : message.length));
-        buffer.putShort(VERSION);
+            (message == null ? 0 : message.length) + (syncRegistrationOwed ? 1 : 0));
+        buffer.putShort(syncRegistrationOwed ? OWED_VERSION : VERSION);
         buffer.putShort((short)topic.length).put(topic);
         buffer.putInt(partition);
         buffer.put(state.id()).put(previousState.id());
@@ -145,6 +165,10 @@ public record MirrorStateRecord(
         else
         {
             buffer.putShort((short)message.length).put(message);
+        }
+        if (syncRegistrationOwed)
+        {
+            buffer.put((byte)1);
         }
         return buffer.array();
     }
@@ -164,7 +188,8 @@ public record MirrorStateRecord(
             final Uuid topicId = new Uuid(k.getLong(), k.getLong());
             final int partition = k.getInt();
             final ByteBuffer v = ByteBuffer.wrap(value);
-            checkVersion(v.getShort());
+            final short version = v.getShort();
+            checkVersion(version);
             final String topic = string(v);
             v.getInt();
             final MirrorPartitionState state = MirrorPartitionState.forId(v.get());
@@ -177,7 +202,7 @@ public record MirrorStateRecord(
             final short code = v.getShort();
             final String message = string(v);
             return new MirrorStateRecord(mirror, topicId, partition, topic, state, previous, retry, desired,
-                lastOffset, lastEpoch, pidReset, code, message);
+                lastOffset, lastEpoch, pidReset, code, message, version >= OWED_VERSION && v.get() != 0);
         }
         catch (final java.nio.BufferUnderflowException e)
         {
@@ -187,7 +212,7 @@ public record MirrorStateRecord(
 
     private static void checkVersion(final short version)
     {
-        if (version != VERSION)
+        if (version != VERSION && version != OWED_VERSION)
         {
             throw new IllegalArgumentException("unknown __mirror_state record version " + version);
         }

@@ -16,9 +16,11 @@ import org.apache.kafka.common.protocol.Errors;
 
 import io.syncmirror.broker.metadata.BrokerEndpoint;
 import io.syncmirror.broker.metadata.MetadataImage;
+import io.syncmirror.broker.metadata.SyncCommitFence;
 import io.syncmirror.broker.metadata.MirrorTopicConfig;
 import io.syncmirror.broker.metadata.PartitionState;
 import io.syncmirror.broker.metadata.TopicMetadata;
+import io.syncmirror.broker.mirror.sync.RemotePartition;
 import io.syncmirror.protocol.AlterMirrorTopicTypeRequestData;
 import io.syncmirror.protocol.AlterMirrorTopicTypeResponseData;
 import io.syncmirror.protocol.DescribeClusterMirrorsRequestData;
@@ -311,7 +313,15 @@ final class MirrorTypeApis
     private TopicResultsResponseData.TopicResult commitEffective(final Uuid topicId, final String topicName,
         final byte mirrorType)
     {
+        return commitEffective(topicId, topicName, mirrorType, SyncCommitFence.NONE);
+    }
+
+    /** {@link #commitEffective(Uuid, String, byte)} numbered by the topic's sync driver. */
+    private TopicResultsResponseData.TopicResult commitEffective(final Uuid topicId, final String topicName,
+        final byte mirrorType, final long driverEpoch)
+    {
         final AlterMirrorTopicTypeRequestData request = new AlterMirrorTopicTypeRequestData().setEffective(true)
+            .setDriverEpoch(driverEpoch)
             .setTopics(List.of(new AlterMirrorTopicTypeRequestData.AlterMirrorTopic().setTopicId(topicId)
                 .setTopicName(topicName).setMirrorType(mirrorType)));
         try
@@ -335,10 +345,11 @@ final class MirrorTypeApis
         return new MirrorCoordinator.SyncChannel()
         {
             @Override
-            public void commitMirrorType(final Uuid topicId, final byte mirrorType)
+            public void commitMirrorType(final Uuid topicId, final byte mirrorType, final long driverEpoch)
             {
                 final String name = image.get().topic(topicId).map(TopicMetadata::name).orElse("");
-                final TopicResultsResponseData.TopicResult result = commitEffective(topicId, name, mirrorType);
+                final TopicResultsResponseData.TopicResult result = commitEffective(topicId, name, mirrorType,
+                    driverEpoch);
                 if (result.errorCode() != Errors.NONE.code())
                 {
                     throw Errors.forCode(result.errorCode()).exception("committing mirror type " + mirrorType +
@@ -347,10 +358,10 @@ final class MirrorTypeApis
             }
 
             @Override
-            public Map<Uuid, Map<Integer, MirrorCoordinator.RemotePartition>> remotePartitions(
+            public Map<Uuid, Map<Integer, RemotePartition>> remotePartitions(
                 final String mirrorName)
             {
-                final Map<Uuid, Map<Integer, MirrorCoordinator.RemotePartition>> remote = new HashMap<>();
+                final Map<Uuid, Map<Integer, RemotePartition>> remote = new HashMap<>();
                 final DescribeClusterMirrorsResponseData described = describe.describeEverywhere(
                     new DescribeClusterMirrorsRequestData().setMirrorNames(List.of(mirrorName)));
                 for (final DescribeClusterMirrorsResponseData.MirrorDescription mirror : described.mirrors())
@@ -362,7 +373,7 @@ final class MirrorTypeApis
                             if (p.leaderId() != brokerId && p.destinationOffset() >= 0)
                             {
                                 remote.computeIfAbsent(topic.topicId(), k -> new HashMap<>()).put(p.partitionIndex(),
-                                    new MirrorCoordinator.RemotePartition(MirrorPartitionState.forId(p.state()),
+                                    new RemotePartition(MirrorPartitionState.forId(p.state()),
                                         p.lag(), p.syncFailingForMs()));
                             }
                         }

@@ -207,11 +207,12 @@ public final class SyncRegistrationApis
         if (request instanceof RegisterMirrorSyncTopicRequestData register)
         {
             return new RegisterMirrorSyncTopicRequestData().setMirrorName(register.mirrorName())
-                .setTopics(register.topics()).setLedgerOwnerOnly(true);
+                .setTopics(register.topics()).setDriverEpoch(register.driverEpoch()).setLedgerOwnerOnly(true);
         }
         final UnregisterMirrorSyncTopicRequestData unregister = (UnregisterMirrorSyncTopicRequestData)request;
         return new UnregisterMirrorSyncTopicRequestData().setMirrorName(unregister.mirrorName())
-            .setTopics(unregister.topics()).setRelease(unregister.release()).setLedgerOwnerOnly(true);
+            .setTopics(unregister.topics()).setRelease(unregister.release()).setDriverEpoch(unregister.driverEpoch())
+            .setLedgerOwnerOnly(true);
     }
 
     private static boolean retriable(final ApiMessage answer)
@@ -266,7 +267,7 @@ public final class SyncRegistrationApis
         try
         {
             for (final Result r : owner.withLedger(partition, ledger -> ledger.register(request.mirrorName(),
-                admissible)))
+                admissible, request.driverEpoch())))
             {
                 results.add(new TopicResultsResponseData.TopicResult().setTopicName(r.topicName())
                     .setErrorCode(r.errorCode()).setErrorMessage(r.errorMessage()));
@@ -307,7 +308,7 @@ public final class SyncRegistrationApis
         try
         {
             final List<Result> results = owner.withLedger(partition, ledger -> ledger.unregister(
-                request.mirrorName(), topics, request.release()));
+                request.mirrorName(), topics, request.release(), request.driverEpoch()));
             for (final Result r : results)
             {
                 // Unknown topic ids of a clean unregister are already gone: not an error.

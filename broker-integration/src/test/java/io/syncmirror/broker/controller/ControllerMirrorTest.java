@@ -345,6 +345,34 @@ class ControllerMirrorTest
     }
 
     @Test
+    @DisplayName("SU-01 effective-type commits numbered by the sync driver: one below the highest applied is "
+        + "refused FENCED_LEADER_EPOCH (a late SYNC commit cannot follow the ASYNC one), an unnumbered one always "
+        + "applies, the number survives replay, and SYNC is refused for a topic its mirror no longer mirrors")
+    void shouldOrderTheDriversTypeCommits()
+    {
+        final Controller c = withMirror();
+        assertEquals(MirrorOpResult.OK, c.createMirrorTopic("orders", SOURCE_ID, 1, Map.of(), MIRROR));
+        final long sync = (3L << 32) | 1;
+        final long async = (3L << 32) | 2;
+        assertEquals(MirrorOpResult.OK, c.setMirrorTopicType(SOURCE_ID, (byte)1, sync));
+        assertEquals(MirrorOpResult.OK, c.setMirrorTopicType(SOURCE_ID, (byte)0, async));
+        final MirrorOpResult late = c.setMirrorTopicType(SOURCE_ID, (byte)1, sync);
+        assertEquals(Errors.FENCED_LEADER_EPOCH, late.error(), late.message());
+        assertEquals(Errors.FENCED_LEADER_EPOCH, newController().setMirrorTopicType(SOURCE_ID, (byte)1, sync)
+            .error(), "the number is in the metadata log");
+        assertEquals(MirrorOpResult.OK, c.setMirrorTopicType(SOURCE_ID, (byte)1, (4L << 32) | 1),
+            "a new driver's number ranks above");
+        assertEquals(MirrorOpResult.OK, c.setMirrorTopicType(SOURCE_ID, (byte)0), "an operator's ASYNC applies");
+        final long end = log.endOffset();
+        assertEquals(MirrorOpResult.OK, c.setMirrorTopicType(SOURCE_ID, (byte)0, (4L << 32) | 1));
+        assertEquals(end, log.endOffset(), "nothing moved: no record");
+
+        assertEquals(MirrorOpResult.OK, c.removeTopicFromMirror("orders", MIRROR));
+        final MirrorOpResult failedOver = c.setMirrorTopicType(SOURCE_ID, (byte)1, (4L << 32) | 9);
+        assertEquals(Errors.INVALID_REQUEST, failedOver.error(), failedOver.message());
+    }
+
+    @Test
     @DisplayName("SU-07 (admission) a registration that would make the source's registered sync mirrors more than "
         + "its brokers have links for is refused with POLICY_VIOLATION; a link freed by an unregister or a topic "
         + "deletion is admitted")

@@ -29,6 +29,8 @@ import io.syncmirror.broker.metadata.MetadataRecord;
 import io.syncmirror.broker.metadata.MetadataRecordCodec;
 import io.syncmirror.broker.metadata.MirrorDefinition;
 import io.syncmirror.broker.metadata.PartitionState;
+import io.syncmirror.broker.mirror.sync.RejectReason;
+import io.syncmirror.broker.mirror.sync.RemotePartition;
 import io.syncmirror.broker.replica.Partition;
 import io.syncmirror.broker.replica.ReplicaManager;
 import io.syncmirror.broker.storage.MemoryLogStore;
@@ -66,11 +68,11 @@ class MirrorCoordinatorSyncTest
         Function<RegisterMirrorSyncTopicRequestData.TopicState, Short> registerAnswer = t -> Errors.NONE.code();
         boolean unregisterFails;
         boolean commitFails;
-        Map<Integer, MirrorCoordinator.RemotePartition> remote = new HashMap<>(Map.of(2,
-            new MirrorCoordinator.RemotePartition(MirrorPartitionState.MIRRORING, 0L, -1L)));
+        Map<Integer, RemotePartition> remote = new HashMap<>(Map.of(2,
+            new RemotePartition(MirrorPartitionState.MIRRORING, 0L, -1L)));
 
         @Override
-        public void commitMirrorType(final Uuid topicId, final byte mirrorType)
+        public void commitMirrorType(final Uuid topicId, final byte mirrorType, final long driverEpoch)
         {
             events.add("commit " + MirrorType.fromId(mirrorType));
             if (commitFails)
@@ -81,7 +83,7 @@ class MirrorCoordinatorSyncTest
         }
 
         @Override
-        public Map<Uuid, Map<Integer, MirrorCoordinator.RemotePartition>> remotePartitions(final String mirrorName)
+        public Map<Uuid, Map<Integer, RemotePartition>> remotePartitions(final String mirrorName)
         {
             return Map.of(TOPIC_ID, remote);
         }
@@ -144,7 +146,7 @@ class MirrorCoordinatorSyncTest
             (source, leader, topic, topicId, p) -> Optional.empty(),
             definition -> new SourceCluster(definition, "sync-test", 1_000), config, nowMs::get);
         coordinator.configureSync((short)1, DEMOTE_TIMEOUT_MS);
-        coordinator.syncChannel(channel);
+        coordinator.syncChannel(channel, Runnable::run); // answered at once, within the step
         append(new MetadataRecord.RegisterBroker(BROKER_ID, 0, TOPIC_ID, "127.0.0.1", 1, null),
             new MetadataRecord.UnfenceBroker(BROKER_ID, 0),
             new MetadataRecord.Mirror(MIRROR, "127.0.0.1:1", Map.of(), List.of(), List.of()),
@@ -223,11 +225,11 @@ class MirrorCoordinatorSyncTest
         assertFalse(p0.syncReporting);
 
         p1.sourceHighWatermark = 0L;
-        channel.remote.put(2, new MirrorCoordinator.RemotePartition(MirrorPartitionState.MIRRORING, 3L, -1L));
+        channel.remote.put(2, new RemotePartition(MirrorPartitionState.MIRRORING, 3L, -1L));
         tick();
         assertEquals(List.of(), channel.events, "no Register while partition 2 (led by broker 2) lags");
 
-        channel.remote.put(2, new MirrorCoordinator.RemotePartition(MirrorPartitionState.MIRRORING, 0L, -1L));
+        channel.remote.put(2, new RemotePartition(MirrorPartitionState.MIRRORING, 0L, -1L));
         channel.registerAnswer = t ->
         {
             assertTrue(p0.syncReporting && p1.syncReporting, "reports start before the source gates");
@@ -253,7 +255,7 @@ class MirrorCoordinatorSyncTest
         assertEquals(1, channel.registers.size());
         assertEquals(MirrorType.ASYNC.id(), effective());
         assertFalse(p0.syncReporting || p1.syncReporting);
-        assertEquals(1, coordinator.syncRegistrationsRejected(MirrorCoordinator.RejectReason.VERSION_MISMATCH));
+        assertEquals(1, coordinator.syncRegistrationsRejected(RejectReason.VERSION_MISMATCH));
         assertEquals(1, store.read(MIRROR, TOPIC_ID, 0).orElseThrow().retryAttempt());
 
         // Backoff 100, 200, 400, 800, then capped at 1000 ms.
@@ -289,7 +291,7 @@ class MirrorCoordinatorSyncTest
         assertEquals(MirrorType.ASYNC.id(), effective());
         assertTrue(coordinator.recoveryPending(TOPIC_ID));
         assertEquals(1, coordinator.syncRegistrationsRejected(
-            MirrorCoordinator.RejectReason.RELEASED_FRESH_PROMOTION_REQUIRED));
+            RejectReason.RELEASED_FRESH_PROMOTION_REQUIRED));
         assertEquals(MirrorPartitionState.MIRRORING, p0.state());
         assertEquals(MirrorType.SYNC.id(), coordinator.desiredMirrorType(TOPIC_ID));
 
@@ -314,11 +316,11 @@ class MirrorCoordinatorSyncTest
         assertEquals(MirrorType.SYNC.id(), effective(), "partition 1 reports fine: one stale leader never demotes");
 
         p1.syncFailingSinceMs = startMs;
-        channel.remote.put(2, new MirrorCoordinator.RemotePartition(MirrorPartitionState.MIRRORING, 0L, 1_000L));
+        channel.remote.put(2, new RemotePartition(MirrorPartitionState.MIRRORING, 0L, 1_000L));
         tick();
         assertEquals(MirrorType.SYNC.id(), effective(), "partition 2 has failed for 1 s only");
 
-        channel.remote.put(2, new MirrorCoordinator.RemotePartition(MirrorPartitionState.MIRRORING, 0L,
+        channel.remote.put(2, new RemotePartition(MirrorPartitionState.MIRRORING, 0L,
             DEMOTE_TIMEOUT_MS));
         p1.syncFailingSinceMs = nowMs.get() - DEMOTE_TIMEOUT_MS + 1;
         tick();
@@ -329,7 +331,7 @@ class MirrorCoordinatorSyncTest
         assertEquals(MirrorType.ASYNC.id(), effective());
         assertEquals(MirrorType.SYNC.id(), coordinator.desiredMirrorType(TOPIC_ID));
         assertTrue(coordinator.recoveryPending(TOPIC_ID));
-        assertEquals(1, coordinator.syncRegistrationsRejected(MirrorCoordinator.RejectReason.ALL_PARTITIONS_FAILING));
+        assertEquals(1, coordinator.syncRegistrationsRejected(RejectReason.ALL_PARTITIONS_FAILING));
         assertEquals(MirrorPartitionState.MIRRORING, p0.state());
 
         // Reports end with the source's acknowledged Unregister; then the recovery promotion follows.
@@ -410,7 +412,9 @@ class MirrorCoordinatorSyncTest
     }
 
     @Test
-    @DisplayName("SU-01 an admitted Register whose SYNC commit fails is undone with an Unregister")
+    @DisplayName("SU-01 an admitted Register whose SYNC commit fails is undone: a numbered ASYNC commit first (the "
+        + "SYNC one may still land), then the Unregister; while the controller cannot be reached, nothing is undone "
+        + "and the partitions keep reporting")
     void shouldUnregisterWhenTheCommitFails() throws Exception
     {
         channel.commitFails = true;
@@ -419,8 +423,14 @@ class MirrorCoordinatorSyncTest
         assertEquals(List.of("register recovery=false", "commit SYNC"), channel.events);
         assertEquals(MirrorType.ASYNC.id(), effective());
         tick();
-        assertEquals("unregister " + TOPIC, channel.events.get(2));
-        assertFalse(p0.syncReporting);
+        assertEquals(List.of("register recovery=false", "commit SYNC", "commit ASYNC"), channel.events,
+            "no Unregister before an ASYNC commit got through");
+        assertTrue(p0.syncReporting, "the source still gates on it");
+        channel.commitFails = false;
+        nowMs.addAndGet(100);
+        tick();
+        assertEquals(List.of("commit ASYNC", "unregister " + TOPIC, "register recovery=false"),
+            channel.events.subList(3, 6), "undone in order; then, its backoff over, promoted again");
     }
 
     @Test

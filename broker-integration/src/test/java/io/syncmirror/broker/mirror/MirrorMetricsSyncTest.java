@@ -21,6 +21,8 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import io.syncmirror.broker.mirror.sync.RejectReason;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -35,7 +37,7 @@ class MirrorMetricsSyncTest
     private static final TopicPartition AUDIT_0 = new TopicPartition("audit", 0);
 
     private final List<MirrorCoordinator.SyncStatus> syncStatuses = new ArrayList<>();
-    private final Map<MirrorCoordinator.RejectReason, Long> rejected = new EnumMap<>(MirrorCoordinator.RejectReason.class);
+    private final Map<RejectReason, Long> rejected = new EnumMap<>(RejectReason.class);
     private final AtomicInteger registeredTopics = new AtomicInteger();
     private final AtomicLong nowMs = new AtomicLong(1_000L);
     private MBeanServer server;
@@ -54,7 +56,7 @@ class MirrorMetricsSyncTest
             }
 
             @Override
-            public long rejected(final MirrorCoordinator.RejectReason reason)
+            public long rejected(final RejectReason reason)
             {
                 return rejected.getOrDefault(reason, 0L);
             }
@@ -119,14 +121,14 @@ class MirrorMetricsSyncTest
         + "source's registered topics")
     void shouldExposeRejectionsAndRegisteredTopics() throws Exception
     {
-        rejected.put(MirrorCoordinator.RejectReason.VERSION_MISMATCH, 4L);
+        rejected.put(RejectReason.VERSION_MISMATCH, 4L);
         registeredTopics.set(2);
         assertEquals(4L, value(MirrorMetrics.syncRegistrationRejectedName(BROKER,
-            MirrorCoordinator.RejectReason.VERSION_MISMATCH)));
+            RejectReason.VERSION_MISMATCH)));
         assertEquals(0L, value(MirrorMetrics.syncRegistrationRejectedName(BROKER,
-            MirrorCoordinator.RejectReason.ALL_PARTITIONS_FAILING)));
+            RejectReason.ALL_PARTITIONS_FAILING)));
         assertEquals(0L, value(MirrorMetrics.syncRegistrationRejectedName(BROKER,
-            MirrorCoordinator.RejectReason.RELEASED_FRESH_PROMOTION_REQUIRED)));
+            RejectReason.RELEASED_FRESH_PROMOTION_REQUIRED)));
         assertEquals(2, value(MirrorMetrics.syncRegisteredTopicsName(BROKER)));
         metrics.close();
         assertThrows(InstanceNotFoundException.class, () -> value(MirrorMetrics.syncRegisteredTopicsName(BROKER)));

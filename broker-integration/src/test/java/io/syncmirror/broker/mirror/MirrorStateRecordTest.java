@@ -18,10 +18,14 @@ class MirrorStateRecordTest
     {
         final MirrorStateRecord record = new MirrorStateRecord("dr", TOPIC_ID, 7, "orders",
             MirrorPartitionState.FAILED, MirrorPartitionState.STOPPING, 3, (byte)1, 1234L, 5, 1236L, (short)41,
-            "the source is unreachable");
+            "the source is unreachable", false);
         assertEquals(record, MirrorStateRecord.parse(record.key(), record.value()));
         final MirrorStateRecord noMessage = MirrorStateRecord.unknown("dr", TOPIC_ID, 0, "orders");
         assertEquals(noMessage, MirrorStateRecord.parse(noMessage.key(), noMessage.value()));
+        final MirrorStateRecord owed = record.withSyncRegistrationOwed(true);
+        assertEquals(owed, MirrorStateRecord.parse(owed.key(), owed.value()));
+        assertEquals(record.value().length + 1, owed.value().length, "version 1 adds one byte");
+        assertEquals(0, record.value()[1], "without the obligation a record is still written as version 0");
     }
 
     @Test

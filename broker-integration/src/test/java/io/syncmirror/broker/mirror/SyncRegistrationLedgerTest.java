@@ -164,7 +164,39 @@ class SyncRegistrationLedgerTest
         assertThrows(IllegalArgumentException.class,
             () -> SyncRegistrationLedger.parseValue(java.util.Arrays.copyOf(value, value.length - 1)));
         final byte[] newer = value.clone();
-        newer[1] = 1;
+        newer[1] = 2; // versions 0 and 1 are known
         assertThrows(IllegalArgumentException.class, () -> SyncRegistrationLedger.parseValue(newer));
+    }
+
+    @Test
+    @DisplayName("SU-01 a Register or Unregister numbered below the highest the ledger applied for the topic is "
+        + "refused FENCED_LEADER_EPOCH and changes nothing, also after the topic was unregistered and after a "
+        + "reload; an unnumbered one (a release, a failover's Unregister) is not fenced")
+    void shouldFenceLateDriverRequests()
+    {
+        final SyncRegistrationLedger ledger = ledger();
+        final long register = (5L << 32) | 1;
+        final long unregister = (5L << 32) | 2;
+        assertEquals(Errors.NONE.code(), ledger.register("dr", List.of(topic("orders", ORDERS, false)), register)
+            .get(0).errorCode());
+        ledger.unregister("dr", List.of(new SyncRegistrationLedger.Entry("orders", ORDERS, false)), false, unregister);
+        assertEquals(List.of(), ledger.entriesOf("dr"));
+        changes.clear();
+
+        final SyncRegistrationLedger.Result late = ledger.register("dr", List.of(topic("orders", ORDERS, false)),
+            register).get(0);
+        assertEquals(Errors.FENCED_LEADER_EPOCH.code(), late.errorCode(), late.errorMessage());
+        assertEquals(List.of(), ledger.entriesOf("dr"), "a late Register does not register again");
+        assertEquals(List.of(), changes);
+        assertEquals(unregister, ledger().driverFence("dr", ORDERS), "the fence is persisted with the ledger");
+        assertEquals(Errors.FENCED_LEADER_EPOCH.code(), ledger().register("dr", List.of(topic("orders", ORDERS,
+            false)), register).get(0).errorCode());
+
+        assertEquals(Errors.NONE.code(), ledger.register("dr", List.of(topic("orders", ORDERS, false)), -1L).get(0)
+            .errorCode(), "not numbered: not fenced");
+        assertEquals(Errors.NONE.code(), ledger.register("dr", List.of(topic("orders", ORDERS, false)),
+            (6L << 32) | 1).get(0).errorCode(), "a new driver's number ranks above");
+        assertEquals(Map.of(ORDERS, (6L << 32) | 1), SyncRegistrationLedger.parseFences(
+            store.raw.values().iterator().next()));
     }
 }
