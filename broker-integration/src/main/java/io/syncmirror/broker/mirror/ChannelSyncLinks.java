@@ -105,7 +105,8 @@ final class ChannelSyncLinks implements SyncLinks
         final boolean recoveryPromotion, final long driverEpoch)
     {
         final RegisterMirrorSyncTopicRequestData request = new RegisterMirrorSyncTopicRequestData()
-            .setMirrorName(mirrorName).setDriverEpoch(driverEpoch).setTopics(List.of(new RegisterMirrorSyncTopicRequestData.TopicState()
+            .setMirrorName(mirrorName).setDriverEpoch(driverEpoch)
+            .setTopics(List.of(new RegisterMirrorSyncTopicRequestData.TopicState()
                 .setTopicId(topicId).setTopicName(topicName).setRecoveryPromotion(recoveryPromotion)));
         return toSource(mirrorName, source -> channel ->
         {
@@ -127,7 +128,8 @@ final class ChannelSyncLinks implements SyncLinks
         final long driverEpoch)
     {
         final UnregisterMirrorSyncTopicRequestData request = new UnregisterMirrorSyncTopicRequestData()
-            .setMirrorName(mirrorName).setDriverEpoch(driverEpoch).setTopics(List.of(new UnregisterMirrorSyncTopicRequestData.TopicState()
+            .setMirrorName(mirrorName).setDriverEpoch(driverEpoch)
+            .setTopics(List.of(new UnregisterMirrorSyncTopicRequestData.TopicState()
                 .setTopicId(topicId).setTopicName(topicName)));
         return toSource(mirrorName, source -> channel ->
         {

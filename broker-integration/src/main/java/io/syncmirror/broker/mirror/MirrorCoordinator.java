@@ -9,7 +9,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -19,15 +18,11 @@ import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
-import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.record.internal.ControlRecordType;
-import org.apache.kafka.common.record.internal.EndTransactionMarker;
-import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,13 +35,10 @@ import io.syncmirror.broker.metadata.TopicMetadata;
 import io.syncmirror.broker.mirror.sync.RejectReason;
 import io.syncmirror.broker.mirror.sync.RemotePartition;
 import io.syncmirror.broker.mirror.sync.SyncControl;
-import io.syncmirror.broker.mirror.sync.SyncHost;
 import io.syncmirror.broker.mirror.sync.SyncPartition;
 import io.syncmirror.broker.network.NodeClientConfig;
 import io.syncmirror.broker.replica.Partition;
-import io.syncmirror.broker.replica.PartitionKey;
 import io.syncmirror.broker.replica.ReplicaManager;
-import io.syncmirror.broker.storage.PartitionLog;
 import io.syncmirror.fetch.FetcherConfig;
 import io.syncmirror.protocol.MirrorType;
 
@@ -64,15 +56,10 @@ import io.syncmirror.protocol.MirrorType;
  * timeout, so one unreachable source delays, but never stops, the others. The mirror fetchers run on their own
  * threads. The queries may be called from any thread.
  *
- * <p>Failover (STOPPING), in the sync text's order (no truncation): the fetcher is removed and the mirror's
- * appends stopped; LastMirroredOffset (the LEO) and LastMirrorEpoch (the latest source epoch in the log) are
- * persisted; the controller bumps the leader epoch above every source epoch in the log (hazard 3) and raises the
- * cluster's producer id floor above every producer id in the log (hazard 8); an ABORT marker is appended for each
- * open mirrored transaction; the MIRROR_PID_RESET point (the offset after those markers) is persisted — as state
- * in {@code __mirror_state}, not as a control record, since Kafka's log engine cannot load a control record type
- * it does not know (hazard 8); the partition starts fencing producer ids of the mirrored era; the HW is handed to
- * the local ISR; the topic becomes writable. Each step is idempotent, so a crash in the middle resumes the
- * failover from {@code __mirror_state}.
+ * <p>Its parts, each on this thread: {@link CoordinatedPartitions} (which partitions are led here, loaded from and
+ * let go to {@code __mirror_state}), {@link MirrorFetchStarts} (PREPARING and MIRRORING: alignment, fetch starts
+ * and source leader moves), {@link MirrorFailover} (STOPPING), {@link MirrorStateWrites} (the state writes),
+ * {@link MirrorSources} (the source clients) and {@link SyncControl} (below).
  *
  * <p>Synchronous mirroring, control path. The desired mirror type of a topic is persisted on each of its
  * partitions' records (an operator's AlterMirrorTopicType, applied on this thread through
@@ -152,7 +139,6 @@ public final class MirrorCoordinator implements AutoCloseable
     private final MirrorStateStore store;
     private final ControllerChannel controller;
     private final LastMirroredLookup lastMirrored;
-    private final Function<MirrorDefinition, SourceCluster> sourceFactory;
     private final Config config;
     private final LongSupplier clockMs;
     /** When the current tick began ({@link System#nanoTime()}); coordinator thread. */
@@ -162,41 +148,26 @@ public final class MirrorCoordinator implements AutoCloseable
     /** The image and partition-change count of the last walk over the image's topics (coordinator thread). */
     private MetadataImage walkedImage;
     private long walkedPartitionChanges;
-    /**
-     * Desired types set on partitions led here but not coordinated yet, until a walk loads them: a load that reads
-     * the state before that write is readable would otherwise drop the type (coordinator thread).
-     */
-    private final Map<StateKey, Byte> desiredBeforeLoad = new HashMap<>();
-    /**
-     * Writes still on their way when their partition was let go (coordinator thread). A load reads the store, which
-     * holds only committed writes: loading the partition again before they land would start from a state older
-     * than this broker's own last one, and the next transitions would write it back without them.
-     */
-    private final Map<PartitionKey, WriteInFlight> writesInFlightAtRelease = new HashMap<>();
-
-    /** A released partition's last write, and the desired type it had in force should that write fail. */
-    private record WriteInFlight(CompletableFuture<Void> write, String mirrorName, byte desiredMirrorType)
-    {
-    }
     /** The last walk could not load a partition's state: walk again at the next tick. */
     private boolean walkDue;
-    /** Counts the puts into and removals from {@link #coordinated} (coordinator thread). */
-    private long coordinatedChanges;
-    /** {@link #coordinated} grouped by topic id as of {@link #coordinatedCountGrouped} changes (sync tick). */
+    /** The coordinated partitions grouped by topic id as of {@link #coordinatedCountGrouped} changes (sync tick). */
     private Map<Uuid, List<MirrorPartition>> coordinatedByTopic;
     private long coordinatedCountGrouped = -1L;
     private final MirrorFetchers fetchers;
     private final ExecutorService lookups;
     /** Source leader lookups of partitions that are being fetched (their source broker stopped answering). */
     private final ExecutorService leaderLookups;
-    private final Map<PartitionKey, MirrorPartition> coordinated = new ConcurrentHashMap<>();
-    private final Map<String, SourceCluster> sources = new HashMap<>();
-    private final Map<String, MirrorDefinition> sourceDefinitions = new HashMap<>();
+    private final MirrorSources sources;
+    /** The mirror partitions this broker leads and coordinates; coordinator thread writes, queries read. */
+    private final CoordinatedPartitions partitions;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition signal = lock.newCondition();
     private boolean signalled;
     private volatile boolean closed;
     private final Thread thread;
+    private final MirrorStateWrites stateWrites;
+    private final MirrorFailover failover;
+    private final MirrorFetchStarts fetchStarts;
 
     // Synchronous mirroring.
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
@@ -218,7 +189,7 @@ public final class MirrorCoordinator implements AutoCloseable
         this.store = store;
         this.controller = controller;
         this.lastMirrored = lastMirrored;
-        this.sourceFactory = sourceFactory;
+        this.sources = new MirrorSources(sourceFactory);
         this.config = config;
         this.clockMs = clockMs;
         this.lookups = Executors.newSingleThreadExecutor(r ->
@@ -235,6 +206,9 @@ public final class MirrorCoordinator implements AutoCloseable
         });
         this.fetchers = new MirrorFetchers(brokerId, config.fetcherConfig(), config.clientConfig(),
             config.throttledRateBytesPerSec(), lookups, clockMs);
+        this.partitions = new CoordinatedPartitions(brokerId, replicas, store, fetchers);
+        this.stateWrites = new MirrorStateWrites(store, config.retryBackoffMs(), config.retryBackoffMaxMs(), clockMs,
+            this::wakeup);
         this.thread = new Thread(this::run, "mirror-coordinator-" + brokerId);
         this.thread.setDaemon(true);
         this.syncRequests = Executors.newSingleThreadExecutor(r ->
@@ -243,52 +217,13 @@ public final class MirrorCoordinator implements AutoCloseable
             t.setDaemon(true);
             return t;
         });
-        this.syncLinks = new ChannelSyncLinks(brokerId, this::source);
-        this.syncControl = new SyncControl(new Host(), syncLinks, config.retryBackoffMs(), config.retryBackoffMaxMs());
-    }
-
-    /** The sync control's side effects on the partitions coordinated here. Coordinator thread. */
-    private final class Host implements SyncHost
-    {
-        @Override
-        public void reporting(final SyncPartition partition, final boolean reporting)
-        {
-            syncReporting((MirrorPartition)partition, reporting);
-        }
-
-        @Override
-        public void registerAttempts(final SyncPartition driver, final int attempts)
-        {
-            final MirrorPartition mirror = (MirrorPartition)driver;
-            persistQuietly(mirror, mirror.record.withRetryAttempt(attempts));
-        }
-
-        @Override
-        public CompletableFuture<Void> registrationOwed(final SyncPartition driver, final boolean owed)
-        {
-            final MirrorPartition mirror = (MirrorPartition)driver;
-            return persistAsync(mirror, mirror.record.withSyncRegistrationOwed(owed));
-        }
-
-        @Override
-        public void promotionError(final SyncPartition driver, final String message)
-        {
-            final MirrorPartition mirror = (MirrorPartition)driver;
-            if (message == null)
-            {
-                mirror.clearError();
-            }
-            else
-            {
-                mirror.error(Errors.NONE, message);
-            }
-        }
-
-        @Override
-        public void wakeup()
-        {
-            MirrorCoordinator.this.wakeup();
-        }
+        this.syncLinks = new ChannelSyncLinks(brokerId, sources::source);
+        this.syncControl = new SyncControl(new CoordinatorSyncHost(stateWrites, fetchers, this::wakeup), syncLinks,
+            config.retryBackoffMs(), config.retryBackoffMaxMs());
+        this.fetchStarts = new MirrorFetchStarts(fetchers, stateWrites, lastMirrored, leaderLookups, sources::source,
+            sources::securityConfigs, () -> tickStartNanos, clockMs, this::wakeup);
+        this.failover = new MirrorFailover(fetchers, controller, stateWrites, syncControl, syncLinks, image,
+            config.requestTimeoutMs(), clockMs);
     }
 
     /**
@@ -389,194 +324,24 @@ public final class MirrorCoordinator implements AutoCloseable
         tickNumber++;
         runCommands();
         final MetadataImage current = image.get();
-        refreshSources(current);
+        sources.refresh(current);
         // Read before the walk: a change applied during it shows as a new count at the next tick.
         final long partitionChanges = replicas.partitionChangeCount();
         if (walkDue || !current.sameTopicsAs(walkedImage) || partitionChanges != walkedPartitionChanges)
         {
             walkedImage = current;
             walkedPartitionChanges = partitionChanges;
-            walkDue = !walkLedPartitions(current);
+            walkDue = !partitions.walk(current, tickNumber, this::stepOrFail);
         }
         else
         {
-            for (final MirrorPartition mirror : coordinated.values())
+            for (final MirrorPartition mirror : partitions.values())
             {
                 stepOrFail(mirror, mirror.mirrored, current);
             }
         }
         syncTick(current);
         fetchers.shutdownIdleFetchers();
-    }
-
-    /**
-     * Steps every mirror partition the image's topics say this broker leads, takes over the new ones and lets go of
-     * those it no longer leads. False when a partition's state could not be loaded (the next tick walks again).
-     */
-    private boolean walkLedPartitions(final MetadataImage current)
-    {
-        boolean complete = true;
-        final StateLoader loader = new StateLoader();
-        for (final TopicMetadata topic : current.topics())
-        {
-            final Map<String, String> topicConfig = topic.config();
-            if (!MirrorTopicConfig.isMirrorTopic(topicConfig))
-            {
-                continue;
-            }
-            final String active = MirrorTopicConfig.activeMirror(topicConfig);
-            final String mirrorName = active != null ? active : MirrorTopicConfig.removedMirror(topicConfig);
-            for (final PartitionState state : topic.partitions())
-            {
-                final Partition partition = replicas.partitionOrNull(topic.id(), state.partition());
-                if (partition == null || !partition.isLeader() || !partition.topicId().equals(topic.id()))
-                {
-                    continue;
-                }
-                final TopicPartition tp = state.topicPartition();
-                final PartitionKey key = PartitionKey.of(tp);
-                MirrorPartition mirror = coordinated.get(key);
-                if (mirror != null && (mirror.partition != partition || !mirror.mirrorName.equals(mirrorName)))
-                {
-                    release(mirror);
-                    mirror = null;
-                }
-                if (mirror == null && writeInFlight(key, mirrorName, topic.id(), state.partition()))
-                {
-                    complete = false; // its completion wakes the coordinator
-                    continue;
-                }
-                if (mirror == null)
-                {
-                    try
-                    {
-                        mirror = load(mirrorName, partition, loader);
-                        coordinated.put(key, mirror);
-                        coordinatedChanges++;
-                    }
-                    catch (final RuntimeException e)
-                    {
-                        LOG.warn("Mirror '{}' {}: cannot load its state yet: {}", mirrorName, tp, e.getMessage());
-                        complete = false;
-                        continue;
-                    }
-                }
-                mirror.ledInTick = tickNumber;
-                mirror.mirrored = active != null;
-                stepOrFail(mirror, mirror.mirrored, current);
-            }
-        }
-        for (final MirrorPartition mirror : coordinated.values())
-        {
-            if (mirror.ledInTick != tickNumber)
-            {
-                release(mirror);
-            }
-        }
-        writesInFlightAtRelease.values().removeIf(inFlight -> inFlight.write().isDone());
-        if (complete)
-        {
-            // Every partition led here is loaded: what is left was set on partitions another broker leads now.
-            desiredBeforeLoad.clear();
-        }
-        return complete;
-    }
-
-    /**
-     * Whether the partition's last write from before it was let go is still on its way; once it is not, a failed
-     * one leaves the desired type it carried to the load (the operator's intent outlives the lost write).
-     */
-    private boolean writeInFlight(final PartitionKey key, final String mirrorName, final Uuid topicId,
-        final int partition)
-    {
-        final WriteInFlight inFlight = writesInFlightAtRelease.get(key);
-        if (inFlight == null)
-        {
-            return false;
-        }
-        if (!inFlight.write().isDone())
-        {
-            return true;
-        }
-        writesInFlightAtRelease.remove(key);
-        if (inFlight.write().isCompletedExceptionally() && inFlight.mirrorName().equals(mirrorName))
-        {
-            desiredBeforeLoad.put(new StateKey(mirrorName, topicId, partition), inFlight.desiredMirrorType());
-        }
-        return false;
-    }
-
-    /**
-     * Reads the states of the partitions one tick takes over: the first with one read, and once there is a second,
-     * all of them in one pass over the store (a new leader of thousands of partitions, a mirror's first tick).
-     */
-    private final class StateLoader
-    {
-        private int loads;
-        private Map<StateKey, MirrorStateRecord> all;
-
-        Optional<MirrorStateRecord> read(final String mirrorName, final Uuid topicId, final int partition)
-        {
-            if (all == null && ++loads > 1)
-            {
-                final List<MirrorStateRecord> records = store.readAll();
-                if (records != null)
-                {
-                    all = new HashMap<>(records.size() * 2);
-                    for (final MirrorStateRecord record : records)
-                    {
-                        all.put(new StateKey(record.mirrorName(), record.topicId(), record.partition()), record);
-                    }
-                }
-            }
-            return all == null ? store.read(mirrorName, topicId, partition) :
-                Optional.ofNullable(all.get(new StateKey(mirrorName, topicId, partition)));
-        }
-    }
-
-    private record StateKey(String mirrorName, Uuid topicId, int partition)
-    {
-    }
-
-    private MirrorPartition load(final String mirrorName, final Partition partition, final StateLoader loader)
-    {
-        final TopicPartition tp = partition.topicPartition();
-        MirrorStateRecord record = loader.read(mirrorName, partition.topicId(), tp.partition())
-            .orElse(MirrorStateRecord.unknown(mirrorName, partition.topicId(), tp.partition(), tp.topic()));
-        final Byte desired = desiredBeforeLoad.remove(new StateKey(mirrorName, partition.topicId(), tp.partition()));
-        if (desired != null && desired != record.desiredMirrorType())
-        {
-            // Set while the partition was led but not coordinated yet; that write may not be readable yet, and
-            // the transitions below would write the record back without it.
-            record = record.withDesiredMirrorType(desired);
-        }
-        final MirrorPartition mirror = new MirrorPartition(mirrorName, partition, record);
-        partition.mirrorAppends(false);
-        if (record.state() == MirrorPartitionState.STOPPED)
-        {
-            // A failed-over partition led anew (restart, leader change): writable, its HW local-ISR driven.
-            partition.mirrorPidResetOffset(record.pidResetOffset());
-            partition.mirrorStopped(true);
-            partition.liftMirrorHighWatermarkCap();
-        }
-        LOG.info("Mirror '{}' {}: coordinating on broker {} from state {}", mirrorName, tp, brokerId, record.state());
-        return mirror;
-    }
-
-    private void release(final MirrorPartition mirror)
-    {
-        final CompletableFuture<Void> pending = mirror.pendingWrite;
-        if (pending != null && !pending.isDone())
-        {
-            writesInFlightAtRelease.put(PartitionKey.of(mirror.topicPartition),
-                new WriteInFlight(pending, mirror.mirrorName, mirror.record.desiredMirrorType()));
-        }
-        // Another broker leads it now and reports for it; this one's reports would be fenced anyway.
-        syncReporting(mirror, false);
-        coordinated.remove(PartitionKey.of(mirror.topicPartition), mirror);
-        coordinatedChanges++;
-        fetchers.remove(mirror.topicPartition);
-        mirror.partition.mirrorAppends(false);
     }
 
     /** One step of a partition's lifecycle; an error moves it to FAILED with its retry time. Coordinator thread. */
@@ -588,13 +353,13 @@ public final class MirrorCoordinator implements AutoCloseable
         }
         catch (final RuntimeException e)
         {
-            fail(mirror, e);
+            stateWrites.fail(mirror, e);
         }
     }
 
     private void step(final MirrorPartition mirror, final boolean mirrored, final MetadataImage current)
     {
-        if (writePending(mirror))
+        if (MirrorStateWrites.writePending(mirror))
         {
             return; // nothing acts on a state before it is committed
         }
@@ -613,10 +378,10 @@ public final class MirrorCoordinator implements AutoCloseable
                     // Sent without waiting: the alignment below does not need it committed (a crash before the
                     // commit leaves the previous state, from which the partition aligns again), and a mirror
                     // starting many partitions sends all their writes before it waits for any.
-                    transitionAsync(mirror, MirrorPartitionState.PREPARING);
-                    prepare(mirror, current);
+                    stateWrites.transitionAsync(mirror, MirrorPartitionState.PREPARING);
+                    fetchStarts.prepare(mirror);
                 }
-                case PREPARING -> prepare(mirror, current);
+                case PREPARING -> fetchStarts.prepare(mirror);
                 case MIRRORING ->
                 {
                     if (mirror.fatalError != null)
@@ -627,7 +392,7 @@ public final class MirrorCoordinator implements AutoCloseable
                     }
                     // Also a partition led anew (state loaded as MIRRORING): its log is the previous leader's,
                     // kept aligned by ordinary replication, so it resumes fetching where its LEO is.
-                    ensureFetching(mirror, current);
+                    fetchStarts.ensureFetching(mirror);
                 }
                 case FAILED ->
                 {
@@ -635,8 +400,8 @@ public final class MirrorCoordinator implements AutoCloseable
                     {
                         mirror.aligned &= record.previousState() == MirrorPartitionState.PREPARING ||
                             record.previousState() == MirrorPartitionState.MIRRORING;
-                        transition(mirror, MirrorPartitionState.PREPARING);
-                        prepare(mirror, current);
+                        stateWrites.transition(mirror, MirrorPartitionState.PREPARING);
+                        fetchStarts.prepare(mirror);
                     }
                 }
             }
@@ -652,428 +417,17 @@ public final class MirrorCoordinator implements AutoCloseable
                 {
                     if (clockMs.getAsLong() >= mirror.retryAtMs)
                     {
-                        transition(mirror, MirrorPartitionState.STOPPING);
-                        stop(mirror);
+                        stateWrites.transition(mirror, MirrorPartitionState.STOPPING);
+                        failover.stop(mirror);
                     }
                 }
-                case STOPPING -> stop(mirror);
+                case STOPPING -> failover.stop(mirror);
                 default ->
                 {
-                    transition(mirror, MirrorPartitionState.STOPPING);
-                    stop(mirror);
+                    stateWrites.transition(mirror, MirrorPartitionState.STOPPING);
+                    failover.stop(mirror);
                 }
             }
-        }
-    }
-
-    // ------------------------------------------------------------------------------------------------------
-    // PREPARING -> MIRRORING
-    // ------------------------------------------------------------------------------------------------------
-
-    private void prepare(final MirrorPartition mirror, final MetadataImage current)
-    {
-        final SourceCluster source = source(mirror.mirrorName);
-        final Node leader = sourceLeader(mirror, source);
-        if (leader == null)
-        {
-            return;
-        }
-        if (!mirror.aligned)
-        {
-            align(mirror, source, leader);
-            mirror.aligned = true;
-        }
-        // KIP-1279: every ISR member must have truncated before the mirror appends anything new; with fewer than
-        // min.insync.replicas available, skip and retry on the next tick.
-        if (!mirror.partition.isrCaughtUpSinceTruncation())
-        {
-            return;
-        }
-        // Fetching starts once MIRRORING is committed (this tick when the write was quick, else a later one, from
-        // MIRRORING's ensureFetching): a crash must never find fetched records under a state that would align them
-        // away again.
-        transitionAsync(mirror, MirrorPartitionState.MIRRORING);
-        if (writePending(mirror))
-        {
-            return;
-        }
-        mirror.partition.mirrorAppends(true);
-        fetchers.add(mirror, source, leader, securityConfigs(mirror.mirrorName));
-    }
-
-    /**
-     * Failback's first phase: truncate to the last offset the source mirrored from this cluster before it failed
-     * over (bounded by where this log's copy of that epoch ends), or to 0 when the source cannot tell. The second
-     * phase is the fetch itself: its LastFetchedEpoch makes the source answer DivergingEpoch where the histories
-     * part.
-     */
-    private void align(final MirrorPartition mirror, final SourceCluster source, final Node leader)
-    {
-        final PartitionLog log = mirror.partition.log();
-        if (log.logEndOffset() == 0)
-        {
-            return; // nothing to align: a new mirror topic
-        }
-        final Optional<long[]> last;
-        try
-        {
-            last = lastMirrored.lastMirrored(source, leader, mirror.topicPartition.topic(), mirror.topicId,
-                mirror.topicPartition.partition());
-        }
-        catch (final RuntimeException e)
-        {
-            throw e;
-        }
-        catch (final Exception e)
-        {
-            throw new KafkaException("LastMirroredOffsets from the source of mirror '" + mirror.mirrorName +
-                "' failed: " + e.getMessage(), e);
-        }
-        long target = 0L;
-        if (last.isPresent() && last.get()[0] >= 0)
-        {
-            target = last.get()[0];
-            final int lastEpoch = (int)last.get()[1];
-            if (lastEpoch >= 0)
-            {
-                final Optional<PartitionLog.EpochEndOffset> ours = log.endOffsetForEpoch(lastEpoch);
-                if (ours.isPresent() && ours.get().endOffset() >= 0)
-                {
-                    target = Math.min(target, ours.get().endOffset());
-                }
-            }
-        }
-        if (target < log.logEndOffset())
-        {
-            LOG.info("Mirror '{}' {}: aligning with the source: truncating from {} to {} ({})", mirror.mirrorName,
-                mirror.topicPartition, log.logEndOffset(), target,
-                last.isPresent() ? "its last mirrored offset " + last.get()[0] + ", epoch " + last.get()[1] :
-                    "the source cannot tell its last mirrored offset");
-            final long leo = mirror.partition.truncateAsMirrorLeader(target, target < log.logStartOffset(),
-                clockMs.getAsLong(), false);
-            if (leo < 0)
-            {
-                throw new KafkaException("lost leadership while truncating " + mirror.topicPartition);
-            }
-        }
-    }
-
-    private void ensureFetching(final MirrorPartition mirror, final MetadataImage current)
-    {
-        if (mirror.fetching)
-        {
-            maybeMoveToNewLeader(mirror);
-            return;
-        }
-        final SourceCluster source = source(mirror.mirrorName);
-        final Node leader = sourceLeader(mirror, source);
-        if (leader != null)
-        {
-            mirror.partition.mirrorAppends(true);
-            fetchers.add(mirror, source, leader, securityConfigs(mirror.mirrorName));
-        }
-    }
-
-    /**
-     * A fetching partition whose source broker stopped answering (a crash gives no NOT_LEADER_OR_FOLLOWER) moves
-     * once the source names another leader; until then its fetcher keeps retrying. The lookup runs off this
-     * thread, one at a time per broker, so that a source that answers nothing never holds up the other
-     * partitions' transitions (a failover of a dead source above all).
-     */
-    private void maybeMoveToNewLeader(final MirrorPartition mirror)
-    {
-        final Node moved = mirror.relookedLeader;
-        if (moved != null)
-        {
-            mirror.relookedLeader = null;
-            if (moved.id() != mirror.sourceLeaderId && mirror.fetching)
-            {
-                fetchers.add(mirror, source(mirror.mirrorName), moved, securityConfigs(mirror.mirrorName));
-            }
-            return;
-        }
-        if (!mirror.leaderLookupNeeded || mirror.leaderRelookupRunning)
-        {
-            return;
-        }
-        final SourceCluster source = source(mirror.mirrorName);
-        mirror.leaderLookupNeeded = false;
-        mirror.leaderRelookupRunning = true;
-        try
-        {
-            leaderLookups.execute(() ->
-            {
-                try
-                {
-                    source.leader(mirror.topicPartition.topic(), mirror.topicId, mirror.topicPartition.partition(),
-                        true).ifPresent(leader -> mirror.relookedLeader = leader);
-                }
-                catch (final RuntimeException e)
-                {
-                    LOG.debug("Mirror '{}' {}: looking up the source leader again failed: {}", mirror.mirrorName,
-                        mirror.topicPartition, e.toString());
-                }
-                finally
-                {
-                    mirror.leaderRelookupRunning = false;
-                    wakeup();
-                }
-            });
-        }
-        catch (final java.util.concurrent.RejectedExecutionException e)
-        {
-            mirror.leaderRelookupRunning = false; // closing
-        }
-    }
-
-    private Node sourceLeader(final MirrorPartition mirror, final SourceCluster source)
-    {
-        // A lookup this tick shares the topic's describe with the topic's other partitions looked up this tick.
-        final Optional<Node> leader = source.leader(mirror.topicPartition.topic(), mirror.topicId,
-            mirror.topicPartition.partition(), mirror.leaderLookupNeeded ? tickStartNanos : Long.MIN_VALUE);
-        mirror.leaderLookupNeeded = leader.isEmpty();
-        if (leader.isEmpty())
-        {
-            mirror.error(Errors.LEADER_NOT_AVAILABLE, "the source has no leader for " + mirror.topicPartition);
-            return null;
-        }
-        return leader.get();
-    }
-
-    // ------------------------------------------------------------------------------------------------------
-    // STOPPING -> STOPPED (failover)
-    // ------------------------------------------------------------------------------------------------------
-
-    private void stop(final MirrorPartition mirror)
-    {
-        final Partition partition = mirror.partition;
-        stopSync(mirror);
-        fetchers.remove(mirror.topicPartition);
-        partition.mirrorAppends(false);
-        final PartitionLog log = partition.log();
-        if (mirror.record.lastMirroredOffset() < 0)
-        {
-            persist(mirror, mirror.record.withStop(log.logEndOffset(), log.latestEpoch().orElse(-1)));
-        }
-        final int lastMirrorEpoch = mirror.record.lastMirrorEpoch();
-        if (log.latestEpoch().orElse(-1) <= lastMirrorEpoch || partition.role().leaderEpoch() <= lastMirrorEpoch)
-        {
-            final int minEpoch = Math.max(partition.role().leaderEpoch(), lastMirrorEpoch) + 1;
-            final long maxProducerId = log.maxProducerId();
-            try
-            {
-                controller.bumpLeaderEpochs(mirror.topicId, Map.of(mirror.topicPartition.partition(), minEpoch),
-                    maxProducerId < 0 ? -1L : maxProducerId + 1);
-            }
-            catch (final RuntimeException e)
-            {
-                throw e;
-            }
-            catch (final Exception e)
-            {
-                throw new KafkaException("bumping the leader epoch of " + mirror.topicPartition + " failed: " +
-                    e.getMessage(), e);
-            }
-            awaitEpoch(partition, minEpoch);
-        }
-        for (final PartitionLog.OpenTransaction txn : log.openTransactions())
-        {
-            // Its coordinator is on the source cluster, which may never send the marker: abort it here, under the
-            // coordinator epoch the log last saw for the producer (a lower one is fenced by Kafka's log engine).
-            final MemoryRecords marker = MemoryRecords.withEndTransactionMarker(clockMs.getAsLong(),
-                txn.producerId(), txn.producerEpoch(),
-                new EndTransactionMarker(ControlRecordType.ABORT, Math.max(0, txn.coordinatorEpoch())));
-            partition.appendAsLeader(marker, false, null, 0, true);
-            LOG.info("Mirror '{}' {}: aborted the open mirrored transaction of producer {} (first offset {})",
-                mirror.mirrorName, mirror.topicPartition, txn.producerId(), txn.firstOffset());
-        }
-        if (mirror.record.pidResetOffset() < 0)
-        {
-            persist(mirror, mirror.record.withPidResetOffset(log.logEndOffset()));
-        }
-        partition.mirrorPidResetOffset(mirror.record.pidResetOffset());
-        partition.liftMirrorHighWatermarkCap();
-        partition.mirrorStopped(true);
-        transition(mirror, MirrorPartitionState.STOPPED);
-        LOG.info("Mirror '{}' {}: failed over at offset {} (last mirror epoch {}, leader epoch {}); writable",
-            mirror.mirrorName, mirror.topicPartition, mirror.record.lastMirroredOffset(), lastMirrorEpoch,
-            partition.role().leaderEpoch());
-    }
-
-    /** Waits until this broker applied the bumped epoch (and its log's epoch cache starts it). */
-    private void awaitEpoch(final Partition partition, final int minEpoch)
-    {
-        final long deadlineMs = clockMs.getAsLong() + config.requestTimeoutMs();
-        while (partition.role().leaderEpoch() < minEpoch || partition.log().latestEpoch().orElse(-1) < minEpoch)
-        {
-            if (!partition.isLeader())
-            {
-                throw new KafkaException("lost leadership of " + partition.topicPartition() + " during failover");
-            }
-            if (clockMs.getAsLong() > deadlineMs)
-            {
-                throw new KafkaException("the bumped leader epoch " + minEpoch + " of " + partition.topicPartition() +
-                    " did not reach this broker within " + config.requestTimeoutMs() + " ms");
-            }
-            try
-            {
-                Thread.sleep(5);
-            }
-            catch (final InterruptedException e)
-            {
-                Thread.currentThread().interrupt();
-                throw new KafkaException("interrupted", e);
-            }
-        }
-    }
-
-    // ------------------------------------------------------------------------------------------------------
-    // State, errors, sources.
-    // ------------------------------------------------------------------------------------------------------
-
-    private void transition(final MirrorPartition mirror, final MirrorPartitionState next)
-    {
-        final MirrorPartitionState previous = mirror.record.state();
-        persist(mirror, mirror.record.moveTo(next));
-        LOG.info("Mirror '{}' {}: {} -> {}", mirror.mirrorName, mirror.topicPartition, previous, next);
-    }
-
-    /**
-     * Moves to {@code next} and sends its write without waiting for the commit: {@link #step} does nothing more for
-     * the partition until {@link #writePending} sees it committed. The record in memory is the new one at once, so
-     * that any write after it (a command's, a synchronous one) starts from it; writes of one key commit in order.
-     */
-    private void transitionAsync(final MirrorPartition mirror, final MirrorPartitionState next)
-    {
-        final MirrorPartitionState previous = mirror.record.state();
-        final MirrorStateRecord record = mirror.record.moveTo(next);
-        final CompletableFuture<Void> committed = store.writeAsync(record);
-        mirror.record = record;
-        mirror.pendingWrite = committed;
-        if (!committed.isDone())
-        {
-            committed.whenComplete((ignored, e) -> wakeup());
-        }
-        LOG.info("Mirror '{}' {}: {} -> {}", mirror.mirrorName, mirror.topicPartition, previous, next);
-    }
-
-    /**
-     * Whether the partition's last write sent without waiting is still on its way; a failed one throws (the step
-     * fails, and the partition moves to FAILED and retries).
-     */
-    private static boolean writePending(final MirrorPartition mirror)
-    {
-        final CompletableFuture<Void> pending = mirror.pendingWrite;
-        if (pending == null)
-        {
-            return false;
-        }
-        if (!pending.isDone())
-        {
-            return true;
-        }
-        mirror.pendingWrite = null;
-        try
-        {
-            pending.join();
-        }
-        catch (final java.util.concurrent.CompletionException e)
-        {
-            throw e.getCause() instanceof RuntimeException r ? r : e;
-        }
-        return false;
-    }
-
-    /**
-     * Sends {@code next} without waiting, as {@link #transitionAsync} does: the record in memory is the new one at
-     * once, and {@link #step} does nothing more for the partition until it is committed.
-     */
-    private CompletableFuture<Void> persistAsync(final MirrorPartition mirror, final MirrorStateRecord next)
-    {
-        final CompletableFuture<Void> committed = store.writeAsync(next);
-        mirror.record = next;
-        mirror.pendingWrite = committed;
-        if (!committed.isDone())
-        {
-            committed.whenComplete((ignored, e) -> wakeup());
-        }
-        return committed;
-    }
-
-    private void persist(final MirrorPartition mirror, final MirrorStateRecord next)
-    {
-        store.write(next);
-        mirror.record = next;
-        // Committed after any write sent before it without waiting: those no longer decide the durable state.
-        mirror.pendingWrite = null;
-    }
-
-    private void fail(final MirrorPartition mirror, final RuntimeException e)
-    {
-        final Errors error = Errors.forException(e);
-        final int attempt = mirror.record.retryAttempt() + 1;
-        final long backoffMs = Math.min(config.retryBackoffMaxMs(),
-            config.retryBackoffMs() << Math.min(20, attempt - 1));
-        mirror.retryAtMs = clockMs.getAsLong() + backoffMs;
-        final String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-        mirror.error(error == Errors.UNKNOWN_SERVER_ERROR ? Errors.UNKNOWN_SERVER_ERROR : error, message);
-        final MirrorStateRecord failed = mirror.record.failed(error.code(), message, attempt);
-        try
-        {
-            persist(mirror, failed);
-        }
-        catch (final RuntimeException writeError)
-        {
-            mirror.record = failed; // surfaced in describe and metrics even when __mirror_state is unavailable
-        }
-        LOG.warn("Mirror '{}' {}: FAILED (attempt {}, retry in {} ms): {}", mirror.mirrorName, mirror.topicPartition,
-            attempt, backoffMs, message);
-    }
-
-    /** The mirror's source client, opened on first use: a broker leading none of a mirror's partitions opens none. */
-    private SourceCluster source(final String mirrorName)
-    {
-        SourceCluster source = sources.get(mirrorName);
-        if (source == null)
-        {
-            final MirrorDefinition definition = sourceDefinitions.get(mirrorName);
-            if (definition == null)
-            {
-                throw new KafkaException("cluster mirror '" + mirrorName + "' is not defined on this cluster");
-            }
-            source = sourceFactory.apply(definition);
-            sources.put(mirrorName, source);
-        }
-        return source;
-    }
-
-    private Map<String, String> securityConfigs(final String mirrorName)
-    {
-        final MirrorDefinition definition = sourceDefinitions.get(mirrorName);
-        return definition == null ? Map.of() : definition.sourceConfigs();
-    }
-
-    /** Follows the mirrors defined, closing the source clients of mirrors deleted or redefined. */
-    void refreshSources(final MetadataImage current)
-    {
-        final Map<String, MirrorDefinition> defined = current.mirrors();
-        for (final Map.Entry<String, MirrorDefinition> entry : new ArrayList<>(sourceDefinitions.entrySet()))
-        {
-            final MirrorDefinition now = defined.get(entry.getKey());
-            if (now == null || !now.sourceBootstrapServers().equals(entry.getValue().sourceBootstrapServers()) ||
-                !now.sourceConfigs().equals(entry.getValue().sourceConfigs()))
-            {
-                sourceDefinitions.remove(entry.getKey());
-                final SourceCluster closed = sources.remove(entry.getKey());
-                if (closed != null)
-                {
-                    closed.close();
-                }
-            }
-        }
-        for (final MirrorDefinition definition : defined.values())
-        {
-            sourceDefinitions.putIfAbsent(definition.name(), definition);
         }
     }
 
@@ -1084,12 +438,12 @@ public final class MirrorCoordinator implements AutoCloseable
     /** Every topic with a partition coordinated here: reporting, Unregisters owed, and the driver's work. */
     void syncTick(final MetadataImage current)
     {
-        if (coordinatedByTopic == null || coordinatedCountGrouped != coordinatedChanges)
+        if (coordinatedByTopic == null || coordinatedCountGrouped != partitions.changes())
         {
             // Grouped again only when the coordinated partitions changed: a steady tick allocates nothing here.
-            coordinatedCountGrouped = coordinatedChanges;
+            coordinatedCountGrouped = partitions.changes();
             final Map<Uuid, List<MirrorPartition>> grouped = new HashMap<>();
-            for (final MirrorPartition mirror : coordinated.values())
+            for (final MirrorPartition mirror : partitions.values())
             {
                 grouped.computeIfAbsent(mirror.topicId, k -> new ArrayList<>()).add(mirror);
             }
@@ -1118,89 +472,6 @@ public final class MirrorCoordinator implements AutoCloseable
                 LOG.warn("Mirror '{}' topic {}: sync control step failed: {}", first.mirrorName, topic.get().name(),
                     e.getMessage());
             }
-        }
-    }
-
-    private void persistQuietly(final MirrorPartition mirror, final MirrorStateRecord next)
-    {
-        try
-        {
-            persist(mirror, next);
-        }
-        catch (final RuntimeException e)
-        {
-            mirror.record = next; // in force here; written with the partition's next transition
-            LOG.warn("Mirror '{}' {}: cannot persist its state now: {}", mirror.mirrorName, mirror.topicPartition,
-                e.getMessage());
-        }
-    }
-
-    /**
-     * A failover's first step for a partition of a topic that is (or may be) SYNC: Unregister at the source before
-     * the fetcher is removed, so the source's producers unblock first; failover goes on when the source cannot be
-     * reached (an operator may release it there later). Then the topic's effective and desired types are cleared
-     * and the partition stops reporting.
-     */
-    private void stopSync(final MirrorPartition mirror)
-    {
-        final boolean effectiveSync = image.get().syncState(mirror.topicId).mirrorType() == MirrorType.SYNC.id();
-        final boolean involved = effectiveSync || mirror.syncReporting ||
-            mirror.record.desiredMirrorType() == MirrorType.SYNC.id() || syncControl.unregisterOwed(mirror.topicId);
-        if (!involved)
-        {
-            return;
-        }
-        final boolean acknowledged = awaitSyncRequest(syncControl.unregisterOnStop(mirror.mirrorName,
-            mirror.topicId, mirror.topicPartition.topic()), "the Unregister at the source");
-        if (!acknowledged)
-        {
-            LOG.warn("Mirror '{}' topic {}: failing over without the source's acknowledgement of the " +
-                "Unregister; run --release-sync on the source if its producers stay blocked", mirror.mirrorName,
-                mirror.topicPartition.topic());
-        }
-        syncReporting(mirror, false);
-        if (effectiveSync)
-        {
-            try
-            {
-                awaitSyncRequest(syncLinks.commitMirrorType(mirror.topicId, MirrorType.ASYNC.id(),
-                    SyncCommitFence.NONE),
-                    "clearing the effective SYNC type");
-            }
-            catch (final RuntimeException e)
-            {
-                throw new KafkaException("clearing the effective SYNC type of " + mirror.topicPartition.topic() +
-                    " at the controller failed: " + e.getMessage(), e);
-            }
-        }
-        if (mirror.record.desiredMirrorType() != MirrorType.ASYNC.id())
-        {
-            persist(mirror, mirror.record.withDesiredMirrorType(MirrorType.ASYNC.id()));
-        }
-    }
-
-    /**
-     * Waits for a sync request of the failover, which runs in order on the coordinator thread: bounded by the
-     * requests queued before it, each bounded by the mirror request timeout.
-     */
-    private <T> T awaitSyncRequest(final CompletableFuture<T> request, final String what)
-    {
-        try
-        {
-            return request.get(4 * config.requestTimeoutMs(), java.util.concurrent.TimeUnit.MILLISECONDS);
-        }
-        catch (final java.util.concurrent.ExecutionException e)
-        {
-            throw e.getCause() instanceof RuntimeException r ? r : new KafkaException(e.getCause());
-        }
-        catch (final java.util.concurrent.TimeoutException e)
-        {
-            throw new KafkaException(what + " timed out after " + 4 * config.requestTimeoutMs() + " ms", e);
-        }
-        catch (final InterruptedException e)
-        {
-            Thread.currentThread().interrupt();
-            throw new KafkaException("interrupted waiting for " + what, e);
         }
     }
 
@@ -1263,12 +534,12 @@ public final class MirrorCoordinator implements AutoCloseable
             {
                 continue;
             }
-            final MirrorPartition mirror = coordinated.get(PartitionKey.of(state.topicPartition()));
+            final MirrorPartition mirror = partitions.get(state.topicPartition());
             if (mirror != null && mirror.mirrorName.equals(mirrorName))
             {
                 if (mirror.record.desiredMirrorType() != mirrorType)
                 {
-                    writes.add(persistAsync(mirror, mirror.record.withDesiredMirrorType(mirrorType)));
+                    writes.add(stateWrites.persistAsync(mirror, mirror.record.withDesiredMirrorType(mirrorType)));
                 }
                 if (mirror.topicPartition.partition() == 0)
                 {
@@ -1286,7 +557,7 @@ public final class MirrorCoordinator implements AutoCloseable
                 {
                     writes.add(store.writeAsync(record.withDesiredMirrorType(mirrorType)));
                 }
-                desiredBeforeLoad.put(new StateKey(mirrorName, topicId, state.partition()), mirrorType);
+                partitions.desiredBeforeLoad(mirrorName, topicId, state.partition(), mirrorType);
             }
             applied.add(state.partition());
         }
@@ -1310,7 +581,7 @@ public final class MirrorCoordinator implements AutoCloseable
     public List<Status> statuses()
     {
         final List<Status> result = new ArrayList<>();
-        for (final MirrorPartition mirror : coordinated.values())
+        for (final MirrorPartition mirror : partitions.values())
         {
             final MirrorStateRecord record = mirror.record;
             Errors error = mirror.lastError;
@@ -1332,7 +603,7 @@ public final class MirrorCoordinator implements AutoCloseable
      */
     public Optional<MirrorStateRecord> stateOf(final Uuid topicId, final int partition)
     {
-        for (final MirrorPartition mirror : coordinated.values())
+        for (final MirrorPartition mirror : partitions.values())
         {
             if (mirror.topicId.equals(topicId) && mirror.topicPartition.partition() == partition)
             {
@@ -1352,7 +623,7 @@ public final class MirrorCoordinator implements AutoCloseable
     {
         final long nowMs = clockMs.getAsLong();
         final List<SyncStatus> result = new ArrayList<>();
-        for (final MirrorPartition mirror : coordinated.values())
+        for (final MirrorPartition mirror : partitions.values())
         {
             final long sinceMs = mirror.syncFailingSinceMs;
             result.add(new SyncStatus(mirror.mirrorName, mirror.topicPartition, mirror.topicId, mirror.syncReporting,
@@ -1366,7 +637,7 @@ public final class MirrorCoordinator implements AutoCloseable
     public Map<Uuid, Byte> desiredMirrorTypes()
     {
         final Map<Uuid, Byte> desired = new HashMap<>();
-        for (final MirrorPartition mirror : coordinated.values())
+        for (final MirrorPartition mirror : partitions.values())
         {
             desired.merge(mirror.topicId, mirror.record.desiredMirrorType(), (a, b) -> (byte)Math.max(a, b));
         }
@@ -1411,18 +682,19 @@ public final class MirrorCoordinator implements AutoCloseable
     {
         mirror.mirrored = true;
         walkDue = true; // a tick checks it against the image
-        coordinated.put(PartitionKey.of(mirror.topicPartition), mirror);
-        coordinatedChanges++;
+        partitions.add(mirror);
     }
 
     /** Stops coordinating a partition as if another broker led it now, for tests of this package. */
     void uncoordinate(final TopicPartition partition)
     {
-        final MirrorPartition mirror = coordinated.get(PartitionKey.of(partition));
-        if (mirror != null)
-        {
-            release(mirror);
-        }
+        partitions.release(partition);
+    }
+
+    /** Follows the mirrors defined as a tick does, for tests of this package. */
+    void refreshSources(final MetadataImage current)
+    {
+        sources.refresh(current);
     }
 
     /** Runs the queued commands (desired type changes) as a tick does first, for tests of this package. */
@@ -1437,7 +709,7 @@ public final class MirrorCoordinator implements AutoCloseable
     /** The coordinated partition, for tests of this package; null when not coordinated here. */
     MirrorPartition coordinated(final TopicPartition partition)
     {
-        return coordinated.get(PartitionKey.of(partition));
+        return partitions.get(partition);
     }
 
     public int deadFetcherThreads()
@@ -1462,11 +734,7 @@ public final class MirrorCoordinator implements AutoCloseable
         lookups.shutdownNow();
         leaderLookups.shutdownNow();
         syncRequests.shutdownNow();
-        for (final SourceCluster source : sources.values())
-        {
-            source.close();
-        }
-        sources.clear();
+        sources.close();
         store.close();
     }
 
@@ -1485,16 +753,5 @@ public final class MirrorCoordinator implements AutoCloseable
         fetchers.linkRoundTrips(nanosSink);
     }
 
-    /**
-     * Sets whether {@code mirror}'s fetcher reports it to the source (MirrorReplicaInfo) and tells the fetcher, which
-     * starts or stops its reports and sends its next fetch in the new mode at once.
-     */
-    private void syncReporting(final MirrorPartition mirror, final boolean reporting)
-    {
-        if (mirror.syncReporting != reporting)
-        {
-            mirror.syncReporting = reporting;
-            fetchers.syncReportingChanged(mirror);
-        }
-    }
+
 }

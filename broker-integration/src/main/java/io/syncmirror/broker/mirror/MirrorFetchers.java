@@ -523,6 +523,19 @@ final class MirrorFetchers implements AutoCloseable
     }
 
     /**
+     * Sets whether {@code mirror}'s fetcher reports it to the source (MirrorReplicaInfo); on a change the fetcher
+     * starts or stops its reports and sends its next fetch in the new mode at once. Coordinator thread.
+     */
+    void syncReporting(final MirrorPartition mirror, final boolean reporting)
+    {
+        if (mirror.syncReporting != reporting)
+        {
+            mirror.syncReporting = reporting;
+            syncReportingChanged(mirror);
+        }
+    }
+
+    /**
      * {@code mirror.syncReporting} changed: its fetcher starts (or stops) reporting it to the source, and its next
      * fetch goes out at once in the new mode.
      */
