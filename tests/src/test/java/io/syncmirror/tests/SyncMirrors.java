@@ -5,12 +5,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.Errors;
 
 import io.syncmirror.broker.cluster.EmbeddedCluster;
 import io.syncmirror.broker.metadata.TopicMetadata;
+import io.syncmirror.broker.server.BrokerServer;
 import io.syncmirror.protocol.AlterMirrorTopicTypeRequestData;
 import io.syncmirror.protocol.AlterMirrorTopicTypeResponseData;
 import io.syncmirror.protocol.DescribeClusterMirrorsResponseData;
@@ -21,6 +24,8 @@ import io.syncmirror.protocol.RegisterMirrorSyncTopicResponseData;
 import io.syncmirror.protocol.TopicResultsResponseData;
 import io.syncmirror.protocol.UnregisterMirrorSyncTopicRequestData;
 import io.syncmirror.protocol.UnregisterMirrorSyncTopicResponseData;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Synchronous mirroring's control path over the wire, for the sync mirroring tests. */
 final class SyncMirrors
@@ -85,6 +90,59 @@ final class SyncMirrors
         final Optional<TopicMetadata> metadata = source.broker(nodeId).metadata().image().topic(topic);
         return metadata.isEmpty() ? Set.of() :
             source.broker(nodeId).metadata().image().syncState(metadata.get().id()).registeredMirrors();
+    }
+
+    /**
+     * The lowest LEO over the mirror's ISR as the source partition's leader last took it from the mirror's reports
+     * (-1 when the mirror has no link there or the partition has no leader here).
+     */
+    static long reportedIsrMinLeo(final EmbeddedCluster source, final TopicPartition tp, final String mirror)
+    {
+        final io.syncmirror.broker.replica.Partition leader = AsyncMirroringTest.leader(source, tp);
+        if (leader == null)
+        {
+            return -1L;
+        }
+        final int link = source.broker(leader.role().leaderId()).replicaManager().mirrorLinks().indexOf(mirror);
+        return link < 0 ? -1L : leader.mirrorIsrMinLeo(link);
+    }
+
+    /** The source partition's high watermark on its leader, -1 without one. */
+    static long sourceHighWatermark(final EmbeddedCluster source, final TopicPartition tp)
+    {
+        final io.syncmirror.broker.replica.Partition leader = AsyncMirroringTest.leader(source, tp);
+        return leader == null ? -1L : leader.log().highWatermark();
+    }
+
+    /**
+     * Waits until every running broker of the cluster applied the metadata log as far as its active controller had
+     * written it when this was called: a change committed before (an admitted Register's, say) is in every image.
+     */
+    static void awaitMetadataCaughtUp(final EmbeddedCluster cluster) throws Exception
+    {
+        long last = -1L;
+        for (int node = 1; node <= cluster.size() && last < 0; node++)
+        {
+            final BrokerServer broker = cluster.broker(node);
+            if (broker != null && broker.mirrorController() != null && broker.mirrorController().isActive())
+            {
+                last = broker.mirrorController().lastMetadataOffset().get(10, TimeUnit.SECONDS);
+            }
+        }
+        assertTrue(last >= 0, "no active controller");
+        final long end = last;
+        Clients.awaitCondition(() ->
+        {
+            for (int node = 1; node <= cluster.size(); node++)
+            {
+                final BrokerServer broker = cluster.broker(node);
+                if (broker != null && broker.metadata().appliedOffset() < end)
+                {
+                    return false;
+                }
+            }
+            return true;
+        }, 10_000, "every broker applied the metadata log to offset " + end);
     }
 
     /**

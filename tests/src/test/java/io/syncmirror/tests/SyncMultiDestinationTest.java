@@ -83,6 +83,13 @@ class SyncMultiDestinationTest
         SyncMirrors.awaitRegistered(source, TOPIC, mirror, true, 10_000);
     }
 
+    private static final TopicPartition TP = new TopicPartition(TOPIC, 0);
+
+    private static long leoOfSource()
+    {
+        return leo(source);
+    }
+
     private static long leo(final EmbeddedCluster cluster)
     {
         return cluster.broker(1).replicaManager().partitionOrNull(new TopicPartition(TOPIC, 0)).log().logEndOffset();
@@ -124,8 +131,13 @@ class SyncMultiDestinationTest
             west.stopBroker(1);
             final Future<RecordMetadata> heldByWest = producer.send(new ProducerRecord<>(TOPIC, 0, null,
                 "waits-for-west".getBytes(StandardCharsets.UTF_8)));
-            Thread.sleep(1_500);
-            assertFalse(heldByWest.isDone(), "west is down: its ISR cannot be evaluated, the HW waits");
+            final long held = first.offset() + 1;
+            // East reports holding it: with west's registration ignored, that report would acknowledge it.
+            Clients.awaitCondition(() -> SyncMirrors.reportedIsrMinLeo(source, TP, EAST) > held, 30_000,
+                "east reported the record");
+            assertEquals(held, SyncMirrors.sourceHighWatermark(source, TP),
+                "west is down: its ISR cannot be evaluated, the HW waits");
+            assertFalse(heldByWest.isDone());
 
             SyncMirrors.release(source, WEST, TOPIC);
             SyncMirrors.awaitRegistered(source, TOPIC, WEST, false, 10_000);
@@ -136,8 +148,11 @@ class SyncMultiDestinationTest
             east.stopBroker(1);
             final Future<RecordMetadata> heldByEast = producer.send(new ProducerRecord<>(TOPIC, 0, null,
                 "waits-for-east".getBytes(StandardCharsets.UTF_8)));
-            Thread.sleep(1_500);
-            assertFalse(heldByEast.isDone(), "east keeps gating after west's release");
+            // The HW is decided at the append: without east's gate it would follow the local ISR at once.
+            Clients.awaitCondition(() -> leoOfSource() > released.offset() + 1, 30_000, "appended at the source");
+            assertEquals(released.offset() + 1, SyncMirrors.sourceHighWatermark(source, TP),
+                "east keeps gating after west's release");
+            assertFalse(heldByEast.isDone());
             east.startBroker(1);
             heldByEast.get(60, TimeUnit.SECONDS);
 

@@ -126,8 +126,7 @@ class SyncPartitionSignalsTest
         final BrokerServer stale = clusters.source().broker(2);
         try
         {
-            stale.holdMetadata(hold);
-            Thread.sleep(600); // a metadata fetch already on its way completes first
+            stale.holdMetadata(hold).get(10, TimeUnit.SECONDS); // no metadata fetch on its way any more
             final TopicResultsResponseData.TopicResult altered = SyncMirrors.alter(clusters.destination(), 1, MIRROR,
                 topic, MirrorType.SYNC);
             assertEquals(Errors.NONE.code(), altered.errorCode(), String.valueOf(altered.errorMessage()));
@@ -137,8 +136,11 @@ class SyncPartitionSignalsTest
             // Reports start as the promotion registers, so partition 0 may have been refused once before the
             // registration reached its leader; it is not refused any more.
             final long partition0 = failures(topic, 0, reason);
-            Thread.sleep(1_000);
-            assertEquals(partition0, failures(topic, 0, reason), "partition 0's leader is current");
+            final long partition1 = failures(topic, 1, reason);
+            Clients.awaitCondition(() -> failures(topic, 1, reason) >= partition1 + 2, 15_000,
+                "partition 1's reports refused twice more");
+            assertEquals(partition0, failures(topic, 0, reason), "partition 0's leader is current: meanwhile, none "
+                + "of its reports was refused");
             assertEquals(1, failing(topic), "one partition of two is failing");
             assertEquals(MirrorType.SYNC.id(), effectiveType(topic), "a per-partition signal does not demote");
             produceAcked(topic, 0);

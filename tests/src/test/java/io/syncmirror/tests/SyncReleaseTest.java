@@ -63,7 +63,9 @@ class SyncReleaseTest
             SyncMirrors.topicId(clusters.source(), topic), false);
         assertEquals(MirrorError.MIRROR_SYNC_RELEASED_REQUIRES_FRESH_PROMOTION.code(), stale.errorCode(),
             String.valueOf(stale.errorMessage()));
-        Thread.sleep(500);
+        // An admission commits its registration change before it answers: once every broker applied the log as far
+        // as the controller wrote it after the answer, an image without the mirror shows that nothing was admitted.
+        SyncMirrors.awaitMetadataCaughtUp(clusters.source());
         for (int node = 1; node <= clusters.source().size(); node++)
         {
             assertFalse(SyncMirrors.registeredMirrors(clusters.source(), node, topic).contains(MIRROR),

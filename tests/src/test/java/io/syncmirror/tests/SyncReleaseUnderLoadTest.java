@@ -133,10 +133,34 @@ class SyncReleaseUnderLoadTest
             {
                 Clients.awaitCondition(() -> ackCount.get() > 100, 30_000, "acks flow while SYNC");
                 clusters.destination().stopBroker(1);
-                Thread.sleep(1_500);
+                // No report comes any more, and the HW is decided at each append: with the gate ignoring the
+                // registered mirror, each partition's HW (one source replica) would follow its log end at once.
+                final List<TopicPartition> partitions = new java.util.ArrayList<>();
+                for (int p = 0; p < PARTITIONS; p++)
+                {
+                    partitions.add(new TopicPartition(TOPIC, p));
+                }
+                final Map<TopicPartition, Long> hwAtStop = new java.util.HashMap<>();
+                Clients.awaitCondition(() ->
+                {
+                    for (final TopicPartition tp : partitions)
+                    {
+                        final io.syncmirror.broker.replica.Partition leader =
+                            AsyncMirroringTest.leader(clusters.source(), tp);
+                        hwAtStop.put(tp, leader.log().highWatermark());
+                        if (leader.log().logEndOffset() <= leader.log().highWatermark())
+                        {
+                            return false;
+                        }
+                    }
+                    return true;
+                }, 30_000, "records appended on every partition and not acknowledged");
                 final long stalledAt = ackCount.get();
-                Thread.sleep(2_000);
-                assertEquals(stalledAt, ackCount.get(), "no ack while the destination's ISR cannot be evaluated");
+                for (final TopicPartition tp : partitions)
+                {
+                    assertEquals(hwAtStop.get(tp), SyncMirrors.sourceHighWatermark(clusters.source(), tp),
+                        "no ack while the destination's ISR cannot be evaluated");
+                }
 
                 final long releasedAtNs = System.nanoTime();
                 SyncMirrors.release(clusters.source(), MIRROR, TOPIC);

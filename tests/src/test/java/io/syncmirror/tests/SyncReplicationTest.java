@@ -133,8 +133,13 @@ class SyncReplicationTest
             clusters.destination().stopBroker(follower);
             final Future<RecordMetadata> held = producer.send(new ProducerRecord<>(topic, 0, null,
                 "held".getBytes(StandardCharsets.UTF_8)));
-            Thread.sleep(5_000);
-            assertFalse(held.isDone(), "no ack while the destination cannot hold the record on 2 replicas");
+            // The destination reports holding the record in its ISR once that ISR shrank to the leader alone:
+            // from that report on, a gate that ignored the mirror's MinISR would acknowledge it.
+            Clients.awaitCondition(() -> SyncMirrors.reportedIsrMinLeo(clusters.source(), tp, MIRROR) >= 2, 30_000,
+                "the destination reported its shrunk ISR holding the record");
+            assertEquals(1, SyncMirrors.sourceHighWatermark(clusters.source(), tp),
+                "no ack while the destination cannot hold the record on 2 replicas");
+            assertFalse(held.isDone());
             clusters.destination().startBroker(follower);
             assertEquals(1, held.get(60, TimeUnit.SECONDS).offset());
         }

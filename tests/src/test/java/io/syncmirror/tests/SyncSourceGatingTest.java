@@ -100,6 +100,54 @@ class SyncSourceGatingTest
         return partition.role().leaderEpoch();
     }
 
+    /** The source partition's high watermark, as its gate last decided it. */
+    private static long highWatermark(final String topic)
+    {
+        return broker().replicaManager().partitionOrNull(new TopicPartition(topic, 0)).log().highWatermark();
+    }
+
+    /** The acks=all produces the broker holds for a sync mirror now (the ProducesWaitingOnSync gauge). */
+    private static long producesWaitingOnSync() throws Exception
+    {
+        return (Long)ManagementFactory.getPlatformMBeanServer().getAttribute(new ObjectName(
+            "kafka.server:type=MirrorMetrics,name=ProducesWaitingOnSync,broker=1"), "Value");
+    }
+
+    /**
+     * Waits until the produce was appended and is held for the mirror: from then on only the gate can complete it,
+     * and the gate decides on each report synchronously, before the report's answer goes back.
+     */
+    private static void awaitHeldForTheMirror(final String topic, final long logEndOffset) throws Exception
+    {
+        awaitLogEnd(topic, logEndOffset);
+        Clients.awaitCondition(() ->
+        {
+            try
+            {
+                return producesWaitingOnSync() == 1L;
+            }
+            catch (final Exception e)
+            {
+                return false;
+            }
+        }, 10_000, "the produce held for the mirror");
+    }
+
+    private static void awaitLogEnd(final String topic, final long logEndOffset) throws InterruptedException
+    {
+        Clients.awaitCondition(() -> broker().replicaManager().partitionOrNull(new TopicPartition(topic, 0)).log()
+            .logEndOffset() >= logEndOffset, 10_000, topic + " appended up to " + logEndOffset);
+    }
+
+    /** The producer's own count of retried batches (producer-metrics record-retry-total). */
+    private static double retries(final KafkaProducer<byte[], byte[]> producer)
+    {
+        return producer.metrics().entrySet().stream()
+            .filter(e -> e.getKey().group().equals("producer-metrics") &&
+                e.getKey().name().equals("record-retry-total"))
+            .mapToDouble(e -> ((Number)e.getValue().metricValue()).doubleValue()).findFirst().orElse(0.0);
+    }
+
     private static MirrorWireClient wire() throws Exception
     {
         return MirrorWireClient.connect("127.0.0.1", source.port(1), "sync-test", 5_000, 15_000);
@@ -150,24 +198,27 @@ class SyncSourceGatingTest
              MirrorWireClient client = wire())
         {
             final Future<RecordMetadata> first = send(producer, topic);
-            Thread.sleep(500);
-            assertFalse(first.isDone(), "no report yet: the HW waits for the mirror");
-            final MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
-            assertEquals(1L, jmx.getAttribute(new ObjectName(
-                "kafka.server:type=MirrorMetrics,name=ProducesWaitingOnSync,broker=1"), "Value"));
+            awaitHeldForTheMirror(topic, 1);
+            final long heldSinceNanos = System.nanoTime();
+            assertEquals(0, highWatermark(topic), "no report yet: the HW waits for the mirror");
+            assertFalse(first.isDone());
             report(client, topic, topicId, 1, 1, List.of(11, 12));
+            final long reportedAfterMs = (System.nanoTime() - heldSinceNanos) / 1_000_000;
             assertEquals(0, first.get(10, TimeUnit.SECONDS).offset());
+            final MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
             final ObjectName latency = new ObjectName(
                 "kafka.server:type=MirrorMetrics,name=MirrorSyncReplicationLatencyMs,broker=1");
             assertTrue((Long)jmx.getAttribute(latency, "Count") >= 1L);
-            assertTrue((Double)jmx.getAttribute(latency, "Max") >= 400.0, "the ack waited about 500 ms");
+            assertTrue((Double)jmx.getAttribute(latency, "Max") >= reportedAfterMs,
+                "the ack waited for the report, " + reportedAfterMs + " ms after the produce was held");
             final Future<RecordMetadata> second = send(producer, topic);
-            Thread.sleep(300);
-            assertFalse(second.isDone(), "the mirror's ISR lacks offset 1");
+            awaitHeldForTheMirror(topic, 2);
+            assertEquals(1, highWatermark(topic), "the mirror's ISR lacks offset 1");
             report(client, topic, topicId, 2, 1, List.of(11, 12));
-            Thread.sleep(200);
-            assertFalse(second.isDone(), "replica 12 of the mirror's ISR still lacks it");
+            assertEquals(1, highWatermark(topic), "replica 12 of the mirror's ISR still lacks it");
+            assertEquals(1L, producesWaitingOnSync());
             report(client, topic, topicId, 2, 2, List.of(11, 12));
+            assertEquals(2, highWatermark(topic), "the gate advanced on that report, before answering it");
             assertEquals(1, second.get(10, TimeUnit.SECONDS).offset());
         }
     }
@@ -193,8 +244,8 @@ class SyncSourceGatingTest
                 .highWatermark(), "under-min-ISR freeze");
             // A real producer keeps retrying its retriable error and succeeds once the mirror's ISR recovers.
             final Future<RecordMetadata> sent = send(producer, topic);
-            Thread.sleep(700);
-            assertFalse(sent.isDone());
+            awaitLogEnd(topic, 3); // appended, answered retriably, retried (deduplicated) until the ISR recovers
+            assertEquals(0, highWatermark(topic), "frozen while the mirror's ISR is under its MinISR");
             report(client, topic, topicId, 3, 3, List.of(11, 12));
             assertEquals(2, sent.get(20, TimeUnit.SECONDS).offset());
             assertEquals(3, broker().replicaManager().partitionOrNull(new TopicPartition(topic, 0)).log()
@@ -220,8 +271,9 @@ class SyncSourceGatingTest
             final ProduceResponseData.PartitionProduceResponse v13 = rawProduce(client, topicId, (short)13, 300);
             assertEquals(Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND.code(), v13.errorCode());
             final Future<RecordMetadata> sent = send(producer, topic);
-            Thread.sleep(2_500);
+            Clients.awaitCondition(() -> retries(producer) >= 2, 20_000, "the producer retried twice");
             assertFalse(sent.isDone(), "retrying while the mirror lags");
+            assertEquals(0, highWatermark(topic));
             report(client, topic, topicId, 3, 3, List.of(11, 12));
             assertEquals(2, sent.get(20, TimeUnit.SECONDS).offset(), "the retry was deduplicated, not appended again");
         }
@@ -314,8 +366,7 @@ class SyncSourceGatingTest
         final Uuid topicId = createRegistered(topic, false);
         try (MirrorWireClient client = wire())
         {
-            broker().holdMetadata(BrokerLifecycleManager.MetadataHold.FETCH);
-            Thread.sleep(500); // a fetch already in flight completes first
+            broker().holdMetadata(BrokerLifecycleManager.MetadataHold.FETCH).get(10, TimeUnit.SECONDS);
             broker().mirrorController().changeSyncRegistration(topicId, MIRROR, true).get(10, TimeUnit.SECONDS);
             assertEquals(MirrorError.INVALID_SYNC_REGISTRATION.code(), reportError(client, topic, topicId));
             broker().holdMetadata(BrokerLifecycleManager.MetadataHold.NONE);

@@ -63,10 +63,13 @@ class SyncVersionMismatchTest
         assertTrue(SyncMirrors.registeredMirrors(clusters.source(), 1, topic).isEmpty());
         assertEquals(MirrorError.MIRROR_SYNC_VERSION_MISMATCH.code(), SyncMirrors.register(clusters.source(), MIRROR,
             topic, SyncMirrors.topicId(clusters.source(), topic), false).errorCode());
-        // Backoff: 200 ms doubling to 1 s (Mirrors.FAST) allows at most a handful of attempts in 2 s.
+        // Backoff: 200 ms doubling to 1 s (Mirrors.FAST). Two more attempts after the second one wait at least the
+        // third backoff (800 ms) between them; without a backoff they would come a tick (50 ms) apart.
         final long before = rejected();
-        Thread.sleep(2_000);
-        assertTrue(rejected() - before <= 4, "Registers were not backed off: " + (rejected() - before));
+        final long startNanos = System.nanoTime();
+        Clients.awaitCondition(() -> rejected() >= before + 2, 20_000, "two more rejected Registers");
+        final long elapsedMs = (System.nanoTime() - startNanos) / 1_000_000;
+        assertTrue(elapsedMs >= 700, "Registers were not backed off: two more in " + elapsedMs + " ms");
     }
 
     @Test
@@ -90,7 +93,7 @@ class SyncVersionMismatchTest
         final String errText = err.toString(StandardCharsets.UTF_8);
         assertNotEquals(ClusterMirrorsCommand.EXIT_OK, exit, errText);
         assertTrue(errText.contains("mirror.sync.version") || errText.contains("Fetch"), errText);
-        Thread.sleep(500);
+        // The probe refused before any AlterMirrorTopicType went out: nothing is on its way to change the type.
         assertEquals(MirrorType.ASYNC.id(), SyncMirrors.topic(clusters.destination(), MIRROR, topic).orElseThrow()
             .desiredMirrorType());
     }

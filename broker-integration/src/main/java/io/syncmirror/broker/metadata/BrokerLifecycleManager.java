@@ -300,11 +300,21 @@ public final class BrokerLifecycleManager implements AutoCloseable
     }
 
     private volatile MetadataHold hold = MetadataHold.NONE;
+    /** Completed by the fetch loop once it sees a FETCH hold with no fetch of its own on the way. */
+    private volatile CompletableFuture<Void> fetchHeld = CompletableFuture.completedFuture(null);
 
-    /** Sets how far this broker follows the metadata log from its next fetch on; see {@link MetadataHold}. */
-    public void hold(final MetadataHold newHold)
+    /**
+     * Sets how far this broker follows the metadata log from its next fetch on; see {@link MetadataHold}. Completes
+     * once it is in force: at once, or for FETCH once no metadata fetch is on its way (one sent before the hold
+     * could still tell this broker the controller's latest offset).
+     */
+    public CompletableFuture<Void> hold(final MetadataHold newHold)
     {
+        final CompletableFuture<Void> held = newHold == MetadataHold.FETCH ? new CompletableFuture<>() :
+            CompletableFuture.completedFuture(null);
+        fetchHeld = held;
         hold = newHold;
+        return held;
     }
 
     private void fetch()
@@ -315,6 +325,7 @@ public final class BrokerLifecycleManager implements AutoCloseable
         }
         if (hold == MetadataHold.FETCH)
         {
+            fetchHeld.complete(null);
             runLater(this::fetch, RETRY_BACKOFF_MS);
             return;
         }

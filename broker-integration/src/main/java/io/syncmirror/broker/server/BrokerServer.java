@@ -602,13 +602,16 @@ public final class BrokerServer implements AutoCloseable
         return socketServer.boundPort(config.listeners().get(0).name());
     }
 
-    /** Stops following leaders (a stalled follower), for ISR tests. */
-    /** Holds back how far this broker follows the metadata log (tests of metadata propagation lag). */
-    public void holdMetadata(final BrokerLifecycleManager.MetadataHold hold)
+    /**
+     * Holds back how far this broker follows the metadata log (tests of metadata propagation lag); completes once
+     * the hold is in force (for FETCH: no metadata fetch is on its way any more).
+     */
+    public java.util.concurrent.CompletableFuture<Void> holdMetadata(final BrokerLifecycleManager.MetadataHold hold)
     {
-        lifecycle.hold(hold);
+        return lifecycle.hold(hold);
     }
 
+    /** Stops following leaders (a stalled follower), for ISR tests. */
     public void pauseReplication()
     {
         fetchers.paused(true);
