@@ -92,7 +92,7 @@ class SyncControlSimulationTest
             {
                 world.run();
             }
-            catch (final AssertionError e)
+            catch (final AssertionError | RuntimeException e)
             {
                 fail("seed " + seed + " (rerun: -Dsync.simulation.seed=" + seed + "): " + e.getMessage() + "\n" +
                     world.trace(), e);
@@ -138,7 +138,7 @@ class SyncControlSimulationTest
             {
                 new World(seed, source).run();
             }
-            catch (final AssertionError e)
+            catch (final AssertionError | RuntimeException e)
             {
                 return seed;
             }
