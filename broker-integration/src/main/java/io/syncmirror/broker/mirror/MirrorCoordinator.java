@@ -85,6 +85,16 @@ public final class MirrorCoordinator implements AutoCloseable
             throws Exception;
     }
 
+    /**
+     * Completes with the first metadata image {@code condition} holds for, once this broker's partitions follow it
+     * (the broker's {@code BrokerMetadataApplier.await}).
+     */
+    @FunctionalInterface
+    public interface MetadataWaiter
+    {
+        CompletableFuture<MetadataImage> await(java.util.function.Predicate<MetadataImage> condition);
+    }
+
     /** Asks a mirror's source for a partition's last mirrored offset and epoch (failback's first phase). */
     public interface LastMirroredLookup
     {
@@ -179,9 +189,9 @@ public final class MirrorCoordinator implements AutoCloseable
     private volatile short syncVersion = 1;
 
     public MirrorCoordinator(final int brokerId, final ReplicaManager replicas, final Supplier<MetadataImage> image,
-        final MirrorStateStore store, final ControllerChannel controller, final LastMirroredLookup lastMirrored,
-        final Function<MirrorDefinition, SourceCluster> sourceFactory, final Config config,
-        final LongSupplier clockMs)
+        final MetadataWaiter metadataWaiter, final MirrorStateStore store, final ControllerChannel controller,
+        final LastMirroredLookup lastMirrored, final Function<MirrorDefinition, SourceCluster> sourceFactory,
+        final Config config, final LongSupplier clockMs)
     {
         this.brokerId = brokerId;
         this.replicas = replicas;
@@ -222,8 +232,8 @@ public final class MirrorCoordinator implements AutoCloseable
             config.retryBackoffMs(), config.retryBackoffMaxMs());
         this.fetchStarts = new MirrorFetchStarts(fetchers, stateWrites, lastMirrored, leaderLookups, sources::source,
             sources::securityConfigs, () -> tickStartNanos, clockMs, this::wakeup);
-        this.failover = new MirrorFailover(fetchers, controller, stateWrites, syncControl, syncLinks, image,
-            config.requestTimeoutMs(), clockMs);
+        this.failover = new MirrorFailover(brokerId, fetchers, controller, stateWrites, syncControl, syncLinks, image,
+            metadataWaiter, config.requestTimeoutMs(), clockMs);
     }
 
     /**

@@ -2,10 +2,14 @@ package io.syncmirror.broker.mirror;
 
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.record.internal.ControlRecordType;
 import org.apache.kafka.common.record.internal.EndTransactionMarker;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -13,6 +17,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.syncmirror.broker.metadata.MetadataImage;
+import io.syncmirror.broker.metadata.PartitionState;
 import io.syncmirror.broker.metadata.SyncCommitFence;
 import io.syncmirror.broker.mirror.sync.SyncControl;
 import io.syncmirror.broker.mirror.sync.SyncLinks;
@@ -43,19 +48,25 @@ final class MirrorFailover
     private final SyncControl syncControl;
     private final SyncLinks syncLinks;
     private final Supplier<MetadataImage> image;
+    private final MirrorCoordinator.MetadataWaiter metadataWaiter;
     private final long requestTimeoutMs;
     private final LongSupplier clockMs;
+    private final int brokerId;
 
-    MirrorFailover(final MirrorFetchers fetchers, final MirrorCoordinator.ControllerChannel controller,
-        final MirrorStateWrites stateWrites, final SyncControl syncControl, final SyncLinks syncLinks,
-        final Supplier<MetadataImage> image, final long requestTimeoutMs, final LongSupplier clockMs)
+    MirrorFailover(final int brokerId, final MirrorFetchers fetchers,
+        final MirrorCoordinator.ControllerChannel controller, final MirrorStateWrites stateWrites,
+        final SyncControl syncControl, final SyncLinks syncLinks, final Supplier<MetadataImage> image,
+        final MirrorCoordinator.MetadataWaiter metadataWaiter, final long requestTimeoutMs,
+        final LongSupplier clockMs)
     {
+        this.brokerId = brokerId;
         this.fetchers = fetchers;
         this.controller = controller;
         this.stateWrites = stateWrites;
         this.syncControl = syncControl;
         this.syncLinks = syncLinks;
         this.image = image;
+        this.metadataWaiter = metadataWaiter;
         this.requestTimeoutMs = requestTimeoutMs;
         this.clockMs = clockMs;
     }
@@ -122,30 +133,41 @@ final class MirrorFailover
             partition.role().leaderEpoch());
     }
 
-    /** Waits until this broker applied the bumped epoch (and its log's epoch cache starts it). */
+    /**
+     * Waits until this broker applied the bumped epoch: its partition then leads in it, and its log's epoch cache
+     * starts it (the broker applies an image to its partitions before it completes the image's waiters).
+     */
     private void awaitEpoch(final Partition partition, final int minEpoch)
     {
-        final long deadlineMs = clockMs.getAsLong() + requestTimeoutMs;
-        while (partition.role().leaderEpoch() < minEpoch || partition.log().latestEpoch().orElse(-1) < minEpoch)
+        final Uuid topicId = partition.topicId();
+        final int index = partition.topicPartition().partition();
+        try
         {
-            if (!partition.isLeader())
+            metadataWaiter.await(image -> image.topic(topicId).map(topic ->
             {
-                throw new KafkaException("lost leadership of " + partition.topicPartition() + " during failover");
-            }
-            if (clockMs.getAsLong() > deadlineMs)
-            {
-                throw new KafkaException("the bumped leader epoch " + minEpoch + " of " + partition.topicPartition() +
-                    " did not reach this broker within " + requestTimeoutMs + " ms");
-            }
-            try
-            {
-                Thread.sleep(5);
-            }
-            catch (final InterruptedException e)
-            {
-                Thread.currentThread().interrupt();
-                throw new KafkaException("interrupted", e);
-            }
+                final PartitionState state = topic.partitions().get(index);
+                return state == null || state.leader() != brokerId || state.leaderEpoch() >= minEpoch;
+            }).orElse(true)).get(requestTimeoutMs, TimeUnit.MILLISECONDS);
+        }
+        catch (final TimeoutException e)
+        {
+            throw new KafkaException("the bumped leader epoch " + minEpoch + " of " + partition.topicPartition() +
+                " did not reach this broker within " + requestTimeoutMs + " ms", e);
+        }
+        catch (final ExecutionException e)
+        {
+            throw new KafkaException("waiting for the bumped leader epoch of " + partition.topicPartition() +
+                " failed: " + e.getCause(), e.getCause());
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            throw new KafkaException("interrupted", e);
+        }
+        if (!partition.isLeader() || partition.role().leaderEpoch() < minEpoch ||
+            partition.log().latestEpoch().orElse(-1) < minEpoch)
+        {
+            throw new KafkaException("lost leadership of " + partition.topicPartition() + " during failover");
         }
     }
 

@@ -430,7 +430,7 @@ public final class BrokerServer implements AutoCloseable
         final ControllerForwarder forwarder = new ControllerForwarder(activeVoters, activeController::currentVoter,
             timeoutMs, time);
         final MirrorApis[] apis = new MirrorApis[1];
-        mirrorCoordinator = new MirrorCoordinator(id, replicas, metadata::image, store,
+        mirrorCoordinator = new MirrorCoordinator(id, replicas, metadata::image, metadata::await, store,
             (topicId, epochs, floor) -> apis[0].controllerChannel().bumpLeaderEpochs(topicId, epochs, floor),
             (source, leader, topic, topicId, partition) ->
                 apis[0].lastMirroredLookup().lastMirrored(source, leader, topic, topicId, partition),

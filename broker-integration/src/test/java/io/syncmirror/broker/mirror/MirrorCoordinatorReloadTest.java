@@ -130,7 +130,7 @@ class MirrorCoordinatorReloadTest
     void setUp()
     {
         final MirrorCoordinator.Config config = LeaderMirrorFixture.coordinatorConfig("mirror-coordinator-reload-test");
-        coordinator = new MirrorCoordinator(BROKER_ID, replicas, metadata::image, store,
+        coordinator = new MirrorCoordinator(BROKER_ID, replicas, metadata::image, metadata::await, store,
             (topicId, epochs, floor) ->
             {
                 throw new AssertionError("no failover here");

@@ -136,7 +136,7 @@ class MirrorCoordinatorSyncTest
     void setUp()
     {
         final MirrorCoordinator.Config config = LeaderMirrorFixture.coordinatorConfig("mirror-coordinator-sync-test");
-        coordinator = new MirrorCoordinator(BROKER_ID, replicas, metadata::image, store,
+        coordinator = new MirrorCoordinator(BROKER_ID, replicas, metadata::image, metadata::await, store,
             (topicId, epochs, floor) ->
             {
                 bumps.add("bump");

@@ -51,7 +51,8 @@ class MirrorCoordinatorTest
     void setUp()
     {
         final MirrorCoordinator.Config config = LeaderMirrorFixture.coordinatorConfig("mirror-coordinator-test");
-        coordinator = new MirrorCoordinator(BROKER_ID, replicas, () -> MetadataImage.EMPTY, store,
+        coordinator = new MirrorCoordinator(BROKER_ID, replicas, () -> MetadataImage.EMPTY,
+            condition -> CompletableFuture.completedFuture(MetadataImage.EMPTY), store,
             (topicId, epochs, floor) ->
             {
                 throw new AssertionError("no failover here");
