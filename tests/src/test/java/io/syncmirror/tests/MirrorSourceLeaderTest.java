@@ -109,8 +109,12 @@ class MirrorSourceLeaderTest
             producing.setDaemon(true);
             producing.start();
             Clients.awaitCondition(() -> produced.get() >= 200, 30_000, "produced before the leader stops");
+            // The next leader is the first replica of the assignment that is in the ISR: 2 only while it is.
+            Clients.awaitCondition(() -> Clients.sortedIsr(admin, topic).equals(List.of(1, 2, 3)), 30_000,
+                "every replica in the ISR before the leader stops");
             clusters.source().stopBroker(3);
-            Clients.awaitCondition(() -> Clients.leaderOf(admin, topic) == 2, 30_000, "leader moved to 2");
+            TrialMirrors.awaitOrFail(() -> Clients.leaderOf(admin, topic) == 2, 30_000, () -> "leader moved to 2; " +
+                "leader " + Clients.leaderOf(admin, topic) + ", ISR " + Clients.sortedIsr(admin, topic));
             final int before = produced.get();
             Clients.awaitCondition(() -> produced.get() >= before + 200, 30_000, "produced after the move");
             running.set(false);
