@@ -277,9 +277,12 @@ public final class BrokerServer implements AutoCloseable
         final GroupApis groupApis = new GroupApis(groupCoordinator.coordinator(), metadata);
         metadataApis = new MetadataApis(id, clusterId, metadata, controllerClient, props);
 
+        // Session ids differ from run to run: seeded with the broker id alone, a restarted broker handed out its
+        // previous run's ids again, and a peer's fetcher still holding one was taken for another session's client.
         final ReplicaApis replicaApis = new ReplicaApis(replicas,
             new FetchSessionCache(FetchSessionCache.MAX_INCREMENTAL_FETCH_SESSION_CACHE_SLOTS_DEFAULT,
-                FetchSessionCache.MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS_DEFAULT, id),
+                FetchSessionCache.MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS_DEFAULT,
+                new java.security.SecureRandom().nextLong()),
             topicId -> metadata.topic(topicId).map(TopicMetadata::name).orElse(null),
             () -> metadata.appliedOffset() < metadata.latestKnownOffset());
         final DataPathApis dataPath = new DataPathApis(replicaApis, new OffsetApis(replicas),
