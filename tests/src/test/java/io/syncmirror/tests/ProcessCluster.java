@@ -4,21 +4,15 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.Reader;
 import java.io.Writer;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.Random;
-import java.util.Set;
 import java.util.StringJoiner;
 import java.util.concurrent.TimeUnit;
 
@@ -43,13 +37,6 @@ final class ProcessCluster implements AutoCloseable
     private static final int EXAMPLE_FIRST_PORT = 9092;
     private static final int EXAMPLE_FIRST_CONTROLLER_PORT = 9192;
     private static final long START_TIMEOUT_MS = 90_000;
-    private static final Random RANDOM = new Random();
-    /**
-     * Every port this JVM has handed out. A port is only probed free when picked and bound once its broker starts,
-     * so two clusters built before either launches could both pick it: seen once in CI, a destination's broker
-     * failing to bind the port a cluster built beside it had been given. A port is handed out once per JVM.
-     */
-    private static final Set<Integer> HANDED_OUT = new HashSet<>();
     /** Each broker's heap unless a test says otherwise: what a few thousand partitions need. */
     static final String DEFAULT_HEAP = "-Xmx768m";
 
@@ -91,54 +78,10 @@ final class ProcessCluster implements AutoCloseable
         }
     }
 
-    /**
-     * A free loopback port below the kernel's ephemeral range. A port the kernel hands out (bind to 0) can be handed
-     * out again, as the local end of some client's connection, before the broker that is meant to listen on it has
-     * started: seen with three clusters' worth of clients connecting while the last brokers booted. Below the
-     * ephemeral range no outgoing connection is ever given a port. Never one handed out before in this JVM.
-     */
-    static synchronized int listenerPort()
+    /** A free loopback port below the kernel's ephemeral range, never one handed out before in this JVM. */
+    static int listenerPort()
     {
-        final int ephemeralStart = ephemeralRangeStart();
-        final int low = Math.max(1024, ephemeralStart - 12_000);
-        if (ephemeralStart - low < 100)
-        {
-            throw new IllegalStateException("the ephemeral port range starts at " + ephemeralStart);
-        }
-        for (int attempt = 0; attempt < 1000; attempt++)
-        {
-            final int port = low + RANDOM.nextInt(ephemeralStart - low);
-            if (HANDED_OUT.contains(port))
-            {
-                continue;
-            }
-            try (ServerSocket socket = new ServerSocket())
-            {
-                socket.setReuseAddress(false);
-                socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
-                HANDED_OUT.add(port);
-                return port;
-            }
-            catch (final IOException taken)
-            {
-                // in use: try another
-            }
-        }
-        throw new IllegalStateException("no free port between " + low + " and " + ephemeralStart);
-    }
-
-    private static int ephemeralRangeStart()
-    {
-        try
-        {
-            // readAllLines, not readString: a /proc file reports size 0, and readString trusts the size.
-            final String range = Files.readAllLines(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).get(0);
-            return Integer.parseInt(range.trim().split("\\s+")[0]);
-        }
-        catch (final IOException | RuntimeException e)
-        {
-            return 32_768; // Linux's default
-        }
+        return io.syncmirror.broker.cluster.ListenerPorts.next();
     }
 
     /**

@@ -2,8 +2,6 @@ package io.syncmirror.broker.cluster;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -53,11 +51,11 @@ public final class EmbeddedCluster implements AutoCloseable
         this.brokers = new BrokerServer[size];
         for (int i = 0; i < size; i++)
         {
-            ports[i] = freePort();
+            ports[i] = ListenerPorts.next();
         }
         for (int i = 0; i < voters; i++)
         {
-            controllerPorts[i] = freePort();
+            controllerPorts[i] = ListenerPorts.next();
         }
     }
 
@@ -285,19 +283,6 @@ public final class EmbeddedCluster implements AutoCloseable
         final Map<String, String> settings = new HashMap<>();
         settings.put(BrokerConfig.LOG_STORAGE_CONFIG, BrokerConfig.LOG_STORAGE_MEMORY);
         return settings;
-    }
-
-    private static int freePort()
-    {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
-        {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException(ex);
-        }
     }
 
     private static void deleteRecursively(final Path path)
