@@ -14,7 +14,6 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import io.syncmirror.broker.mirror.MirrorCoordinator;
 import io.syncmirror.broker.mirror.MirrorMetrics;
 import io.syncmirror.broker.mirror.MirrorPartitionState;
 import io.syncmirror.broker.mirror.sync.RejectReason;
