@@ -40,7 +40,7 @@ class SyncAdmissionLimitTest
                 Clients.createTopic(admin, TOPIC, 1, (short)1, Map.of());
             }
             final Uuid topicId = SyncMirrors.topicId(source, TOPIC);
-            for (int i = 0; i < MirrorLinks.MAX_LINKS; i++)
+            for (int i = 0; i < MirrorLinks.LINKS_DEFAULT; i++)
             {
                 final TopicResultsResponseData.TopicResult admitted = SyncMirrors.register(source, "dr-" + i, TOPIC,
                     topicId, false);
@@ -50,7 +50,7 @@ class SyncAdmissionLimitTest
             final TopicResultsResponseData.TopicResult refused = SyncMirrors.register(source, "dr-late", TOPIC,
                 topicId, false);
             assertEquals(Errors.POLICY_VIOLATION.code(), refused.errorCode(), String.valueOf(refused.errorMessage()));
-            assertTrue(refused.errorMessage().contains(MirrorLinks.MAX_LINKS + " sync mirrors"),
+            assertTrue(refused.errorMessage().contains(MirrorLinks.LINKS_DEFAULT + " sync mirrors"),
                 refused.errorMessage());
             assertTrue(!SyncMirrors.registeredMirrors(source, 1, TOPIC).contains("dr-late"));
 

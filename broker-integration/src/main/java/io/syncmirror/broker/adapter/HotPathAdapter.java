@@ -36,6 +36,7 @@ public final class HotPathAdapter
     private final HighWatermarkGate gate;
     private final DelayedProducePurgatory purgatory;
     private final int maxReplicas;
+    private final MirrorLinks mirrorLinks;
 
     /**
      * @param slotCapacity        partitions this broker may lead at once.
@@ -43,14 +44,16 @@ public final class HotPathAdapter
      * @param waitersPerPartition acks=all produces waiting on one partition at once, a power of two; more are
      *                            answered at once with a retriable error (see DelayedProducePurgatory).
      * @param maxShards           owner threads (event loops and internal executors) that begin produces.
+     * @param mirrorLinks         sync mirror links of a row (see MirrorLinks), one block each, plus the hold.
      */
     public HotPathAdapter(final int slotCapacity, final int maxReplicas, final int waitersPerPartition,
-        final int maxShards)
+        final int maxShards, final int mirrorLinks)
     {
         this.maxReplicas = maxReplicas;
+        this.mirrorLinks = new MirrorLinks(mirrorLinks);
         this.slots = new PartitionSlotIndex(slotCapacity);
         this.table = new PartitionTable(slotCapacity,
-            new PartitionRowDescriptor(maxReplicas, MirrorLinks.ROW_LINK_BLOCKS, maxReplicas,
+            new PartitionRowDescriptor(maxReplicas, this.mirrorLinks.rowLinkBlocks(), maxReplicas,
                 WaiterRings.bytesFor(waitersPerPartition)));
         this.gate = new HighWatermarkGate(table);
         this.purgatory = new DelayedProducePurgatory(gate, waitersPerPartition, maxShards);
@@ -59,6 +62,12 @@ public final class HotPathAdapter
     public int maxReplicas()
     {
         return maxReplicas;
+    }
+
+    /** The sync mirror links of this broker: the mirror name behind each link block of the rows. */
+    public MirrorLinks mirrorLinks()
+    {
+        return mirrorLinks;
     }
 
     /**

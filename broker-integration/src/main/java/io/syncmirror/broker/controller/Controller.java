@@ -34,6 +34,7 @@ import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.record.internal.Records;
 
+import io.syncmirror.broker.adapter.MirrorLinks;
 import io.syncmirror.broker.metadata.BrokerEndpoint;
 import io.syncmirror.broker.metadata.MetadataRecord;
 import io.syncmirror.broker.metadata.MetadataRecordCodec;
@@ -116,7 +117,8 @@ public final class Controller
     /**
      * Opens the controller on {@code log}, replaying every record in it. {@code config} holds the controller
      * node's server.properties keys read here (num.partitions, default.replication.factor,
-     * unclean.leader.election.enable, broker.session.timeout.ms, cluster.id); absent keys take Kafka's defaults.
+     * unclean.leader.election.enable, broker.session.timeout.ms, cluster.id, syncmirror.sync.mirror.links); absent
+     * keys take Kafka's defaults (and MirrorLinks' for the last).
      */
     public Controller(final MetadataLog log, final LongSupplier nowMs, final Map<String, String> config)
     {
@@ -137,8 +139,28 @@ public final class Controller
                 String.valueOf(DEFAULT_REPLICATION_FACTOR_DEFAULT)).trim()),
             Boolean.parseBoolean(config.getOrDefault(UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG,
                 String.valueOf(UNCLEAN_LEADER_ELECTION_ENABLE_DEFAULT)).trim()));
-        this.mirrors = new MirrorControl(cluster, replication, configs, writer);
+        this.mirrors = new MirrorControl(cluster, replication, configs, writer, maxSyncMirrors(config));
         replayLog();
+    }
+
+    private static int maxSyncMirrors(final Map<String, String> config)
+    {
+        final String value = config.getOrDefault(MirrorLinks.LINKS_CONFIG, String.valueOf(MirrorLinks.LINKS_DEFAULT));
+        final int links;
+        try
+        {
+            links = Integer.parseInt(value.trim());
+        }
+        catch (final NumberFormatException e)
+        {
+            throw new IllegalArgumentException(MirrorLinks.LINKS_CONFIG + " must be a number, not '" + value + "'");
+        }
+        if (links < 1 || links > MirrorLinks.LINKS_MAX)
+        {
+            throw new IllegalArgumentException(MirrorLinks.LINKS_CONFIG + " must be between 1 and " +
+                MirrorLinks.LINKS_MAX + ", not " + links);
+        }
+        return links;
     }
 
     /** Topic ids drawn from a seeded generator, skipping the reserved ids as {@link Uuid#randomUuid} does. */

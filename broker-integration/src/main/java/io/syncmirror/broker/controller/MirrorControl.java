@@ -37,16 +37,15 @@ import io.syncmirror.broker.metadata.SyncCommitFence;
  */
 final class MirrorControl
 {
-    /**
-     * The sync mirrors a source cluster gates produces on at once: each of its brokers gives every registered
-     * mirror one link, a block of every partition row (MirrorLinks), and has this many.
-     */
-    static final int MAX_SYNC_MIRRORS = MirrorLinks.MAX_LINKS;
-
     private final ClusterControl cluster;
     private final ReplicationControl replication;
     private final TopicConfigControl configs;
     private final MetadataWriter writer;
+    /**
+     * The sync mirrors this source cluster gates produces on at once (MirrorLinks.LINKS_CONFIG): each of its
+     * brokers gives every registered mirror one link, a block of every partition row, and has this many.
+     */
+    private final int maxSyncMirrors;
 
     private final TreeMap<String, MirrorDefinition> mirrors = new TreeMap<>();
     /** Source role: each topic's registered sync mirrors. */
@@ -59,12 +58,13 @@ final class MirrorControl
     private final Map<Uuid, Long> typeFences = new HashMap<>();
 
     MirrorControl(final ClusterControl cluster, final ReplicationControl replication, final TopicConfigControl configs,
-        final MetadataWriter writer)
+        final MetadataWriter writer, final int maxSyncMirrors)
     {
         this.cluster = cluster;
         this.replication = replication;
         this.configs = configs;
         this.writer = writer;
+        this.maxSyncMirrors = maxSyncMirrors;
     }
 
     void replay(final MetadataRecord.Mirror record)
@@ -372,7 +372,7 @@ final class MirrorControl
      * Source role: adds a destination mirror to a topic's sync registration set, or removes it, through the
      * metadata log (MirrorSyncRegistrationChange), so every source broker's image shows it. A change that is
      * already in force writes nothing. UNKNOWN_TOPIC_ID for a topic this cluster does not have; POLICY_VIOLATION
-     * for a mirror that would make the cluster's registered sync mirrors more than {@link #MAX_SYNC_MIRRORS}.
+     * for a mirror that would make the cluster's registered sync mirrors more than {@link #maxSyncMirrors}.
      */
     MirrorOpResult changeSyncRegistration(final Uuid topicId, final String mirrorName, final boolean registered)
     {
@@ -381,14 +381,14 @@ final class MirrorControl
             return MirrorOpResult.error(Errors.UNKNOWN_TOPIC_ID, "no topic with id " + topicId + " on this cluster");
         }
         if (registered && !topicsPerSyncMirror.containsKey(mirrorName) &&
-            topicsPerSyncMirror.size() >= MAX_SYNC_MIRRORS)
+            topicsPerSyncMirror.size() >= maxSyncMirrors)
         {
             // A broker could not give it a link, and would hold the partitions' HW rather than acknowledge
             // without the mirror: refused here, where the whole cluster's registrations are known.
             return MirrorOpResult.error(Errors.POLICY_VIOLATION, "this source cluster already gates produces on "
-                + MAX_SYNC_MIRRORS + " sync mirrors " + topicsPerSyncMirror.keySet() + ", the most its brokers can "
-                + "serve; mirror '" + mirrorName + "' can register once one of them is released or demoted on "
-                + "every topic");
+                + maxSyncMirrors + " sync mirrors " + topicsPerSyncMirror.keySet() + ", the most its brokers can "
+                + "serve (" + MirrorLinks.LINKS_CONFIG + "); mirror '" + mirrorName + "' can register once one of "
+                + "them is released or demoted on every topic");
         }
         if (registeredMirrors(topicId).contains(mirrorName) != registered)
         {

@@ -116,9 +116,11 @@ public final class Partition
     /** The mirror links registered for this topic (bit m: link m), from the metadata image. */
     private volatile int syncLinkMask;
     /** Per link, the destination replica id of each reported LEO cell, in order of first report. */
-    private final int[][] mirrorReplicaIds = new int[MirrorLinks.MAX_LINKS][];
+    private final int[][] mirrorReplicaIds;
     /** Per link, the highest destination leader epoch that reported: reports from a deposed leader are ignored. */
-    private final int[] mirrorDestinationEpoch = new int[MirrorLinks.MAX_LINKS];
+    private final int[] mirrorDestinationEpoch;
+    /** Per link, the generation of its holder when the state above was kept (MirrorLinks). */
+    private final int[] mirrorLinkGeneration;
     /** Scratch LEOs of one report, by cell (under appendLock). */
     private final long[] reportLeos;
 
@@ -159,6 +161,9 @@ public final class Partition
         this.lastFetchLeaderLeo = new AtomicLongArray(replicas);
         this.lastFetchTimeMs = new AtomicLongArray(replicas);
         this.reportLeos = new long[replicas];
+        this.mirrorReplicaIds = new int[hotPath.mirrorLinks().links()][];
+        this.mirrorDestinationEpoch = new int[hotPath.mirrorLinks().links()];
+        this.mirrorLinkGeneration = new int[hotPath.mirrorLinks().links()];
         java.util.Arrays.fill(mirrorDestinationEpoch, -1);
     }
 
@@ -778,13 +783,26 @@ public final class Partition
 
     /**
      * The mirror links registered for this topic changed (metadata thread). A leader publishes them at once: a
-     * joining link gates from its first report on, a leaving one stops gating and the waits it held complete.
+     * joining link gates from its first report on, a leaving one stops gating and the waits it held complete. A
+     * link that joins with a new holder (MirrorLinks) forgets the previous holder's destination epoch and replicas.
      */
     void syncLinks(final int linkMask)
     {
         appendLock.lock();
         try
         {
+            for (int joining = linkMask & ~syncLinkMask; joining != 0; joining &= joining - 1)
+            {
+                final int link = Integer.numberOfTrailingZeros(joining);
+                final int generation = link < mirrorLinkGeneration.length ?
+                    hotPath.mirrorLinks().generationOf(link) : 0;
+                if (link < mirrorLinkGeneration.length && generation != mirrorLinkGeneration[link])
+                {
+                    mirrorLinkGeneration[link] = generation;
+                    mirrorReplicaIds[link] = null;
+                    mirrorDestinationEpoch[link] = -1;
+                }
+            }
             syncLinkMask = linkMask;
             final Role current = role;
             if (current.leader)
@@ -806,10 +824,15 @@ public final class Partition
         return syncLinkMask != 0;
     }
 
-    /** Whether mirror link {@code link} is registered for this topic: its fetches read to the LEO (hazard 4). */
-    public boolean syncLinkRegistered(final int link)
+    /**
+     * Whether the mirror holding {@code link} at {@code generation} (a MirrorLinks handle) is registered for this
+     * topic: its fetches read to the LEO (hazard 4). A fetch of the link's previous holder reads to the HW.
+     */
+    public boolean syncLinkRegistered(final long linkHandle)
     {
-        return link >= 0 && (syncLinkMask & (1 << link)) != 0;
+        final int link = MirrorLinks.index(linkHandle);
+        return link >= 0 && (syncLinkMask & (1 << link)) != 0 &&
+            hotPath.mirrorLinks().isCurrent(link, MirrorLinks.generation(linkHandle));
     }
 
     /** The outcome of {@link #onMirrorReport}. */
@@ -819,7 +842,7 @@ public final class Partition
         APPLIED,
         /** This broker does not lead the partition. */
         NOT_LEADER,
-        /** The mirror is not registered for this topic on this broker. */
+        /** The mirror is not registered for this topic on this broker (or no longer holds the link it named). */
         NOT_REGISTERED
     }
 
@@ -828,12 +851,14 @@ public final class Partition
      * Credited only when the destination validated its log against this leader's epoch
      * ({@code validatedSourceEpoch}, hazard 1: a tail read from a previous leader counts for nothing here), and
      * only from the newest destination leader ({@code destinationLeaderEpoch}; a new one clears what the previous
-     * reported).
+     * reported). {@code linkHandle} is the mirror's link and generation (MirrorLinks), resolved once per report:
+     * a report of a link's previous holder is not credited to the next.
      */
-    public ReportResult onMirrorReport(final int link, final int destinationLeaderEpoch,
+    public ReportResult onMirrorReport(final long linkHandle, final int destinationLeaderEpoch,
         final int validatedSourceEpoch, final int[] replicaIds, final long[] leos, final int replicaCount,
         final int[] isrIds, final int isrCount, final int minIsr)
     {
+        final int link = MirrorLinks.index(linkHandle);
         appendLock.lock();
         try
         {
@@ -842,7 +867,9 @@ public final class Partition
             {
                 return ReportResult.NOT_LEADER;
             }
-            if ((syncLinkMask & (1 << link)) == 0)
+            // The mask first, then the generation: a new holder's bit is published after its generation.
+            if (link < 0 || (syncLinkMask & (1 << link)) == 0 ||
+                !hotPath.mirrorLinks().isCurrent(link, MirrorLinks.generation(linkHandle)))
             {
                 return ReportResult.NOT_REGISTERED;
             }
@@ -898,14 +925,19 @@ public final class Partition
         return ReportResult.APPLIED;
     }
 
-    /** Forgets what link {@code link} reported (its destination reconnected and did not report this partition). */
-    public void clearMirrorReports(final int link)
+    /**
+     * Forgets what the mirror holding {@code linkHandle} reported (its destination reconnected and did not report
+     * this partition).
+     */
+    public void clearMirrorReports(final long linkHandle)
     {
+        final int link = MirrorLinks.index(linkHandle);
         appendLock.lock();
         try
         {
             final Role current = role;
-            if (current.leader && (syncLinkMask & (1 << link)) != 0)
+            if (current.leader && link >= 0 && (syncLinkMask & (1 << link)) != 0 &&
+                hotPath.mirrorLinks().isCurrent(link, MirrorLinks.generation(linkHandle)))
             {
                 hotPath.clearMirror(current.slot, link);
                 mirrorReplicaIds[link] = null;

@@ -28,6 +28,7 @@ import org.apache.kafka.server.storage.log.FetchIsolation;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.syncmirror.broker.adapter.MirrorLinks;
 import io.syncmirror.broker.network.RequestContext;
 import io.syncmirror.protocol.MirrorReplicaInfo;
 import io.syncmirror.broker.storage.PartitionLog;
@@ -340,10 +341,10 @@ public final class ReplicaApis
     }
 
     /**
-     * What a Fetch v20's MirrorReplicaInfo changes in how it is answered: its mirror link (whose registered
-     * partitions are read up to the LEO, hazard 4) and the per-partition registration errors of its report.
+     * What a Fetch v20's MirrorReplicaInfo changes in how it is answered: its mirror link as a MirrorLinks handle
+     * (whose registered partitions are read up to the LEO, hazard 4) and the per-partition registration errors of its report.
      */
-    private record MirrorFetch(int link, Map<ReportedPartition, ReportError> errors)
+    private record MirrorFetch(long link, Map<ReportedPartition, ReportError> errors)
     {
     }
 
@@ -364,7 +365,8 @@ public final class ReplicaApis
      */
     private MirrorFetch applyMirrorReport(final MirrorReplicaInfo info)
     {
-        final int link = replicas.mirrorLinks().indexOf(info.mirrorName());
+        // The link and its holder's generation, once: a report racing a release is not credited to the next holder.
+        final long link = replicas.mirrorLinks().handleOf(info.mirrorName());
         final Map<ReportedPartition, ReportError> errors = new HashMap<>();
         final java.util.Set<Partition> reported = info.fullReport() ? new java.util.HashSet<>() : null;
         int[] replicaIds = new int[8];
@@ -402,7 +404,8 @@ public final class ReplicaApis
                 {
                     isr[i] = p.isr().get(i);
                 }
-                final Partition.ReportResult result = link < 0 ? Partition.ReportResult.NOT_REGISTERED :
+                final Partition.ReportResult result = link == MirrorLinks.NO_HANDLE ?
+                    Partition.ReportResult.NOT_REGISTERED :
                     partition.onMirrorReport(link, p.destinationLeaderEpoch(), p.validatedSourceEpoch(), replicaIds,
                         leos, replicaCount, isr, p.isr().size(), p.minIsr());
                 if (result == Partition.ReportResult.NOT_LEADER)
@@ -417,7 +420,7 @@ public final class ReplicaApis
                 }
             }
         }
-        if (reported != null && link >= 0)
+        if (reported != null && link != MirrorLinks.NO_HANDLE)
         {
             for (final Partition partition : replicas.partitions())
             {
@@ -496,7 +499,8 @@ public final class ReplicaApis
         {
             // What decides how each partition is read, besides the partition itself.
             final long readShape = ((long)isolation.ordinal() << 40) | ((replicaId & 0xFFFFFFL) << 16) |
-                ((mirror == null ? 0xFFFF : mirror.link()) & 0xFFFFL);
+                (mirror == null ? 0xFFFFL : (MirrorLinks.index(mirror.link()) & 0xFFL) |
+                    ((MirrorLinks.generation(mirror.link()) & 0xFFL) << 8));
             readsAll |= !watch.beginFetch(readShape);
             watch.readsAll(readsAll);
             if (!readsAll)

@@ -57,9 +57,8 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
     private final ReplicaConfig config;
     private final LogStore logs;
     private final HotPathAdapter hotPath;
-    private final MirrorLinks mirrorLinks = new MirrorLinks();
-    /** Topics whose partitions hold their HW for want of a mirror link; any thread reads, metadata thread writes. */
-    private final java.util.Set<Uuid> heldTopics = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** Which mirror links gate each hosted topic; used under this object's lock (the metadata thread). */
+    private final SyncLinkAssignments syncLinks;
     private volatile SyncSourceMetrics syncMetrics = new SyncSourceMetrics();
     private volatile java.util.function.Function<Uuid, java.util.Set<String>> syncRegistrations;
     private final IsrChangeChannel isrChannel;
@@ -134,7 +133,8 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
         this.topicCreator = topicCreator;
         this.clockMs = clockMs;
         this.hotPath = new HotPathAdapter(config.partitionSlots(), config.maxReplicas(),
-            config.waitersPerPartition(), 256);
+            config.waitersPerPartition(), 256, config.syncMirrorLinks());
+        this.syncLinks = new SyncLinkAssignments(hotPath.mirrorLinks());
         this.internalExecutor = new DefaultEventExecutor(runnable ->
         {
             final Thread thread = new Thread(runnable, "replica-internal-" + config.brokerId());
@@ -329,7 +329,7 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
     /** The sync mirror links of this broker: the mirror name behind each link index of the hot path. */
     public MirrorLinks mirrorLinks()
     {
-        return mirrorLinks;
+        return hotPath.mirrorLinks();
     }
 
     /**
@@ -337,6 +337,12 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
      * the new set, and a leader re-gates its HW at once (hazard 6: a removal may complete waits).
      */
     public synchronized void onSyncRegistrationChanged(final Uuid topicId)
+    {
+        regate(topicId);
+        releaseUnusedLinks();
+    }
+
+    private void regate(final Uuid topicId)
     {
         // The topic's own partitions, not every hosted one: promoting 1,000 topics at 100k partitions applies
         // 1,000 registrations on every source broker.
@@ -357,43 +363,25 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
         }
     }
 
+    /** Links no hosted topic gates on go back to the pool; topics held for want of one are gated again. */
+    private void releaseUnusedLinks()
+    {
+        for (final Uuid held : syncLinks.releaseUnused())
+        {
+            regate(held);
+        }
+    }
+
     private int syncLinkMask(final Uuid topicId)
     {
         final java.util.function.Function<Uuid, java.util.Set<String>> lookup = syncRegistrations;
-        if (lookup == null)
-        {
-            return 0;
-        }
-        int mask = 0;
-        for (final String mirror : lookup.apply(topicId))
-        {
-            final int link = mirrorLinks.indexOrAssign(mirror);
-            if (link == MirrorLinks.NO_LINK)
-            {
-                // Never acknowledge without a registered mirror: the hold link never reports, so the HW stays.
-                if (heldTopics.add(topicId))
-                {
-                    LOG.error("sync mirror '{}' registered for topic id {} cannot gate on this broker: it gave its "
-                        + "{} links to other mirrors; the topic's partitions led here hold their high watermark "
-                        + "(no produce is acknowledged) until the registration goes or the broker restarts",
-                        mirror, topicId, MirrorLinks.MAX_LINKS);
-                }
-                mask |= 1 << MirrorLinks.HOLD_LINK;
-                continue;
-            }
-            mask |= 1 << link;
-        }
-        if ((mask & (1 << MirrorLinks.HOLD_LINK)) == 0 && heldTopics.remove(topicId))
-        {
-            LOG.info("topic id {}: every registered sync mirror has a link on this broker again", topicId);
-        }
-        return mask;
+        return syncLinks.maskFor(topicId, lookup == null ? java.util.Set.of() : lookup.apply(topicId));
     }
 
     /** Topics with partitions here that hold their HW because a registered sync mirror has no link here. */
     public int topicsHeldWithoutLink()
     {
-        return heldTopics.size();
+        return syncLinks.topicsHeld();
     }
 
     @Override
@@ -402,6 +390,7 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
         try
         {
             removePartition(topicPartition);
+            releaseUnusedLinks();
         }
         finally
         {
@@ -419,7 +408,7 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
         setById(partition.topicId(), topicPartition.partition(), null);
         if (!byId.containsKey(partition.topicId()))
         {
-            heldTopics.remove(partition.topicId()); // none of its partitions is here any more
+            syncLinks.forget(partition.topicId()); // none of its partitions is here any more
         }
         final boolean wasLeader = partition.isLeader();
         final FollowerFetching fetchers = fetching;

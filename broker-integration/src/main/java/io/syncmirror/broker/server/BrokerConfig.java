@@ -15,6 +15,7 @@ import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.storage.internals.log.CleanerConfig;
 
+import io.syncmirror.broker.adapter.MirrorLinks;
 import io.syncmirror.broker.coordinator.CoordinatorConfig;
 import io.syncmirror.broker.replica.ReplicaConfig;
 
@@ -239,6 +240,11 @@ public final class BrokerConfig extends AbstractConfig
         .define(ReplicaConfig.WAITERS_PER_PARTITION_CONFIG, Type.INT, ReplicaConfig.WAITERS_PER_PARTITION_DEFAULT,
             Range.atLeast(1), Importance.LOW,
             "acks=all produces waiting on one partition at once, a power of two; more get a retriable error.")
+        .define(MirrorLinks.LINKS_CONFIG, Type.INT, MirrorLinks.LINKS_DEFAULT,
+            Range.between(1, MirrorLinks.LINKS_MAX), Importance.LOW,
+            "Sync mirrors a source cluster may register at once (the controller refuses one more); each is a block "
+            + "of every partition slot's row, 8 bytes plus 8 per replica (72 bytes at 8 replicas, so 1.2 MB at "
+            + "16,384 slots). Set it alike on every node of the cluster.")
         .define(MESSAGE_MAX_BYTES_CONFIG, Type.INT, MESSAGE_MAX_BYTES_DEFAULT, Range.atLeast(0), Importance.HIGH,
             "Largest record batch a topic accepts unless its max.message.bytes says otherwise; also the largest "
                 + "batch the log cleaner expects to read.");
@@ -481,7 +487,8 @@ public final class BrokerConfig extends AbstractConfig
     {
         return new ReplicaConfig(nodeId(), getInt(MIN_INSYNC_REPLICAS_CONFIG), getLong(REPLICA_LAG_TIME_MAX_MS_CONFIG),
             ReplicaConfig.MAX_REPLICAS, getInt(ReplicaConfig.PARTITION_SLOTS_CONFIG),
-            getInt(ReplicaConfig.WAITERS_PER_PARTITION_CONFIG), ReplicaConfig.MAX_REQUESTS_PER_OWNER);
+            getInt(ReplicaConfig.WAITERS_PER_PARTITION_CONFIG), ReplicaConfig.MAX_REQUESTS_PER_OWNER,
+            getInt(MirrorLinks.LINKS_CONFIG));
     }
 
     /** The coordinators' settings, from the validated keys above. */

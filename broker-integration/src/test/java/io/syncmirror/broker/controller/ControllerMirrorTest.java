@@ -25,6 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.syncmirror.broker.adapter.MirrorLinks;
 import io.syncmirror.broker.metadata.MirrorDefinition;
 import io.syncmirror.broker.metadata.PartitionState;
 import io.syncmirror.broker.storage.DurableLogStore;
@@ -380,7 +381,7 @@ class ControllerMirrorTest
     {
         final Controller c = withMirror();
         assertEquals(MirrorOpResult.OK, c.createMirrorTopic("orders", SOURCE_ID, 1, Map.of(), MIRROR));
-        for (int i = 0; i < MirrorControl.MAX_SYNC_MIRRORS; i++)
+        for (int i = 0; i < MirrorLinks.LINKS_DEFAULT; i++)
         {
             assertEquals(MirrorOpResult.OK, c.changeSyncRegistration(SOURCE_ID, "dr-" + i, true));
         }
@@ -399,5 +400,29 @@ class ControllerMirrorTest
         assertEquals(MirrorOpResult.OK, replayed.createMirrorTopic("payments", OTHER_ID, 1, Map.of(), MIRROR));
         assertEquals(MirrorOpResult.OK, replayed.changeSyncRegistration(OTHER_ID, "dr-3", true),
             "the deleted topic took its registrations with it");
+    }
+
+    @Test
+    @DisplayName("SU-07 (admission) the limit is syncmirror.sync.mirror.links of the controller; a bad value is "
+        + "refused when the controller opens")
+    void shouldTakeTheSyncMirrorLimitFromConfig()
+    {
+        final Controller c = new Controller(log, clock, Map.of("cluster.id", "test-cluster",
+            MirrorLinks.LINKS_CONFIG, "2"), Controller.seededTopicIds(7));
+        registerAndUnfence(c, 1);
+        assertEquals(MirrorOpResult.OK, c.createMirror(definition(MIRROR)));
+        assertEquals(MirrorOpResult.OK, c.createMirrorTopic("orders", SOURCE_ID, 1, Map.of(), MIRROR));
+        assertEquals(MirrorOpResult.OK, c.changeSyncRegistration(SOURCE_ID, "dr-0", true));
+        assertEquals(MirrorOpResult.OK, c.changeSyncRegistration(SOURCE_ID, "dr-1", true));
+        final MirrorOpResult refused = c.changeSyncRegistration(SOURCE_ID, "dr-2", true);
+        assertEquals(Errors.POLICY_VIOLATION, refused.error(), refused.message());
+        assertTrue(refused.message().contains(MirrorLinks.LINKS_CONFIG), refused.message());
+        for (final String bad : List.of("0", "32", "eight"))
+        {
+            final IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(
+                IllegalArgumentException.class, () -> new Controller(new MemoryMetadataLog(), clock,
+                    Map.of(MirrorLinks.LINKS_CONFIG, bad)));
+            assertTrue(e.getMessage().contains(MirrorLinks.LINKS_CONFIG), e.getMessage());
+        }
     }
 }

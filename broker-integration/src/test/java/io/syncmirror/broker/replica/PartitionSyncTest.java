@@ -17,9 +17,13 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import io.syncmirror.broker.adapter.MirrorLinks;
 import io.syncmirror.broker.storage.MemoryLogStore;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A source partition whose topic has sync mirrors registered: its HW waits for every registered mirror's reported
@@ -30,9 +34,13 @@ class PartitionSyncTest
 {
     private static final Uuid TOPIC_ID = Uuid.randomUuid();
     private static final TopicPartition TP = new TopicPartition("t", 0);
+    private static final Uuid OTHER_ID = Uuid.randomUuid();
+    private static final TopicPartition OTHER = new TopicPartition("other", 0);
+    /** Links of this broker: few, so that tests fill them. */
+    private static final int LINKS = 3;
 
     private final MemoryLogStore logs = new MemoryLogStore(Map.of(), Time.SYSTEM);
-    private final ReplicaManager replicas = SingleBrokerReplicas.create(logs);
+    private final ReplicaManager replicas = SingleBrokerReplicas.create(logs, LINKS);
     private final Map<Uuid, Set<String>> registered = new ConcurrentHashMap<>();
     private Partition partition;
 
@@ -57,8 +65,13 @@ class PartitionSyncTest
 
     private void register(final String... mirrors)
     {
-        registered.put(TOPIC_ID, Set.of(mirrors));
-        replicas.onSyncRegistrationChanged(TOPIC_ID);
+        registerOn(TOPIC_ID, mirrors);
+    }
+
+    private void registerOn(final Uuid topicId, final String... mirrors)
+    {
+        registered.put(topicId, Set.of(mirrors));
+        replicas.onSyncRegistrationChanged(topicId);
     }
 
     private void append(final int records)
@@ -79,8 +92,14 @@ class PartitionSyncTest
     private Partition.ReportResult report(final String mirror, final int destinationEpoch, final int validatedEpoch,
         final long... leos)
     {
+        return report(replicas.mirrorLinks().handleOf(mirror), destinationEpoch, validatedEpoch, leos);
+    }
+
+    private Partition.ReportResult report(final long linkHandle, final int destinationEpoch,
+        final int validatedEpoch, final long... leos)
+    {
         final int[] ids = {11, 12, 13};
-        return partition.onMirrorReport(link(mirror), destinationEpoch, validatedEpoch, ids, leos, leos.length, ids,
+        return partition.onMirrorReport(linkHandle, destinationEpoch, validatedEpoch, ids, leos, leos.length, ids,
             leos.length, 2);
     }
 
@@ -118,13 +137,11 @@ class PartitionSyncTest
 
     @Test
     @DisplayName("SU-13 a registered mirror this broker has no link for holds the HW (nothing is acknowledged "
-        + "without it), counted in the held-topics gauge, until its registration goes")
+        + "without it), counted in the held-topics gauge, until a link is released: then it gates on that link")
     void shouldHoldTheHwForAMirrorWithoutALink()
     {
-        for (int i = 0; i < io.syncmirror.broker.adapter.MirrorLinks.MAX_LINKS; i++)
-        {
-            replicas.mirrorLinks().indexOrAssign("earlier-" + i); // links given to mirrors since released
-        }
+        SingleBrokerReplicas.lead(replicas, OTHER, OTHER_ID, 1, Map.of());
+        registerOn(OTHER_ID, "dr-0", "dr-1", "dr-2"); // every link of this broker
         register("late");
         append(4);
         assertEquals(-1, link("late"), "no link left for the mirror");
@@ -132,9 +149,95 @@ class PartitionSyncTest
         assertEquals(1, replicas.topicsHeldWithoutLink());
         append(2);
         assertEquals(0, partition.log().highWatermark(), "still held");
-        register();
-        assertEquals(6, partition.log().highWatermark(), "the registration went: single-cluster Kafka again");
+
+        registerOn(OTHER_ID, "dr-0", "dr-2"); // dr-1 released: its link is free
+        assertEquals(0, replicas.topicsHeldWithoutLink(), "the held topic took the freed link");
+        assertTrue(link("late") >= 0);
+        assertEquals(0, partition.log().highWatermark(), "gated on the late mirror, which has not reported");
+        report("late", 0, 5, 6, 6, 6);
+        assertEquals(6, partition.log().highWatermark());
+    }
+
+    @Test
+    @DisplayName("SU-13 a freed link goes to the next mirror with a new generation: a late report of its previous "
+        + "holder is refused and credits nothing, and its fetch no longer reads to the LEO")
+    void shouldFenceTheLinksPreviousHolder()
+    {
+        register("keeper", "old");
+        final long oldHandle = replicas.mirrorLinks().handleOf("old");
+        append(5);
+        report("keeper", 0, 5, 2, 2, 2);
+        report(oldHandle, 0, 5, 2, 2, 2);
+        assertEquals(2, partition.log().highWatermark());
+        assertTrue(partition.syncLinkRegistered(oldHandle));
+
+        register("keeper"); // old released: no topic hosted here has it
+        assertEquals(-1, link("old"));
+        register("keeper", "new");
+        final long newHandle = replicas.mirrorLinks().handleOf("new");
+        assertEquals(MirrorLinks.index(oldHandle), MirrorLinks.index(newHandle), "the same link, reused");
+        assertNotEquals(MirrorLinks.generation(oldHandle), MirrorLinks.generation(newHandle));
+        report("keeper", 0, 5, 5, 5, 5); // only the new holder gates now
+
+        assertEquals(Partition.ReportResult.NOT_REGISTERED, report(oldHandle, 0, 5, 5, 5, 5),
+            "a report resolved before the release");
+        assertEquals(2, partition.log().highWatermark(), "nothing credited to the new holder");
+        assertFalse(partition.syncLinkRegistered(oldHandle), "the old holder's fetch reads to the HW");
+        assertTrue(partition.syncLinkRegistered(newHandle));
+        report(newHandle, 0, 5, 4, 4, 4);
+        assertEquals(4, partition.log().highWatermark());
+    }
+
+    @Test
+    @DisplayName("SU-13 a mirror that takes a leaving mirror's place in one registration change, with no other "
+        + "link free, gets the link only after it stopped gating, and starts with nothing reported")
+    void shouldHandOverALinkOnlyAfterItStoppedGating()
+    {
+        register("a", "b", "old"); // every link of this broker
+        append(5);
+        report("a", 0, 5, 2, 2, 2);
+        report("b", 0, 5, 5, 5, 5);
+        report("old", 0, 5, 5, 5, 5);
+        assertEquals(2, partition.log().highWatermark());
+        final int oldLink = link("old");
+        register("a", "b", "new");
+        assertEquals(oldLink, link("new"), "the only link there is");
         assertEquals(0, replicas.topicsHeldWithoutLink());
+        report("a", 0, 5, 5, 5, 5);
+        assertEquals(2, partition.log().highWatermark(), "new has not reported: old's report is not new's");
+        report("new", 0, 5, 5, 5, 5);
+        assertEquals(5, partition.log().highWatermark());
+    }
+
+    @Test
+    @DisplayName("SU-13 a new holder of a link starts without its previous holder's destination leader epoch")
+    void shouldForgetThePreviousHoldersDestinationEpoch()
+    {
+        register("keeper", "old");
+        final int oldLink = link("old");
+        append(5);
+        report("keeper", 0, 5, 1, 1, 1);
+        report("old", 9, 5, 1, 1, 1); // a destination whose leader is at epoch 9
+        register("keeper");
+        register("keeper", "new");
+        assertEquals(oldLink, link("new"), "old's link");
+        report("keeper", 0, 5, 5, 5, 5);
+        report("new", 0, 5, 5, 5, 5); // another destination, leader epoch 0
+        assertEquals(5, partition.log().highWatermark(), "epoch 0 of another cluster is not older than 9");
+    }
+
+    @Test
+    @DisplayName("SU-13 the link of a mirror whose only hosted topic left this broker is released")
+    void shouldReleaseTheLinkOfARemovedTopic()
+    {
+        SingleBrokerReplicas.lead(replicas, OTHER, OTHER_ID, 1, Map.of());
+        registerOn(OTHER_ID, "dr-0", "dr-1", "dr-2");
+        register("late");
+        assertEquals(1, replicas.topicsHeldWithoutLink());
+        replicas.onPartitionRemoved(OTHER);
+        assertEquals(0, replicas.topicsHeldWithoutLink(), "the removed topic's links went to the held one");
+        assertEquals(-1, link("dr-0"));
+        assertTrue(link("late") >= 0);
     }
 
     @Test
@@ -184,7 +287,8 @@ class PartitionSyncTest
     {
         register("east");
         append(1);
-        replicas.mirrorLinks().indexOrAssign("west");
+        SingleBrokerReplicas.lead(replicas, OTHER, OTHER_ID, 1, Map.of());
+        registerOn(OTHER_ID, "west");
         assertEquals(Partition.ReportResult.NOT_REGISTERED, report("west", 0, 5, 1, 1, 1));
     }
 }

@@ -30,7 +30,14 @@ final class SingleBrokerReplicas
 
     static ReplicaManager create(final MemoryLogStore logs)
     {
-        return new ReplicaManager(new ReplicaConfig(BROKER, 1, 10_000, ReplicaConfig.MAX_REPLICAS, 64, 16, 64), logs,
+        return create(logs, io.syncmirror.broker.adapter.MirrorLinks.LINKS_DEFAULT);
+    }
+
+    /** With {@code mirrorLinks} sync mirror links (syncmirror.sync.mirror.links). */
+    static ReplicaManager create(final MemoryLogStore logs, final int mirrorLinks)
+    {
+        return new ReplicaManager(new ReplicaConfig(BROKER, 1, 10_000, ReplicaConfig.MAX_REPLICAS, 64, 16, 64,
+            mirrorLinks), logs,
             (partition, topicId, leaderEpoch, partitionEpoch, isr) -> new CompletableFuture<>(),
             (topic, partitions, rf, config) -> CompletableFuture.completedFuture(null), System::currentTimeMillis);
     }
