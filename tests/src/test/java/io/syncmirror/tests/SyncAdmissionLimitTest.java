@@ -30,7 +30,8 @@ class SyncAdmissionLimitTest
 
     @Test
     @DisplayName("SU-07 (admission) a Register of one sync mirror more than the source's brokers have links for is "
-        + "refused with POLICY_VIOLATION naming the limit; after a clean Unregister of one mirror it is admitted")
+        + "refused with POLICY_VIOLATION naming the limit; after a clean Unregister of one mirror it is admitted and "
+        + "gates on the link the other left")
     void shouldRefuseMoreSyncMirrorsThanLinks() throws Exception
     {
         try (EmbeddedCluster source = EmbeddedCluster.start(1, new HashMap<>(Mirrors.FAST)))
@@ -66,6 +67,12 @@ class SyncAdmissionLimitTest
                 topicId, false);
             assertEquals(Errors.NONE.code(), later.errorCode(), String.valueOf(later.errorMessage()));
             SyncMirrors.awaitRegistered(source, TOPIC, "dr-late", true, 10_000);
+            final var replicas = source.broker(1).replicaManager();
+            Clients.awaitCondition(() -> replicas.mirrorLinks().indexOf("dr-late") >= 0, 10_000,
+                "dr-late has a link on the source broker");
+            assertEquals(-1, replicas.mirrorLinks().indexOf("dr-0"), "dr-0's link was released");
+            assertTrue(replicas.mirrorLinks().indexOf("dr-late") >= 0, "and given to dr-late");
+            assertEquals(0, replicas.topicsHeldWithoutLink(), "a ninth mirror name over the broker's life gates");
         }
     }
 }
