@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
@@ -39,6 +40,11 @@ final class ClusterControl
     private final Map<Integer, Long> lastHeartbeatMs = new HashMap<>();
     /** The metadata offset each broker last reported applied (its heartbeats); not persisted. */
     private final Map<Integer, Long> appliedMetadataOffsets = new HashMap<>();
+    /**
+     * Waits for every active broker to apply a metadata offset, by offset: completed by the heartbeat (or the
+     * fencing) that makes it so. Not persisted: a new active controller's callers time out and retry.
+     */
+    private final TreeMap<Long, List<CompletableFuture<Void>>> appliedWaiters = new TreeMap<>();
 
     ClusterControl(final LongSupplier nowMs, final String clusterId, final long sessionTimeoutMs)
     {
@@ -60,6 +66,7 @@ final class ClusterControl
         if (broker != null && broker.epoch == r.brokerEpoch())
         {
             broker.fenced = true;
+            completeAppliedWaiters(); // a fenced broker is not waited for
         }
     }
 
@@ -123,6 +130,7 @@ final class ClusterControl
     {
         lastHeartbeatMs.put(brokerId, nowMs.getAsLong());
         appliedMetadataOffsets.put(brokerId, appliedMetadataOffset);
+        completeAppliedWaiters();
     }
 
     /**
@@ -198,6 +206,45 @@ final class ClusterControl
             }
         }
         return true;
+    }
+
+    /**
+     * Completes once every registered, unfenced broker has reported applying the metadata log up to {@code offset}
+     * (at once if they have); a caller that gives up cancels it.
+     */
+    CompletableFuture<Void> whenAppliedByAllActiveBrokers(final long offset)
+    {
+        if (appliedByAllActiveBrokers(offset))
+        {
+            return CompletableFuture.completedFuture(null);
+        }
+        final CompletableFuture<Void> waiter = new CompletableFuture<>();
+        appliedWaiters.computeIfAbsent(offset, o -> new ArrayList<>()).add(waiter);
+        return waiter;
+    }
+
+    private void completeAppliedWaiters()
+    {
+        if (appliedWaiters.isEmpty())
+        {
+            return;
+        }
+        long applied = Long.MAX_VALUE;
+        for (final Broker broker : brokers.values())
+        {
+            if (!broker.fenced)
+            {
+                applied = Math.min(applied, appliedMetadataOffsets.getOrDefault(broker.id, -1L));
+            }
+        }
+        final Map<Long, List<CompletableFuture<Void>>> reached = appliedWaiters.headMap(applied, true);
+        reached.values().forEach(waiters -> waiters.forEach(waiter -> waiter.complete(null)));
+        reached.clear();
+        appliedWaiters.values().removeIf(waiters ->
+        {
+            waiters.removeIf(CompletableFuture::isDone); // given up on
+            return waiters.isEmpty();
+        });
     }
 
     Collection<BrokerEndpoint> endpoints()

@@ -625,6 +625,12 @@ public final class Controller
         return cluster.appliedByAllActiveBrokers(offset);
     }
 
+    /** Completes once {@link #appliedByAllActiveBrokers} holds for {@code offset}; on the event thread. */
+    public java.util.concurrent.CompletableFuture<Void> whenAppliedByAllActiveBrokers(final long offset)
+    {
+        return cluster.whenAppliedByAllActiveBrokers(offset);
+    }
+
     public String clusterId()
     {
         return cluster.clusterId();

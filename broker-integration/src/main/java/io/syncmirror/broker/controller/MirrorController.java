@@ -114,10 +114,10 @@ public final class MirrorController
         return apis.onEventThread(c -> c.log().endOffset() - 1);
     }
 
-    /** See {@link Controller#appliedByAllActiveBrokers(long)}. */
-    public CompletableFuture<Boolean> appliedByAllActiveBrokers(final long offset)
+    /** See {@link Controller#whenAppliedByAllActiveBrokers(long)}. */
+    public CompletableFuture<Void> whenAppliedByAllActiveBrokers(final long offset)
     {
-        return apis.onEventThread(c -> c.appliedByAllActiveBrokers(offset));
+        return apis.onEventThread(c -> c.whenAppliedByAllActiveBrokers(offset)).thenCompose(waiter -> waiter);
     }
 
     public CompletableFuture<Void> raiseProducerIdFloor(final long floor)

@@ -114,11 +114,12 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
      * @param forwarder       reaches the active controller's listener (forwarding) from any other node
      * @param replicas        the replica layer, where the sync registration ledgers are loaded and written
      * @param ledgerTopic     creates {@code __mirror_state} when missing; its partition count
+     * @param metadataWaiter  completes when this broker's image meets a condition (retries wait on it)
      */
     public MirrorApis(final int brokerId, final Supplier<MetadataImage> image, final MirrorCoordinator coordinator,
         final MirrorController controller, final MirrorMetadataManager metadataManager,
         final ControllerForwarder forwarder, final long timeoutMs, final ReplicaAccess replicas,
-        final SyncRegistrationApis.LedgerTopic ledgerTopic)
+        final SyncRegistrationApis.LedgerTopic ledgerTopic, final MirrorCoordinator.MetadataWaiter metadataWaiter)
     {
         this.brokerId = brokerId;
         this.image = image;
@@ -156,11 +157,11 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
         ledgerOwner.start();
         this.syncRegistrations = new SyncRegistrationApis(brokerId, image, ledgerOwner, ledgerTopic,
             (broker, request, type) -> forwardClients.send(broker.host(), broker.port(), request, type), timeoutMs,
-            System::currentTimeMillis);
+            System::currentTimeMillis, metadataWaiter);
         this.describe = new MirrorDescribeApis(brokerId, image, coordinator, metadataManager, clients, fanOut,
             timeoutMs);
         this.types = new MirrorTypeApis(brokerId, image, coordinator, describe, this::commitEffective, clients,
-            fanOut, timeoutMs);
+            fanOut, timeoutMs, metadataWaiter);
         coordinator.syncChannel(types.syncChannel());
     }
 
@@ -378,24 +379,25 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
     private void awaitAppliedEverywhere(final BumpLeaderEpochsResponseData response)
     {
         final long offset = await(controller.lastMetadataOffset());
-        final long deadlineMs = System.currentTimeMillis() + timeoutMs;
-        while (!await(controller.appliedByAllActiveBrokers(offset)))
+        final CompletableFuture<Void> applied = controller.whenAppliedByAllActiveBrokers(offset);
+        try
         {
-            if (System.currentTimeMillis() > deadlineMs)
-            {
-                response.setErrorCode(Errors.REQUEST_TIMED_OUT.code()).setErrorMessage("not every broker applied " +
-                    "the raised producer id floor (metadata offset " + offset + ") within " + timeoutMs + " ms");
-                return;
-            }
-            try
-            {
-                Thread.sleep(20);
-            }
-            catch (final InterruptedException e)
-            {
-                Thread.currentThread().interrupt();
-                throw new KafkaException("interrupted", e);
-            }
+            applied.get(timeoutMs, TimeUnit.MILLISECONDS);
+        }
+        catch (final java.util.concurrent.TimeoutException e)
+        {
+            applied.cancel(false);
+            response.setErrorCode(Errors.REQUEST_TIMED_OUT.code()).setErrorMessage("not every broker applied " +
+                "the raised producer id floor (metadata offset " + offset + ") within " + timeoutMs + " ms");
+        }
+        catch (final java.util.concurrent.ExecutionException e)
+        {
+            throw e.getCause() instanceof RuntimeException r ? r : new KafkaException(e.getCause());
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            throw new KafkaException("interrupted", e);
         }
     }
 

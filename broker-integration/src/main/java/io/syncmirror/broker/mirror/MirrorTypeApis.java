@@ -46,6 +46,9 @@ final class MirrorTypeApis
         AlterMirrorTopicTypeResponseData commit(AlterMirrorTopicTypeRequestData request);
     }
 
+    /** Between asks of the brokers whose coordinators do not coordinate an added topic's partitions yet. */
+    private static final long ADD_SYNC_RETRY_BACKOFF_MS = 50;
+
     private final int brokerId;
     private final Supplier<MetadataImage> image;
     private final MirrorCoordinator coordinator;
@@ -54,11 +57,13 @@ final class MirrorTypeApis
     private final MirrorWireClients clients;
     private final ExecutorService fanOut;
     private final long timeoutMs;
+    private final RetryWait retryWait;
 
     MirrorTypeApis(final int brokerId, final Supplier<MetadataImage> image, final MirrorCoordinator coordinator,
         final MirrorDescribeApis describe, final EffectiveTypes controller, final MirrorWireClients clients,
-        final ExecutorService fanOut, final long timeoutMs)
+        final ExecutorService fanOut, final long timeoutMs, final MirrorCoordinator.MetadataWaiter metadataWaiter)
     {
+        this.retryWait = new RetryWait(image, metadataWaiter, ADD_SYNC_RETRY_BACKOFF_MS, System::currentTimeMillis);
         this.brokerId = brokerId;
         this.image = image;
         this.coordinator = coordinator;
@@ -82,9 +87,10 @@ final class MirrorTypeApis
         while (first || System.currentTimeMillis() < deadlineMs)
         {
             first = false; // at least one try, however long the commit before it took
+            final MetadataImage decidedOn = retryWait.current();
             final List<AlterMirrorTopicTypeRequestData.AlterMirrorTopic> topics = new ArrayList<>();
             final Map<String, Integer> partitionCounts = new HashMap<>();
-            for (final TopicMetadata topic : image.get().topics())
+            for (final TopicMetadata topic : decidedOn.topics())
             {
                 if (mirrorName.equals(MirrorTopicConfig.activeMirror(topic.config())) &&
                     names.matcher(topic.name()).matches())
@@ -111,13 +117,10 @@ final class MirrorTypeApis
                 }
                 left = "partitions of " + missing + " have no leader coordinating them yet";
             }
-            try
+            // Added topics reach this image, and their leaders, by metadata; a leader's coordinator taking its
+            // partition is only seen by asking again.
+            if (!retryWait.awaitChange(decidedOn, deadlineMs))
             {
-                Thread.sleep(50);
-            }
-            catch (final InterruptedException e)
-            {
-                Thread.currentThread().interrupt();
                 break;
             }
         }

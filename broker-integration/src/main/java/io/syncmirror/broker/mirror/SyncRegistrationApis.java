@@ -67,12 +67,15 @@ public final class SyncRegistrationApis
     private final BrokerSender sender;
     private final long timeoutMs;
     private final LongSupplier clockMs;
+    private final RetryWait retryWait;
 
     SyncRegistrationApis(final int brokerId, final Supplier<MetadataImage> image, final SyncLedgerOwner owner,
-        final LedgerTopic ledgerTopic, final BrokerSender sender, final long timeoutMs, final LongSupplier clockMs)
+        final LedgerTopic ledgerTopic, final BrokerSender sender, final long timeoutMs, final LongSupplier clockMs,
+        final MirrorCoordinator.MetadataWaiter metadataWaiter)
     {
         this.brokerId = brokerId;
         this.image = image;
+        this.retryWait = new RetryWait(image, metadataWaiter, RETRY_BACKOFF_MS, clockMs);
         this.owner = owner;
         this.ledgerTopic = ledgerTopic;
         this.sender = sender;
@@ -140,6 +143,7 @@ public final class SyncRegistrationApis
         String why;
         while (true)
         {
+            final MetadataImage decidedOn = retryWait.current();
             if (owner.owns(partition) || ledgerOwnerOnly)
             {
                 answer = asOwner.answer(partition);
@@ -170,13 +174,8 @@ public final class SyncRegistrationApis
                 break;
             }
             answer = null;
-            try
+            if (!retryWait.awaitChange(decidedOn, deadlineMs))
             {
-                Thread.sleep(RETRY_BACKOFF_MS);
-            }
-            catch (final InterruptedException e)
-            {
-                Thread.currentThread().interrupt();
                 break;
             }
         }

@@ -446,7 +446,7 @@ public final class BrokerServer implements AutoCloseable
             time::milliseconds);
         mirrorApis = new MirrorApis(id, metadata::image, mirrorCoordinator, mirrorController, mirrorMetadataManager,
             forwarder, timeoutMs, replicas, () -> ensureMirrorStateTopic(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG,
-                TopicConfig.CLEANUP_POLICY_COMPACT)));
+                TopicConfig.CLEANUP_POLICY_COMPACT)), metadata::await);
         apis[0] = mirrorApis;
     }
 

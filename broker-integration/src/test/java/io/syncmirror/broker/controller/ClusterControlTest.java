@@ -105,4 +105,30 @@ class ClusterControlTest
     {
         return brokers.stream().map(b -> b.id).toList();
     }
+
+    @Test
+    void shouldCompleteAppliedWaitersOnTheHeartbeatOrFencingThatReachesTheirOffset()
+    {
+        register(1, 5, Uuid.randomUuid());
+        cluster.replay(new MetadataRecord.UnfenceBroker(1, 5));
+        register(2, 6, Uuid.randomUuid());
+        cluster.replay(new MetadataRecord.UnfenceBroker(2, 6));
+        cluster.onHeartbeat(1, 10);
+        cluster.onHeartbeat(2, 10);
+        assertTrue(cluster.whenAppliedByAllActiveBrokers(10).isDone(), "already applied");
+
+        final var at12 = cluster.whenAppliedByAllActiveBrokers(12);
+        final var at20 = cluster.whenAppliedByAllActiveBrokers(20);
+        final var givenUp = cluster.whenAppliedByAllActiveBrokers(15);
+        givenUp.cancel(false);
+        cluster.onHeartbeat(1, 15);
+        assertFalse(at12.isDone(), "broker 2 is still at 10");
+        cluster.onHeartbeat(2, 12);
+        assertTrue(at12.isDone());
+        assertFalse(at20.isDone());
+        cluster.replay(new MetadataRecord.FenceBroker(2, 6));
+        assertFalse(at20.isDone(), "broker 1 is at 15");
+        cluster.onHeartbeat(1, 20);
+        assertTrue(at20.isDone(), "broker 2 is fenced: not waited for");
+    }
 }
