@@ -130,6 +130,12 @@ public final class Partition
      * joins the ISR only once it reached it (hazard 2), so a new leader never lacks an acknowledged record.
      */
     private volatile long syncIsrJoinFloor = -1L;
+    /**
+     * The LEO at which this leader's epoch began (Kafka's leaderEpochStartOffset): a follower joins the ISR only
+     * once it holds it, so a follower that missed records the previous leader committed, above this leader's
+     * lagging HW, never enters the ISR and then wins an election without them.
+     */
+    private volatile long leaderEpochStartOffset = -1L;
     /** Run when a replica's LEO or the ISR changes while this partition reports to a source (the reporter). */
     private volatile Runnable syncReportSignal;
     /**
@@ -251,6 +257,7 @@ public final class Partition
                 return true;
             }
             final long leo = log.logEndOffset();
+            leaderEpochStartOffset = leo;
             final OptionalInt latest = log.latestEpoch();
             // An active mirror topic's log carries the source's epochs (hazard 3): a destination epoch written into
             // its epoch cache would sit between source epochs and be wiped by the next mirrored batch. The failover
@@ -702,6 +709,8 @@ public final class Partition
             final int mask = hotPath.isrMask(current.slot);
             hotPath.detach(topicId, topicPartition.partition());
             final long leo = log.logEndOffset();
+            // What was cut was never committed (it diverged from the source): followers need not hold it.
+            leaderEpochStartOffset = Math.min(leaderEpochStartOffset, leo);
             final int slot = hotPath.attachLeader(topicId, topicPartition.partition(),
                 Math.min(log.highWatermark(), leo), mask, current.minIsr());
             if (slot == PartitionSlotIndex.NO_SLOT)
@@ -1093,7 +1102,8 @@ public final class Partition
 
     /**
      * The ISR this leader should propose now, or null for no change: followers that lag more than
-     * {@code lagTimeMaxMs} leave, followers that reached the HW join if the controller would accept them
+     * {@code lagTimeMaxMs} leave, followers that reached the HW, this leader's epoch start offset and the sync
+     * join floor (hazard 2) join if the controller would accept them
      * ({@code eligible}: registered and not fenced, as Kafka's leader checks before asking).
      */
     List<Integer> proposedIsr(final long nowMs, final long lagTimeMaxMs, final java.util.function.IntPredicate eligible)
@@ -1129,7 +1139,8 @@ public final class Partition
             {
                 changed = true;
             }
-            else if (followerLeo.get(index) >= Math.max(hw, syncIsrJoinFloor) && followerLeo.get(index) >= 0 &&
+            else if (followerLeo.get(index) >= Math.max(Math.max(hw, syncIsrJoinFloor), leaderEpochStartOffset) &&
+                followerLeo.get(index) >= 0 &&
                 nowMs - lastCaughtUpTimeMs.get(index) <= lagTimeMaxMs && eligible.test(id))
             {
                 next.add(id);
