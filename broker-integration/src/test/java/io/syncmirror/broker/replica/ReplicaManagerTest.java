@@ -16,6 +16,7 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.apache.kafka.common.utils.Time;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -257,5 +258,27 @@ class ReplicaManagerTest
         assertEquals(TP, replicas.partitionOrNull(TOPIC_ID, 0).topicPartition());
         replicas.onPartitionRemoved(TP);
         assertEquals(null, replicas.partitionOrNull(TOPIC_ID, 0));
+    }
+
+    @Test
+    @DisplayName("Kafka's ISR join rule for a new leader: a follower at the leader's HW but below the LEO its epoch "
+        + "began at does not join (it lacks records the previous leader may have committed); at that LEO it does")
+    void shouldNotLetAFollowerJoinBelowTheEpochStartOffset()
+    {
+        replicas.onPartitionChanged(state(1, 0, List.of(1, 2)), Map.of());
+        Partition partition = replicas.partitionOrNull(TP);
+        partition.appendAsLeader(records("a", "b", "c", "d", "e", "f", "g", "h", "i", "j"), false, null, 0, false);
+        partition.onFollowerFetch(partition.role(), 2, 4, nowMs.get());
+        assertEquals(4, partition.log().highWatermark());
+
+        replicas.onPartitionChanged(state(1, 1, List.of(1, 2)), Map.of()); // epoch 1 begins at LEO 10, HW 4
+        partition = replicas.partitionOrNull(TP);
+        partition.onFollowerFetch(partition.role(), 3, 6, nowMs.get());
+        replicas.maybeChangeIsr(partition, nowMs.get());
+        assertEquals(List.of(), isrChannel.asked, "follower 3 is at the HW but lacks records 6..9");
+
+        partition.onFollowerFetch(partition.role(), 3, 10, nowMs.get());
+        replicas.maybeChangeIsr(partition, nowMs.get());
+        assertEquals(List.of(List.of(1, 2, 3)), isrChannel.asked);
     }
 }
