@@ -57,8 +57,9 @@ import io.syncmirror.protocol.MirrorWireClient;
  * did. A source that is behind for its own reasons (its ISR) costs one small report per partition per interval.
  *
  * <p>Hazard 2: a destination follower enters the reported ISR only once its LEO reached the lowest LEO of the ISR
- * last reported, and the leader's own ISR expansion applies the same floor
- * ({@link Partition#syncIsrJoinFloor(long)}), so no replica that lacks an acknowledged record is ever counted.
+ * last reported, and the leader's own ISR expansion waits for the highest such LEO sent
+ * ({@link Partition#syncIsrJoinFloor(long)}, raised as a report goes out: the source may credit it before it
+ * answers), so no replica that lacks an acknowledged record is ever counted.
  */
 final class SyncReporter implements AutoCloseable
 {
@@ -100,6 +101,8 @@ final class SyncReporter implements AutoCloseable
         int reportedIsrMask;
         /** Lowest LEO over the ISR of the last successful report, -1 before one. */
         long reportedMinLeo = -1L;
+        /** The ISR join floor set on the partition: the highest lowest ISR LEO sent, -1 before a report. */
+        long joinFloor = -1L;
         long[] lastLeos = new long[0];
         int lastIsrMask = -1;
         int lastMinIsr = -1;
@@ -321,8 +324,16 @@ final class SyncReporter implements AutoCloseable
                     minLeo = Math.min(minLeo, replica.lastFetchOffset());
                 }
             }
+            final long reportedMin = minLeo == Long.MAX_VALUE ? -1L : minLeo;
             sent.put(key(state.mirror.topicId, state.mirror.topicPartition.partition()),
-                new Sent(state, minLeo == Long.MAX_VALUE ? -1L : minLeo));
+                new Sent(state, reportedMin));
+            // Hazard 2: the source may acknowledge up to this report's lowest ISR LEO as soon as the report lands,
+            // before its answer comes back; so the floor a follower must reach to join the ISR rises now.
+            if (reportedMin > state.joinFloor)
+            {
+                state.joinFloor = reportedMin;
+                state.mirror.partition.syncIsrJoinFloor(reportedMin);
+            }
         }
         if (topics.isEmpty() && !full)
         {
@@ -562,7 +573,6 @@ final class SyncReporter implements AutoCloseable
             retrying.remove(entry.state());
             entry.state().accepted = true;
             entry.state().reportedMinLeo = entry.minLeo();
-            mirror.partition.syncIsrJoinFloor(entry.minLeo());
             if (mirror.syncFailingSinceMs >= 0)
             {
                 LOG.info("Mirror '{}' {}: the source accepts its sync reports again", mirrorName,

@@ -1017,6 +1017,12 @@ public final class Partition
         this.syncIsrJoinFloor = offset;
     }
 
+    /** The floor followers must reach to join the ISR (hazard 2), -1 without one. */
+    public long syncIsrJoinFloor()
+    {
+        return syncIsrJoinFloor;
+    }
+
     /** The LEO the gate holds for replica position {@code index} (the leader's own included), -1 if not leading. */
     public long replicaLeo(final int index)
     {

@@ -39,6 +39,8 @@ class SyncReporterTest
     private int linksOpened;
     /** The next report fails on the wire (the connection broke), once. */
     private boolean failNext;
+    /** The partition's ISR join floor while each report was on its way, in order. */
+    private final List<Long> floorsInFlight = new ArrayList<>();
     private LeaderMirrorFixture fixture;
     private Partition partition;
     private MirrorPartition mirror;
@@ -68,6 +70,7 @@ class SyncReporterTest
                         throw new IOException("connection reset by the source");
                     }
                     sent.add(info);
+                    floorsInFlight.add(partition.syncIsrJoinFloor());
                     return new FetchResponseData().setErrorCode(Errors.NONE.code());
                 }
 
@@ -212,5 +215,22 @@ class SyncReporterTest
         reporter.reportOnce();
         assertEquals(2, sent.size());
         assertEquals(1, lastReportedLeaderEpoch());
+    }
+
+    @Test
+    @DisplayName("hazard 2: the ISR join floor rises to a report's lowest ISR LEO when the report goes out, not when "
+        + "its answer comes back (the source may acknowledge up to it as soon as the report lands)")
+    void shouldRaiseTheJoinFloorBeforeTheReportIsAnswered()
+    {
+        reporter.reportOnce();
+        mirrored(4, 0L);
+        reporter.reportOnce();
+        assertEquals(4L, lastReportedLeo());
+        assertEquals(4L, floorsInFlight.get(floorsInFlight.size() - 1), "raised while the report was in flight");
+
+        failNext = true; // lost on the wire: the source may still have credited it
+        mirrored(2, 0L);
+        reporter.reportOnce();
+        assertEquals(6L, partition.syncIsrJoinFloor(), "a report that may have landed keeps the floor it raised");
     }
 }
