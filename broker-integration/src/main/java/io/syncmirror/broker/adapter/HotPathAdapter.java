@@ -201,9 +201,11 @@ public final class HotPathAdapter
 
     /**
      * Applies one destination report for {@code slot} over link {@code link}: the LEO of each reported replica
-     * (cell index → LEO, {@code count} cells), then the reported ISR and MinISR. A reported ISR that adds a
-     * replica below the HW (a destination breaking hazard 2's rule) is published without that replica, so the
-     * gate never counts a member that lacks acknowledged records.
+     * (cell index → LEO, {@code count} cells), then the reported ISR and MinISR, as reported. A reported member
+     * below the HW is counted too: the destination may elect any member of its ISR, so the HW waits for it (it
+     * cannot go down). Leaving it out would acknowledge records a replica the destination can elect lacks; that
+     * is how a member already in the destination's ISR when the mirror registers, and still behind the source's
+     * HW then, is kept safe (the source's HW at registration need not be on the mirror yet).
      *
      * @return the HW this call published, or {@link #NO_ADVANCE}; as for {@link #onLeo}, the caller then moves
      * the log's HW and calls {@link #completeWaiters}. After a change of the reported ISR it returns the HW as it
@@ -220,20 +222,7 @@ public final class HotPathAdapter
         if (table.mirrorIsrWord(slot, link) != PartitionRowDescriptor.isrWord(isrMask, minIsr))
         {
             membershipChanged = true;
-            if (!table.mirrorIsrIfCaughtUp(slot, link, isrMask, minIsr))
-            {
-                final long hw = table.highWatermark(slot);
-                int caughtUp = 0;
-                for (int members = isrMask; members != 0; members &= members - 1)
-                {
-                    final int cell = Integer.numberOfTrailingZeros(members);
-                    if (cell < count && leos[cell] >= hw)
-                    {
-                        caughtUp |= 1 << cell;
-                    }
-                }
-                table.mirrorIsr(slot, link, caughtUp, minIsr);
-            }
+            table.mirrorIsr(slot, link, isrMask, minIsr);
             purgatory.onMembershipChanged(slot);
         }
         final long advanced = gate.maybeAdvance(slot);

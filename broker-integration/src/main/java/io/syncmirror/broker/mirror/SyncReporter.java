@@ -48,13 +48,12 @@ import io.syncmirror.protocol.MirrorWireClient;
  * A partition answered INVALID_SYNC_REGISTRATION or MIRROR_REGISTRATION_PROPAGATING is retried every
  * {@code retryMs} and its failure recorded on its {@link MirrorPartition} for the coordinator.
  *
- * <p>Reports only on change have one gap: a report the source accepted but did not credit in full (it leaves a
- * reported member below its HW out of the gate, and ignores a report not validated against its current epoch)
- * is never sent again once the destination stops changing, and the source's producers wait for good, with the
- * destination holding every record. So every {@code retryMs} the reporter sends again each partition that was not
- * reported for {@code retryMs}, whose last accepted report had a full reported ISR, and whose source HW (as the
- * fetcher last saw it) is still below the lowest LEO of that ISR: the source could have committed more than it
- * did. A source that is behind for its own reasons (its ISR) costs one small report per partition per interval.
+ * <p>Reports only on change have one gap: a report the source accepted but did not credit in full (it ignores a
+ * report not validated against its current epoch) is never sent again once the destination stops changing, and
+ * the source's producers wait for good, with the destination holding every record. So every {@code retryMs}
+ * the reporter sends again each partition that was not reported for {@code retryMs}, whose last accepted report
+ * had a full reported ISR, and whose source HW (as the fetcher last saw it) is still below the lowest LEO of that
+ * ISR: the source could have committed more than it did. A source that is behind for its own reasons (its ISR) costs one small report per partition per interval.
  *
  * <p>Hazard 2: a destination follower enters the reported ISR only once its LEO reached the lowest LEO of the ISR
  * last reported, and the leader's own ISR expansion waits for the highest such LEO sent
@@ -101,8 +100,6 @@ final class SyncReporter implements AutoCloseable
         int reportedIsrMask;
         /** Lowest LEO over the ISR of the last successful report, -1 before one. */
         long reportedMinLeo = -1L;
-        /** The ISR join floor set on the partition: the highest lowest ISR LEO sent, -1 before a report. */
-        long joinFloor = -1L;
         long[] lastLeos = new long[0];
         int lastIsrMask = -1;
         int lastMinIsr = -1;
@@ -329,9 +326,9 @@ final class SyncReporter implements AutoCloseable
                 new Sent(state, reportedMin));
             // Hazard 2: the source may acknowledge up to this report's lowest ISR LEO as soon as the report lands,
             // before its answer comes back; so the floor a follower must reach to join the ISR rises now.
-            if (reportedMin > state.joinFloor)
+            // (Compared with the partition's floor, which a truncation of its log lowers.)
+            if (reportedMin > state.mirror.partition.syncIsrJoinFloor())
             {
-                state.joinFloor = reportedMin;
                 state.mirror.partition.syncIsrJoinFloor(reportedMin);
             }
         }

@@ -709,8 +709,10 @@ public final class Partition
             final int mask = hotPath.isrMask(current.slot);
             hotPath.detach(topicId, topicPartition.partition());
             final long leo = log.logEndOffset();
-            // What was cut was never committed (it diverged from the source): followers need not hold it.
+            // What was cut was never committed (it diverged from the source, which acknowledges nothing a
+            // destination read from a previous source leader, hazard 1): followers need not hold it.
             leaderEpochStartOffset = Math.min(leaderEpochStartOffset, leo);
+            syncIsrJoinFloor = Math.min(syncIsrJoinFloor, leo);
             final int slot = hotPath.attachLeader(topicId, topicPartition.partition(),
                 Math.min(log.highWatermark(), leo), mask, current.minIsr());
             if (slot == PartitionSlotIndex.NO_SLOT)
