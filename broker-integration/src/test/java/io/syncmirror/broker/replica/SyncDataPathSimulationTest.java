@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
@@ -22,6 +21,7 @@ import org.junit.jupiter.api.Test;
 
 import io.syncmirror.broker.adapter.MirrorLinks;
 import io.syncmirror.broker.metadata.PartitionState;
+import io.syncmirror.broker.simulation.SimulatedEvents;
 import io.syncmirror.broker.storage.MemoryLogStore;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -186,21 +186,13 @@ class SyncDataPathSimulationTest
         }
     }
 
-    private record Event(long atMs, long seq, Runnable action, String what)
-    {
-    }
-
     /** One seeded run: the source partition, the destinations, the router's events. */
     private static final class World implements AutoCloseable
     {
         final long seed;
         final Mutant mutant;
         final Random random;
-        final List<String> log = new ArrayList<>();
-        final PriorityQueue<Event> events = new PriorityQueue<>((a, b) -> a.atMs != b.atMs ?
-            Long.compare(a.atMs, b.atMs) : Long.compare(a.seq, b.seq));
-        long seq;
-        long nowMs;
+        final SimulatedEvents events = new SimulatedEvents(0, TRACE_LINES);
         boolean chaos = true;
 
         final MemoryLogStore logs = new MemoryLogStore(Map.of(), Time.SYSTEM);
@@ -247,21 +239,17 @@ class SyncDataPathSimulationTest
 
         void note(final String line)
         {
-            log.add(nowMs + " " + line);
-            if (log.size() > TRACE_LINES)
-            {
-                log.remove(0);
-            }
+            events.note(line);
         }
 
         String trace()
         {
-            return String.join("\n", log);
+            return events.trace();
         }
 
         void schedule(final long delayMs, final String what, final Runnable action)
         {
-            events.add(new Event(nowMs + delayMs, seq++, action, what));
+            events.schedule(delayMs, what, action);
         }
 
         void run()
@@ -304,15 +292,7 @@ class SyncDataPathSimulationTest
 
         void advance(final long ms)
         {
-            final long until = nowMs + ms;
-            while (!events.isEmpty() && events.peek().atMs() <= until)
-            {
-                final Event event = events.poll();
-                nowMs = Math.max(nowMs, event.atMs());
-                event.action().run();
-                check(event.what());
-            }
-            nowMs = until;
+            events.advance(ms, this::check);
         }
 
         /**

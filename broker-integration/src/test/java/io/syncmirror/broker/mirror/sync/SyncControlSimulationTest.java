@@ -8,7 +8,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.PriorityQueue;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -22,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import io.syncmirror.broker.metadata.SyncCommitFence;
 import io.syncmirror.broker.mirror.MirrorPartitionState;
 import io.syncmirror.broker.mirror.SyncRegistrationLedger;
+import io.syncmirror.broker.simulation.SimulatedEvents;
 import io.syncmirror.hwgate.MirrorError;
 import io.syncmirror.protocol.MirrorType;
 
@@ -240,20 +240,12 @@ class SyncControlSimulationTest
         }
     }
 
-    private record Event(long atMs, long seq, Runnable action, String what)
-    {
-    }
-
     /** One seeded run. */
     private static final class World
     {
         final long seed;
         final Random random;
-        final List<String> log = new ArrayList<>();
-        final PriorityQueue<Event> events = new PriorityQueue<>((a, b) -> a.atMs != b.atMs ?
-            Long.compare(a.atMs, b.atMs) : Long.compare(a.seq, b.seq));
-        long seq;
-        long nowMs = 1_000;
+        final SimulatedEvents events = new SimulatedEvents(1_000, TRACE_LINES);
         boolean chaos = true;
 
         // The destination: records persisted per partition, the image's effective type, leaders, lags.
@@ -337,21 +329,17 @@ class SyncControlSimulationTest
 
         void note(final String line)
         {
-            log.add(nowMs + " " + line);
-            if (log.size() > TRACE_LINES)
-            {
-                log.remove(0);
-            }
+            events.note(line);
         }
 
         String trace()
         {
-            return String.join("\n", log);
+            return events.trace();
         }
 
         void schedule(final long delayMs, final String what, final Runnable action)
         {
-            events.add(new Event(nowMs + delayMs, seq++, action, what));
+            events.schedule(delayMs, what, action);
         }
 
         void run()
@@ -375,18 +363,10 @@ class SyncControlSimulationTest
             checkSettled();
         }
 
-        /** Runs the events due up to {@code nowMs + ms}, checking the invariants after each. */
+        /** Runs the events due up to {@code ms} from now, checking the invariants after each. */
         void advance(final long ms)
         {
-            final long until = nowMs + ms;
-            while (!events.isEmpty() && events.peek().atMs() <= until)
-            {
-                final Event event = events.poll();
-                nowMs = Math.max(nowMs, event.atMs());
-                event.action().run();
-                checkInvariants(event.what());
-            }
-            nowMs = until;
+            events.advance(ms, this::checkInvariants);
         }
 
         /** One random thing: a broker's tick, mostly; sometimes a leader move, a lag, an operator. */
@@ -502,7 +482,7 @@ class SyncControlSimulationTest
                 {
                     if (part.reporting && !gating)
                     {
-                        part.failingSince = part.failingSince < 0 ? nowMs : part.failingSince;
+                        part.failingSince = part.failingSince < 0 ? events.nowMs() : part.failingSince;
                         part.failure = MirrorError.INVALID_SYNC_REGISTRATION.code();
                     }
                     else
@@ -517,7 +497,7 @@ class SyncControlSimulationTest
                 if (!local.isEmpty())
                 {
                     control.step(MIRROR, TOPIC_ID, TOPIC, PARTITIONS, effective == MirrorType.SYNC.id(), local,
-                        nowMs);
+                        events.nowMs());
                 }
             }
 
@@ -701,7 +681,7 @@ class SyncControlSimulationTest
                     {
                         final Part part = brokers[leader[p]].led.get(p);
                         others.put(p, new RemotePartition(MirrorPartitionState.MIRRORING, lag[p],
-                            part.failingSince < 0 ? 0 : nowMs - part.failingSince));
+                            part.failingSince < 0 ? 0 : events.nowMs() - part.failingSince));
                     }
                 }
                 return CompletableFuture.completedFuture(Map.of(TOPIC_ID, others));
