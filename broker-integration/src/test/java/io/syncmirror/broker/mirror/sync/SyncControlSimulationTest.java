@@ -33,8 +33,9 @@ import static org.junit.jupiter.api.Assertions.fail;
  * {@link SyncControl} on each of two destination brokers and the real {@link SyncRegistrationLedger} on the source,
  * joined by a router that delays requests and answers (some past the sender's timeout, so a request the sender
  * gave up on may still land), loses them, and runs each broker's requests one at a time as its links do. Partition
- * leadership moves between the brokers (and with partition 0 the topic's driving), lags come and go, and operators
- * act at random times: {@code --alter --sync}, {@code --alter --async} (which commits ASYNC at once, as the API
+ * leadership moves between the brokers (and with partition 0 the topic's driving), brokers crash (their requests
+ * on the wire may still land; their answers are lost) and restart with a new sync control, lags come and go, and
+ * operators act at random times: {@code --alter --sync}, {@code --alter --async} (which commits ASYNC at once, as the API
  * does) and {@code --release-sync} at the source. Time is simulated. After the chaos the network heals and the
  * topic must settle where the spec says.
  *
@@ -350,7 +351,14 @@ class SyncControlSimulationTest
                 advance(1 + random.nextInt(40));
             }
             chaos = false;
-            note("the network heals; operators and leaders stay put");
+            note("the network heals; crashed brokers restart; operators and leaders stay put");
+            for (int b = 0; b < BROKERS; b++)
+            {
+                if (brokers[b].down)
+                {
+                    brokers[b] = new Broker(b);
+                }
+            }
             Arrays.fill(lag, 0L);
             for (int step = 0; step < SETTLE_STEPS; step++)
             {
@@ -373,14 +381,22 @@ class SyncControlSimulationTest
         void act()
         {
             final int roll = random.nextInt(100);
-            if (roll < 70)
+            if (roll < 68)
             {
-                brokers[random.nextInt(BROKERS)].tick();
-                checkInvariants("tick");
+                final Broker broker = brokers[random.nextInt(BROKERS)];
+                if (!broker.down)
+                {
+                    broker.tick();
+                    checkInvariants("tick");
+                }
+            }
+            else if (roll < 76)
+            {
+                moveLeader(random.nextInt(PARTITIONS));
             }
             else if (roll < 78)
             {
-                moveLeader(random.nextInt(PARTITIONS));
+                crashOrRestart(random.nextInt(BROKERS));
             }
             else if (roll < 86)
             {
@@ -407,12 +423,41 @@ class SyncControlSimulationTest
         {
             final int from = leader[p];
             final int to = (from + 1) % BROKERS;
+            if (brokers[to].down)
+            {
+                return;
+            }
             final Part old = brokers[from].led.remove(p);
             old.reporting = false; // released: the new leader reports for it
             leader[p] = to;
             leaderEpoch[p]++;
             brokers[to].led.put(p, new Part(p, this));
             note("partition " + p + " leader " + from + " -> " + to);
+        }
+
+        /**
+         * A broker crashes (one stays up): its partitions move to the other, its requests already on the wire may
+         * still land, and their answers go nowhere. A crashed broker restarts with a new sync control: what it
+         * knew is gone, but for what partition 0's records persisted.
+         */
+        void crashOrRestart(final int b)
+        {
+            if (brokers[b].down)
+            {
+                brokers[b] = new Broker(b);
+                note("broker " + b + " restarts");
+                return;
+            }
+            if (brokers[(b + 1) % BROKERS].down)
+            {
+                return;
+            }
+            brokers[b].down = true;
+            for (final int p : new ArrayList<>(brokers[b].led.keySet()))
+            {
+                moveLeader(p);
+            }
+            note("broker " + b + " crashes");
         }
 
         /** {@code --alter}: the desired type on every partition; ASYNC is also committed at once, as the API does. */
@@ -467,6 +512,8 @@ class SyncControlSimulationTest
             final SyncControl control;
             final ArrayDeque<Call> queued = new ArrayDeque<>();
             Call inFlight;
+            /** Crashed: no tick, and no answer or timeout reaches its sync control. */
+            boolean down;
 
             Broker(final int id)
             {
@@ -592,7 +639,7 @@ class SyncControlSimulationTest
                 }
                 schedule(REQUEST_TIMEOUT_MS, "timeout: " + call.what, () ->
                 {
-                    if (!call.answer.isDone())
+                    if (!down && !call.answer.isDone())
                     {
                         note("broker " + id + " times out " + call.what);
                         call.answer.completeExceptionally(new IOException(call.what + " timed out"));
@@ -604,9 +651,9 @@ class SyncControlSimulationTest
 
             private void answered(final Call call, final Object answer)
             {
-                if (call.answer.isDone())
+                if (down || call.answer.isDone())
                 {
-                    return; // the sender gave up on it
+                    return; // the sender crashed, or gave up on it
                 }
                 if (answer instanceof Throwable failure)
                 {
