@@ -6,7 +6,8 @@ package io.syncmirror.broker.metadata;
  * the controller keeps the highest number it applied per topic: a numbered commit below it is refused. So a SYNC
  * commit that arrives late (its sender gave up on it, or another broker took the driving over since) cannot make
  * the topic SYNC after the driver committed ASYNC and then unregistered at the source. Commits without a number
- * (an operator's, a failover's) are applied as they come and leave the number where it is.
+ * (an operator's) are applied as they come and leave the number where it is. A failover numbers its ASYNC commit
+ * and its Unregister {@link #closing} partition 0's leader epoch: above every number of the drivers so far.
  */
 public final class SyncCommitFence
 {
@@ -27,6 +28,15 @@ public final class SyncCommitFence
     public static long raised(final long fence, final long driverEpoch)
     {
         return Math.max(fence, driverEpoch);
+    }
+
+    /**
+     * The number that closes partition 0's leader epoch {@code leaderEpoch}: above every number a driver of that
+     * epoch or an earlier one uses (their counters stay far below), below every number of a later epoch.
+     */
+    public static long closing(final int leaderEpoch)
+    {
+        return ((long)leaderEpoch << 32) | 0xffffffffL;
     }
 
     /** The number as the logs print it: leader epoch, then counter. */

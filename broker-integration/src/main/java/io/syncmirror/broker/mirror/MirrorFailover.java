@@ -186,8 +186,11 @@ final class MirrorFailover
         {
             return;
         }
+        // Numbered to close partition 0's leader epoch: a Register or SYNC commit a driver sent before, landing
+        // after these, is fenced (the source would gate on a failed-over topic, or its type would read SYNC).
+        final long closing = SyncCommitFence.closing(partitionZeroLeaderEpoch(mirror));
         final boolean acknowledged = awaitSyncRequest(syncControl.unregisterOnStop(mirror.mirrorName,
-            mirror.topicId, mirror.topicPartition.topic()), "the Unregister at the source");
+            mirror.topicId, mirror.topicPartition.topic(), closing), "the Unregister at the source");
         if (!acknowledged)
         {
             LOG.warn("Mirror '{}' topic {}: failing over without the source's acknowledgement of the " +
@@ -199,8 +202,8 @@ final class MirrorFailover
         {
             try
             {
-                awaitSyncRequest(syncLinks.commitMirrorType(mirror.topicId, MirrorType.ASYNC.id(),
-                    SyncCommitFence.NONE), "clearing the effective SYNC type");
+                awaitSyncRequest(syncLinks.commitMirrorType(mirror.topicId, MirrorType.ASYNC.id(), closing),
+                    "clearing the effective SYNC type");
             }
             catch (final RuntimeException e)
             {
@@ -218,6 +221,14 @@ final class MirrorFailover
      * Waits for a sync request of the failover, which runs in order on the sync requests' thread: bounded by the
      * requests queued before it, each bounded by the mirror request timeout.
      */
+    /** Partition 0's leader epoch in this broker's image (the topic's drivers number their requests by it). */
+    private int partitionZeroLeaderEpoch(final MirrorPartition mirror)
+    {
+        return image.get().topic(mirror.topicPartition.topic()).filter(t -> t.id().equals(mirror.topicId))
+            .flatMap(t -> t.partitions().stream().filter(p -> p.partition() == 0).findFirst())
+            .map(PartitionState::leaderEpoch).orElse(0);
+    }
+
     private <T> T awaitSyncRequest(final CompletableFuture<T> request, final String what)
     {
         try

@@ -217,7 +217,7 @@ class SyncDataPathSimulationTest
         {
             this.seed = seed;
             this.mutant = mutant;
-            this.random = new Random(seed);
+            this.random = SimulatedEvents.random(seed);
             weights = new int[] {20 + random.nextInt(60), random.nextInt(10), random.nextInt(10), random.nextInt(8),
                 random.nextInt(6), random.nextInt(6)};
             reportPercent = 20 + random.nextInt(81);

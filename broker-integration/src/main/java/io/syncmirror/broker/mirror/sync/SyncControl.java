@@ -260,9 +260,11 @@ public final class SyncControl
      * topic and broker, until the topic is mirrored again), and the topic's sync state cleared; a request of the
      * topic still awaited is forgotten. Completes with whether the source acknowledged the Unregister, never
      * exceptionally: the failover goes on without it (an operator may release the topic at the source later).
+     * {@code driverEpoch} (SyncCommitFence#closing) fences every Register a driver sent before, should one land
+     * after it.
      */
     public CompletableFuture<Boolean> unregisterOnStop(final String mirrorName, final Uuid topicId,
-        final String topicName)
+        final String topicName, final long driverEpoch)
     {
         final TopicSyncState topic = state(mirrorName, topicId, topicName);
         topic.awaited = null;
@@ -276,7 +278,7 @@ public final class SyncControl
             return CompletableFuture.completedFuture(true);
         }
         topic.stopUnregistered = true;
-        return links.unregister(mirrorName, topicId, topicName, -1L).handle((answer, e) ->
+        return links.unregister(mirrorName, topicId, topicName, driverEpoch).handle((answer, e) ->
             acknowledged(mirrorName, topicName, answer, e));
     }
 

@@ -35,20 +35,24 @@ import static org.junit.jupiter.api.Assertions.fail;
  * gave up on may still land), loses them, and runs each broker's requests one at a time as its links do. Partition
  * leadership moves between the brokers (and with partition 0 the topic's driving), brokers crash (their requests
  * on the wire may still land; their answers are lost) and restart with a new sync control, lags come and go, and
- * operators act at random times: {@code --alter --sync}, {@code --alter --async} (which commits ASYNC at once, as the API
- * does) and {@code --release-sync} at the source. Time is simulated. After the chaos the network heals and the
- * topic must settle where the spec says.
+ * operators act at random times: {@code --alter --sync}, {@code --alter --async} (which commits ASYNC at once, as
+ * the API does) and {@code --release-sync} at the source. In a quarter of the seeds the destination fails the
+ * topic over, at the worst moment it finds: while a Register is on its way that lands after its sender gave up on
+ * it. Time is simulated. After the chaos the network heals and the topic must settle where the spec says.
  *
  * <p>Invariants, checked after every event:
  * <ul>
  * <li>zero RPO: while the destination's effective type is SYNC the source gates on the mirror, unless an operator
- * released it there (the Released marker; the destination then demotes);</li>
+ * released it there (the Released marker; the destination then demotes) or the topic fails over;</li>
  * <li>hazard 6: a partition's reports never stop while the source gates on the mirror;</li>
  * <li>the Released marker is sticky: only a Register with RecoveryPromotion=true re-establishes the registration;</li>
- * <li>Registers and Unregisters reach the source only from the broker driving the topic when it sent them;</li>
+ * <li>Registers and Unregisters reach the source only from the broker driving the topic when it sent them (or
+ * from a failover);</li>
  * <li>settled: desired SYNC ends effective SYNC with the source gating and no marker; desired ASYNC ends ASYNC with
- * the source not gating and no partition reporting.</li>
+ * the source not gating and no partition reporting; a failed-over topic ends ASYNC with the source not gating.</li>
  * </ul>
+ * Planted mutants caught: an admission rule that lets any Register through the Released marker, and a failover
+ * whose Unregister and ASYNC commit carry no number.
  * A failing seed prints itself; {@code -Dsync.simulation.seed=N} runs that one alone.
  */
 class SyncControlSimulationTest
@@ -131,13 +135,31 @@ class SyncControlSimulationTest
         }) >= 0, "no seed caught the mutant");
     }
 
+    @Test
+    @DisplayName("the simulation catches a planted mutant of the failover: its Unregister and ASYNC commit without "
+        + "a number, so a Register a driver sent before can land after them and gate the source again")
+    void shouldCatchAFailoverThatDoesNotNumberItsRequests()
+    {
+        final long seed = firstFailingSeed(World::realLedger, world -> world.failoverUnnumbered = true, 1_000);
+        System.out.println("sync control simulation: the unnumbered failover is caught by seed " + seed);
+        assertTrue(seed >= 0, "no seed caught the mutant");
+    }
+
     private static long firstFailingSeed(final java.util.function.Function<World, Source> source)
     {
-        for (long seed = 0; seed < 200; seed++)
+        return firstFailingSeed(source, world -> { }, 200);
+    }
+
+    private static long firstFailingSeed(final java.util.function.Function<World, Source> source,
+        final java.util.function.Consumer<World> plant, final int seeds)
+    {
+        for (long seed = 0; seed < seeds; seed++)
         {
             try
             {
-                new World(seed, source).run();
+                final World world = new World(seed, source);
+                plant.accept(world);
+                world.run();
             }
             catch (final AssertionError | RuntimeException e)
             {
@@ -232,6 +254,8 @@ class SyncControlSimulationTest
         final String what;
         final java.util.function.Supplier<Object> apply;
         final CompletableFuture<Object> answer = new CompletableFuture<>();
+        /** It lands after its sender gave up on it. */
+        boolean landsLate;
 
         Call(final int broker, final String what, final java.util.function.Supplier<Object> apply)
         {
@@ -248,6 +272,15 @@ class SyncControlSimulationTest
         final Random random;
         final SimulatedEvents events = new SimulatedEvents(1_000, TRACE_LINES);
         boolean chaos = true;
+        /** The chaos step from which the destination fails the topic over, or -1 (most seeds). */
+        final int failoverStep;
+        /** A planted mutant: the failover's Unregister and ASYNC commit carry no number. */
+        boolean failoverUnnumbered;
+        boolean failedOver;
+        /** The failover finished: the topic left the mirror, and the controller refuses SYNC for it. */
+        boolean removedFromMirror;
+        /** A failover's Unregister reached the source. */
+        boolean failoverUnregistered;
 
         // The destination: records persisted per partition, the image's effective type, leaders, lags.
         final byte[] desired = new byte[PARTITIONS];
@@ -268,7 +301,8 @@ class SyncControlSimulationTest
         World(final long seed, final java.util.function.Function<World, Source> source)
         {
             this.seed = seed;
-            this.random = new Random(seed);
+            this.random = SimulatedEvents.random(seed);
+            this.failoverStep = random.nextInt(4) == 0 ? random.nextInt(CHAOS_STEPS) : -1;
             Arrays.fill(desired, MirrorType.ASYNC.id());
             for (int b = 0; b < BROKERS; b++)
             {
@@ -347,6 +381,13 @@ class SyncControlSimulationTest
         {
             for (int step = 0; step < CHAOS_STEPS; step++)
             {
+                // The worst moment from its step on: while a Register is on its way that lands after its sender
+                // gave up on it (and so after the failover's Unregister, which its link sends next).
+                if (failoverStep >= 0 && !failedOver && step >= failoverStep &&
+                    (lateRegisterInFlight() || step == CHAOS_STEPS - 1))
+                {
+                    failover();
+                }
                 act();
                 advance(1 + random.nextInt(40));
             }
@@ -360,6 +401,10 @@ class SyncControlSimulationTest
                 }
             }
             Arrays.fill(lag, 0L);
+            if (failedOver)
+            {
+                finishFailover();
+            }
             for (int step = 0; step < SETTLE_STEPS; step++)
             {
                 for (final Broker broker : brokers)
@@ -403,6 +448,10 @@ class SyncControlSimulationTest
                 final int p = random.nextInt(PARTITIONS);
                 lag[p] = random.nextInt(3) == 0 ? 1 + random.nextInt(100) : 0;
             }
+            else if (failedOver)
+            {
+                return; // the topic is no longer a mirror: no operator acts on its sync any more
+            }
             else if (roll < 93)
             {
                 alter(MirrorType.SYNC);
@@ -416,6 +465,60 @@ class SyncControlSimulationTest
                 note("source operator: --release-sync");
                 source.unregister(true, -1L);
                 checkInvariants("release");
+            }
+        }
+
+        /**
+         * The destination fails the topic over (MirrorFailover.stopSync on each broker leading its partitions): the
+         * Unregister at the source, numbered to close partition 0's leader epoch, then the effective type ASYNC with
+         * the same number; the partitions stop reporting and the coordinators no longer step the topic. The topic
+         * leaves the mirror a little later, from when the controller refuses SYNC for it.
+         */
+        void failover()
+        {
+            note("destination operator: failover");
+            failedOver = true;
+            Arrays.fill(desired, MirrorType.ASYNC.id());
+            final long closing = failoverUnnumbered ? -1L : SyncCommitFence.closing(leaderEpoch[0]);
+            for (final Broker broker : brokers)
+            {
+                if (broker.down || broker.led.isEmpty())
+                {
+                    continue;
+                }
+                broker.control.unregisterOnStop(MIRROR, TOPIC_ID, TOPIC, closing);
+                broker.led.values().forEach(part -> part.reporting = false);
+                if (effective == MirrorType.SYNC.id())
+                {
+                    broker.commitMirrorType(TOPIC_ID, MirrorType.ASYNC.id(), closing);
+                }
+            }
+            schedule(50 + random.nextInt(200), "the topic leaves the mirror", () -> removedFromMirror = true);
+        }
+
+        boolean lateRegisterInFlight()
+        {
+            return Arrays.stream(brokers).anyMatch(b -> b.inFlight != null && b.inFlight.landsLate &&
+                b.inFlight.what.startsWith("register"));
+        }
+
+        /**
+         * After the chaos: a failover whose ASYNC commit was lost retries it (the partition goes FAILED and tries
+         * again), and one whose Unregister never reached the source is released there by an operator, as the
+         * failover's warning asks.
+         */
+        void finishFailover()
+        {
+            removedFromMirror = true;
+            if (effective == MirrorType.SYNC.id())
+            {
+                effective = MirrorType.ASYNC.id();
+                note("the failover retries its ASYNC commit");
+            }
+            if (!failoverUnregistered && gating)
+            {
+                note("source operator: --release-sync (the failover's Unregister never arrived)");
+                source.unregister(true, -1L);
             }
         }
 
@@ -478,7 +581,7 @@ class SyncControlSimulationTest
 
         void checkInvariants(final String after)
         {
-            if (effective == MirrorType.SYNC.id() && !gating && !source.released())
+            if (!failedOver && effective == MirrorType.SYNC.id() && !gating && !source.released())
             {
                 throw new AssertionError("zero RPO: effective SYNC while the source does not gate on the mirror " +
                     "(after " + after + ")");
@@ -489,7 +592,15 @@ class SyncControlSimulationTest
         {
             final boolean reporting = Arrays.stream(brokers).flatMap(b -> b.led.values().stream())
                 .anyMatch(p -> p.reporting);
-            if (desired[0] == MirrorType.SYNC.id())
+            if (failedOver)
+            {
+                if (effective != MirrorType.ASYNC.id() || gating)
+                {
+                    throw new AssertionError("failed over, yet effective " + effective + " and source gating " +
+                        gating + ": a request a driver sent before the failover landed after it");
+                }
+            }
+            else if (desired[0] == MirrorType.SYNC.id())
             {
                 if (effective != MirrorType.SYNC.id() || !gating || source.released())
                 {
@@ -540,8 +651,9 @@ class SyncControlSimulationTest
                 }
                 final List<Part> local = new ArrayList<>(led.values());
                 local.sort((a, b) -> Integer.compare(a.index, b.index));
-                control.beginTick(local.isEmpty() ? Set.of() : Set.of(TOPIC_ID));
-                if (!local.isEmpty())
+                // A failed-over topic's partitions are STOPPED: the coordinator steps them no more.
+                control.beginTick(local.isEmpty() || failedOver ? Set.of() : Set.of(TOPIC_ID));
+                if (!local.isEmpty() && !failedOver)
                 {
                     control.step(MIRROR, TOPIC_ID, TOPIC, PARTITIONS, effective == MirrorType.SYNC.id(), local,
                         events.nowMs());
@@ -611,17 +723,20 @@ class SyncControlSimulationTest
                 final Call call = queued.poll();
                 inFlight = call;
                 final boolean driverWhenSent = driving();
+                final boolean failedOverWhenSent = failedOver;
                 note("broker " + id + " sends " + call.what);
                 final boolean lost = chaos && random.nextInt(10) == 0;
                 final long landsInMs = chaos && random.nextInt(8) == 0 ? random.nextLong(2 * REQUEST_TIMEOUT_MS) :
                     1 + random.nextInt(10);
+                call.landsLate = !lost && landsInMs > REQUEST_TIMEOUT_MS;
                 if (!lost)
                 {
                     schedule(landsInMs, "lands: " + call.what, () ->
                     {
+                        final boolean failoverRequest = call.what.startsWith("unregister") && failedOverWhenSent;
                         if (call.what.startsWith("register") || call.what.startsWith("unregister"))
                         {
-                            if (!driverWhenSent)
+                            if (!driverWhenSent && !failoverRequest)
                             {
                                 throw new AssertionError(call.what + " from broker " + id +
                                     ", which did not drive the topic when it sent it");
@@ -629,6 +744,8 @@ class SyncControlSimulationTest
                         }
                         final Object answer = call.apply.get();
                         note("source applies " + call.what + " from broker " + id + ": " + answer);
+                        failoverUnregistered |= failoverRequest && answer instanceof Answer a &&
+                            a.errorCode() == Errors.NONE.code();
                         final boolean answerLost = chaos && random.nextInt(10) == 0;
                         if (!answerLost)
                         {
@@ -706,7 +823,11 @@ class SyncControlSimulationTest
             {
                 return send("commit " + MirrorType.fromId(mirrorType) + " #" + number(driverEpoch), () ->
                 {
-                    // The destination controller's rule, as MirrorControl applies it.
+                    // The destination controller's rules, as MirrorControl applies them.
+                    if (removedFromMirror && mirrorType == MirrorType.SYNC.id())
+                    {
+                        return new IOException("INVALID_REQUEST: not a mirror topic");
+                    }
                     if (SyncCommitFence.refuses(driverEpoch, typeFence))
                     {
                         return new IOException("FENCED_LEADER_EPOCH");

@@ -12,6 +12,7 @@ import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
+import io.syncmirror.broker.metadata.SyncCommitFence;
 import io.syncmirror.protocol.MirrorType;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -265,13 +266,13 @@ class SyncControlTest
     {
         p0.desired = MirrorType.SYNC.id();
         step();
-        final CompletableFuture<Boolean> acknowledged = control.unregisterOnStop(MIRROR, TOPIC_ID, TOPIC);
+        final CompletableFuture<Boolean> acknowledged = control.unregisterOnStop(MIRROR, TOPIC_ID, TOPIC, SyncCommitFence.closing(0));
         assertEquals(List.of("register orders", "unregister orders"), links.sent, "a failover's Unregister is sent "
             + "at once, with no number");
         links.answer(0, new SyncLinks.Answer(Errors.NONE.code(), null));
         links.answer(1, new SyncLinks.Answer(Errors.NONE.code(), null));
         assertTrue(acknowledged.join());
-        assertTrue(control.unregisterOnStop(MIRROR, TOPIC_ID, TOPIC).join(), "once per topic");
+        assertTrue(control.unregisterOnStop(MIRROR, TOPIC_ID, TOPIC, SyncCommitFence.closing(0)).join(), "once per topic");
         assertEquals(2, links.sent.size());
         assertFalse(control.recoveryPending(TOPIC_ID));
     }
