@@ -56,6 +56,13 @@ public class HwRecomputeBenchmark
     @Param({ "0", "1", "2" })
     public int mirrors;
 
+    /**
+     * Mirror link blocks in every row beyond the registered {@code mirrors}: a broker's
+     * {@code syncmirror.sync.mirror.links} (plus the hold link) sizes the row whatever is registered.
+     */
+    @Param({ "0" })
+    public int unregisteredLinks;
+
     private PartitionTable table;
     private HighWatermarkGate gate;
     private int[] slots;
@@ -77,7 +84,7 @@ public class HwRecomputeBenchmark
     @Setup
     public void setUp()
     {
-        table = new PartitionTable(partitions, LOCAL_REPLICAS, mirrors, REPLICAS_PER_MIRROR);
+        table = new PartitionTable(partitions, LOCAL_REPLICAS, mirrors + unregisteredLinks, REPLICAS_PER_MIRROR);
         gate = new HighWatermarkGate(table);
         final int localIsr = (1 << LOCAL_REPLICAS) - 1;
         final int mirrorIsr = (1 << REPLICAS_PER_MIRROR) - 1;
