@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 import org.apache.kafka.common.config.ConfigException;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -45,6 +46,7 @@ class BrokerConfigTest
         props.put("controller.quorum.voters", "3@127.0.0.1:9095");
         props.put("controller.listener.names", "CONTROLLER");
         props.put("listeners", "PLAINTEXT://127.0.0.1:9093,INTERNAL://0.0.0.0:9094,CONTROLLER://127.0.0.1:9095");
+        props.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,INTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT");
         props.put("advertised.listeners", "PLAINTEXT://broker-3.example:9093");
         props.put("log.dirs", "/data/a,/data/b");
         props.put("log.retention.hours", "2");
@@ -194,5 +196,34 @@ class BrokerConfigTest
             final ConfigException refused = assertThrows(ConfigException.class, () -> new BrokerConfig(props), reason);
             assertTrue(refused.getMessage().contains(reason), reason + ": " + refused.getMessage());
         });
+    }
+
+    @Test
+    @DisplayName("a listener whose security protocol is not PLAINTEXT stops the broker at startup, naming the "
+        + "listener and the key, instead of being served in plaintext; unmapped names are refused as Kafka does")
+    void shouldRefuseListenersItCannotServeSecurely()
+    {
+        for (final String listeners : List.of("SSL://127.0.0.1:9093", "SASL_SSL://127.0.0.1:9093",
+            "SASL_PLAINTEXT://127.0.0.1:9093"))
+        {
+            final Map<String, String> props = minimal();
+            props.put("listeners", listeners);
+            final ConfigException e = assertThrows(ConfigException.class, () -> new BrokerConfig(props), listeners);
+            assertTrue(e.getMessage().contains("listener.security.protocol.map") &&
+                e.getMessage().contains("plaintext"), e.getMessage());
+        }
+        final Map<String, String> mapped = minimal();
+        mapped.put("listeners", "PLAINTEXT://127.0.0.1:9093,SECURE://127.0.0.1:9094");
+        mapped.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,SECURE:SSL");
+        assertThrows(ConfigException.class, () -> new BrokerConfig(mapped), "a name mapped to SSL");
+
+        final Map<String, String> unmapped = minimal();
+        unmapped.put("listeners", "PLAINTEXT://127.0.0.1:9093,INTERNAL://127.0.0.1:9094");
+        final ConfigException e = assertThrows(ConfigException.class, () -> new BrokerConfig(unmapped));
+        assertTrue(e.getMessage().contains("no security protocol for listener INTERNAL"), e.getMessage());
+
+        final Map<String, String> bad = minimal();
+        bad.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,OTHER:TLS");
+        assertThrows(ConfigException.class, () -> new BrokerConfig(bad), "an unknown protocol");
     }
 }
