@@ -39,6 +39,23 @@ public record MirrorDefinition(String name, String sourceBootstrapServers, Map<S
         return mirrorName + REMOVED_SUFFIX;
     }
 
+    /**
+     * Why this mirror cannot run topics in SYNC mode, or null when it can: its sync fetches and reports (the
+     * blocking MirrorWireClient) speak PLAINTEXT only, so a source link configured with another
+     * {@code security.protocol} would not be honoured by them. Refused rather than sent in plaintext.
+     */
+    public String syncRefusal()
+    {
+        final String protocol = sourceConfigs.getOrDefault("security.protocol", "PLAINTEXT").trim();
+        if (protocol.equalsIgnoreCase("PLAINTEXT"))
+        {
+            return null;
+        }
+        return "cluster mirror '" + name + "' connects to its source with security.protocol=" + protocol +
+            ", and sync mode's fetches and reports do not serve it yet (PLAINTEXT only): the topic stays ASYNC " +
+            "rather than send them unprotected";
+    }
+
     /** Why {@code name} cannot name a mirror, or null when it can. */
     public static String invalidNameReason(final String name)
     {

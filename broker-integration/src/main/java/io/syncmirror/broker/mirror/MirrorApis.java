@@ -422,6 +422,11 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
                 results.add(topicResult(topic.topicName(), MirrorOpResult.error(Errors.INVALID_REQUEST,
                     "no mirror name given for topic '" + topic.topicName() + "'")));
             }
+            else if (topic.mirrorType() == MirrorType.SYNC.id() && syncRefusal(topic.mirrorName()) != null)
+            {
+                results.add(topicResult(topic.topicName(), MirrorOpResult.error(Errors.INVALID_CONFIG,
+                    syncRefusal(topic.mirrorName()))));
+            }
             else
             {
                 namesByMirror.computeIfAbsent(topic.mirrorName(), k -> new ArrayList<>()).add(topic.topicName());
@@ -437,6 +442,11 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
             {
                 results.add(topicResult(pattern.pattern(), MirrorOpResult.error(Errors.INVALID_REQUEST,
                     "unknown mirror type " + pattern.mirrorType() + " (0 ASYNC, 1 SYNC)")));
+            }
+            else if (pattern.mirrorType() == MirrorType.SYNC.id() && syncRefusal(pattern.mirrorName()) != null)
+            {
+                results.add(topicResult(pattern.pattern(), MirrorOpResult.error(Errors.INVALID_CONFIG,
+                    syncRefusal(pattern.mirrorName()))));
             }
             else
             {
@@ -474,6 +484,15 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
             }
         }
         return new AddTopicsToMirrorResponseData().setTopics(results);
+    }
+
+    /**
+     * Why mirror {@code mirrorName} cannot take SYNC topics (MirrorDefinition#syncRefusal), or null; asked of the
+     * controller (this node's image may not show a mirror created a moment ago).
+     */
+    private String syncRefusal(final String mirrorName)
+    {
+        return await(controller.mirror(mirrorName)).map(MirrorDefinition::syncRefusal).orElse(null);
     }
 
     private static void maybeNote(final TopicResultsResponseData.TopicResult result, final String note)

@@ -187,6 +187,12 @@ final class MirrorTypeApis
                 results.add(TopicResults.of(topic.topicName(), Errors.INVALID_REQUEST, "topic '" + topic.topicName() +
                     "' is not actively mirrored by cluster mirror '" + request.mirrorName() + "'"));
             }
+            else if (topic.mirrorType() == MirrorType.SYNC.id() && current.mirrors().containsKey(request.mirrorName())
+                && current.mirrors().get(request.mirrorName()).syncRefusal() != null)
+            {
+                results.add(TopicResults.of(topic.topicName(), Errors.INVALID_CONFIG,
+                    current.mirrors().get(request.mirrorName()).syncRefusal()));
+            }
             else
             {
                 topics.put(found.get().name(), found.get());

@@ -1,0 +1,32 @@
+package io.syncmirror.broker.metadata;
+
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class MirrorDefinitionTest
+{
+    private static MirrorDefinition withSourceConfigs(final Map<String, String> configs)
+    {
+        return new MirrorDefinition("dr", "source:9092", configs, List.of(".*"), List.of());
+    }
+
+    @Test
+    @DisplayName("a mirror takes SYNC topics only over a PLAINTEXT source link: sync fetches and reports do not "
+        + "serve SSL or SASL yet, and are refused rather than sent unprotected")
+    void shouldRefuseSyncOverASecuredSourceLink()
+    {
+        assertNull(withSourceConfigs(Map.of()).syncRefusal());
+        assertNull(withSourceConfigs(Map.of("security.protocol", "plaintext")).syncRefusal());
+        for (final String protocol : List.of("SSL", "SASL_SSL", "SASL_PLAINTEXT", "sasl_ssl"))
+        {
+            final String refusal = withSourceConfigs(Map.of("security.protocol", protocol)).syncRefusal();
+            assertTrue(refusal != null && refusal.contains("security.protocol=" + protocol), protocol + ": " + refusal);
+        }
+    }
+}
