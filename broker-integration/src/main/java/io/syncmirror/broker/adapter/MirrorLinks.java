@@ -162,13 +162,4 @@ public final class MirrorLinks
     {
         return index < 0 || index >= links ? null : names.get(index);
     }
-
-    /**
-     * Bytes one link costs in each partition row: its reported ISR word and one LEO cell per replica. A broker
-     * pays it for every partition slot ({@code syncmirror.partition.slots}), registered or not.
-     */
-    public static int bytesPerSlot(final int maxReplicas)
-    {
-        return PartitionRowDescriptor.MIRROR_LEO_OFFSET + Long.BYTES * maxReplicas;
-    }
 }

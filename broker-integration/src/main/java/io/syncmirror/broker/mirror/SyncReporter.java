@@ -53,7 +53,8 @@ import io.syncmirror.protocol.MirrorWireClient;
  * the source's producers wait for good, with the destination holding every record. So every {@code retryMs}
  * the reporter sends again each partition that was not reported for {@code retryMs}, whose last accepted report
  * had a full reported ISR, and whose source HW (as the fetcher last saw it) is still below the lowest LEO of that
- * ISR: the source could have committed more than it did. A source that is behind for its own reasons (its ISR) costs one small report per partition per interval.
+ * ISR: the source could have committed more than it did. A source that is behind for its own reasons (its ISR)
+ * costs one small report per partition per interval.
  *
  * <p>Hazard 2: a destination follower enters the reported ISR only once its LEO reached the lowest LEO of the ISR
  * last reported, and the leader's own ISR expansion waits for the highest such LEO sent

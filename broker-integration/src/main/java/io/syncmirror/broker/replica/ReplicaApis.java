@@ -342,7 +342,8 @@ public final class ReplicaApis
 
     /**
      * What a Fetch v20's MirrorReplicaInfo changes in how it is answered: its mirror link as a MirrorLinks handle
-     * (whose registered partitions are read up to the LEO, hazard 4) and the per-partition registration errors of its report.
+     * (whose registered partitions are read up to the LEO, hazard 4) and the per-partition registration errors of
+     * its report.
      */
     private record MirrorFetch(long link, Map<ReportedPartition, ReportError> errors)
     {

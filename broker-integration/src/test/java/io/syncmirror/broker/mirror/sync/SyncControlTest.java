@@ -110,6 +110,8 @@ class SyncControlTest
     static final class HeldLinks implements SyncLinks
     {
         final List<String> sent = new ArrayList<>();
+        /** The number of each Unregister sent, in order. */
+        final List<Long> unregisterNumbers = new ArrayList<>();
         final List<CompletableFuture<?>> pending = new ArrayList<>();
         final Map<Uuid, Map<Integer, RemotePartition>> remote = new HashMap<>();
 
@@ -132,6 +134,7 @@ class SyncControlTest
         public CompletableFuture<Answer> unregister(final String mirrorName, final Uuid topicId,
             final String topicName, final long driverEpoch)
         {
+            unregisterNumbers.add(driverEpoch);
             return held("unregister " + topicName);
         }
 
@@ -266,13 +269,15 @@ class SyncControlTest
     {
         p0.desired = MirrorType.SYNC.id();
         step();
-        final CompletableFuture<Boolean> acknowledged = control.unregisterOnStop(MIRROR, TOPIC_ID, TOPIC, SyncCommitFence.closing(0));
+        final long closing = SyncCommitFence.closing(0);
+        final CompletableFuture<Boolean> acknowledged = control.unregisterOnStop(MIRROR, TOPIC_ID, TOPIC, closing);
         assertEquals(List.of("register orders", "unregister orders"), links.sent, "a failover's Unregister is sent "
-            + "at once, with no number");
+            + "at once");
+        assertEquals(List.of(closing), links.unregisterNumbers, "numbered as the failover gave it");
         links.answer(0, new SyncLinks.Answer(Errors.NONE.code(), null));
         links.answer(1, new SyncLinks.Answer(Errors.NONE.code(), null));
         assertTrue(acknowledged.join());
-        assertTrue(control.unregisterOnStop(MIRROR, TOPIC_ID, TOPIC, SyncCommitFence.closing(0)).join(), "once per topic");
+        assertTrue(control.unregisterOnStop(MIRROR, TOPIC_ID, TOPIC, closing).join(), "once per topic");
         assertEquals(2, links.sent.size());
         assertFalse(control.recoveryPending(TOPIC_ID));
     }
