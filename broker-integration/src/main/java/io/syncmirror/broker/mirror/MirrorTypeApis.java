@@ -16,6 +16,7 @@ import org.apache.kafka.common.protocol.Errors;
 
 import io.syncmirror.broker.metadata.BrokerEndpoint;
 import io.syncmirror.broker.metadata.MetadataImage;
+import io.syncmirror.broker.metadata.MirrorDefinition;
 import io.syncmirror.broker.metadata.SyncCommitFence;
 import io.syncmirror.broker.metadata.MirrorTopicConfig;
 import io.syncmirror.broker.metadata.PartitionState;
@@ -169,6 +170,9 @@ final class MirrorTypeApis
         final MetadataImage current = image.get();
         final List<AlterMirrorTopicTypeRequestData.AlterMirrorTopic> valid = new ArrayList<>();
         final Map<String, TopicMetadata> topics = new HashMap<>();
+        // Why the mirror takes no SYNC topic (its source link is not PLAINTEXT), or null.
+        final String syncRefusal = Optional.ofNullable(current.mirrors().get(request.mirrorName()))
+            .map(MirrorDefinition::syncRefusal).orElse(null);
         for (final AlterMirrorTopicTypeRequestData.AlterMirrorTopic topic : request.topics())
         {
             final Optional<TopicMetadata> found = SyncRegistrationApis.resolve(current, topic.topicId(), topic.topicName());
@@ -187,11 +191,9 @@ final class MirrorTypeApis
                 results.add(TopicResults.of(topic.topicName(), Errors.INVALID_REQUEST, "topic '" + topic.topicName() +
                     "' is not actively mirrored by cluster mirror '" + request.mirrorName() + "'"));
             }
-            else if (topic.mirrorType() == MirrorType.SYNC.id() && current.mirrors().containsKey(request.mirrorName())
-                && current.mirrors().get(request.mirrorName()).syncRefusal() != null)
+            else if (topic.mirrorType() == MirrorType.SYNC.id() && syncRefusal != null)
             {
-                results.add(TopicResults.of(topic.topicName(), Errors.INVALID_CONFIG,
-                    current.mirrors().get(request.mirrorName()).syncRefusal()));
+                results.add(TopicResults.of(topic.topicName(), Errors.INVALID_CONFIG, syncRefusal));
             }
             else
             {

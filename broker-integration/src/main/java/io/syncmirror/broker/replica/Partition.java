@@ -805,9 +805,12 @@ public final class Partition
             for (int joining = linkMask & ~syncLinkMask; joining != 0; joining &= joining - 1)
             {
                 final int link = Integer.numberOfTrailingZeros(joining);
-                final int generation = link < mirrorLinkGeneration.length ?
-                    hotPath.mirrorLinks().generationOf(link) : 0;
-                if (link < mirrorLinkGeneration.length && generation != mirrorLinkGeneration[link])
+                if (link == hotPath.mirrorLinks().holdLink())
+                {
+                    continue; // never held by a mirror, never reported
+                }
+                final int generation = hotPath.mirrorLinks().generationOf(link);
+                if (generation != mirrorLinkGeneration[link])
                 {
                     mirrorLinkGeneration[link] = generation;
                     mirrorReplicaIds[link] = null;

@@ -102,7 +102,7 @@ class SyncDataPathSimulationTest
                 catch (final AssertionError | RuntimeException e)
                 {
                     fail("seed " + seed + " (rerun: -Dsync.datapath.seed=" + seed + "): " + e.getMessage() + "\n" +
-                        world.trace(), e);
+                        world.events.trace(), e);
                 }
             }
         }
@@ -237,21 +237,6 @@ class SyncDataPathSimulationTest
             logs.close();
         }
 
-        void note(final String line)
-        {
-            events.note(line);
-        }
-
-        String trace()
-        {
-            return events.trace();
-        }
-
-        void schedule(final long delayMs, final String what, final Runnable action)
-        {
-            events.schedule(delayMs, what, action);
-        }
-
         void run()
         {
             for (int step = 0; step < CHAOS_STEPS; step++)
@@ -260,7 +245,7 @@ class SyncDataPathSimulationTest
                 advance(1 + random.nextInt(10));
             }
             chaos = false;
-            note("chaos ends: every replica up, the network healed, as many mirrors registered as links");
+            events.note("chaos ends: every replica up, the network healed, as many mirrors registered as links");
             for (final Destination d : destinations)
             {
                 d.heal();
@@ -375,7 +360,7 @@ class SyncDataPathSimulationTest
                 throw new IllegalStateException("the source log has " + source.log().logEndOffset() + " records, " +
                     "the simulation " + sourceLog.size());
             }
-            note("source appends " + records + " at epoch " + sourceEpoch + ", LEO " + sourceLog.size());
+            events.note("source appends " + records + " at epoch " + sourceEpoch + ", LEO " + sourceLog.size());
         }
 
         /** Another source replica takes over: it holds every acknowledged record, and maybe some of the rest. */
@@ -389,7 +374,7 @@ class SyncDataPathSimulationTest
             sourceLog.subList(keep, sourceLog.size()).clear();
             sourceEpoch += 2;
             source = SingleBrokerReplicas.lead(replicas, TP, TOPIC_ID, sourceEpoch, Map.of());
-            note("source leader moves: epoch " + sourceEpoch + ", log cut to " + keep + " (HW " + hw + ")");
+            events.note("source leader moves: epoch " + sourceEpoch + ", log cut to " + keep + " (HW " + hw + ")");
         }
 
         int registeredCount()
@@ -409,7 +394,7 @@ class SyncDataPathSimulationTest
             d.acked = d.registeredAtHw;
             registrations.computeIfAbsent(TOPIC_ID, id -> new TreeSet<>()).add(d.name);
             replicas.onSyncRegistrationChanged(TOPIC_ID);
-            note(d.name + " registered at HW " + d.registeredAtHw + " (link " +
+            events.note(d.name + " registered at HW " + d.registeredAtHw + " (link " +
                 replicas.mirrorLinks().indexOf(d.name) + ")");
         }
 
@@ -418,7 +403,7 @@ class SyncDataPathSimulationTest
             d.registered = false;
             registrations.get(TOPIC_ID).remove(d.name);
             replicas.onSyncRegistrationChanged(TOPIC_ID);
-            note(d.name + " released");
+            events.note(d.name + " released");
         }
 
         /** The invariants, after every event. */
@@ -509,7 +494,7 @@ class SyncDataPathSimulationTest
                     java.util.Arrays.fill(recordedLeo, -1L); // a truncated leader forgets its followers' progress
                     epochStartOffset = Math.min(epochStartOffset, common);
                     joinFloor = Math.min(joinFloor, common); // what was cut was never acknowledged
-                    note(name + " leader " + leader + " truncates to " + common + " (diverged from the source)");
+                    events.note(name + " leader " + leader + " truncates to " + common + " (diverged from the source)");
                 }
                 validatedSourceEpoch = sourceEpoch;
                 final long limit = registered ? sourceLog.size() : source.log().highWatermark();
@@ -538,7 +523,7 @@ class SyncDataPathSimulationTest
                 if (!isr.contains(r) && recordedLeo[r] >= joinThreshold())
                 {
                     isr.add(r);
-                    note(name + " replica " + r + " joins the ISR at " + recordedLeo[r] + " (threshold " +
+                    events.note(name + " replica " + r + " joins the ISR at " + recordedLeo[r] + " (threshold " +
                         joinThreshold() + ")");
                 }
                 final int read = Math.min(1 + random.nextInt(5), leaderLog().size() - own.size());
@@ -614,7 +599,7 @@ class SyncDataPathSimulationTest
                 final boolean lost = chaos && random.nextInt(10) == 0;
                 for (int copy = 0; copy < copies && !lost; copy++)
                 {
-                    schedule(1 + (chaos ? random.nextInt(40) : 0), "lands: " + what, () ->
+                    events.schedule(1 + (chaos ? random.nextInt(40) : 0), "lands: " + what, () ->
                     {
                         final long handle = mutant == Mutant.LINK_WITHOUT_GENERATION && sentHandle >= 0 ?
                             (sentHandle & 0xFFFFFFFFL) | ((long)replicas.mirrorLinks().generationOf(
@@ -624,12 +609,12 @@ class SyncDataPathSimulationTest
                         final Partition.ReportResult result = handle == MirrorLinks.NO_HANDLE ?
                             Partition.ReportResult.NOT_REGISTERED : source.onMirrorReport(handle, epoch,
                                 validatedAsSeen, ids, leos, REPLICAS, isrIds, isrIds.length, MIN_ISR);
-                        note("source takes " + what + ": " + result + ", HW " + source.log().highWatermark());
+                        events.note("source takes " + what + ": " + result + ", HW " + source.log().highWatermark());
                     });
                 }
                 // The answer comes after the report landed (or was lost), sometimes much later.
                 final long answerMs = chaos ? 41 + random.nextInt(random.nextInt(5) == 0 ? 400 : 40) : 5;
-                schedule(answerMs, "answer: " + what, () ->
+                events.schedule(answerMs, "answer: " + what, () ->
                 {
                     reportInFlight = false;
                     if (mutant == Mutant.JOIN_FLOOR_ON_ANSWER && epoch == leaderEpoch && !lost)
@@ -654,7 +639,7 @@ class SyncDataPathSimulationTest
                 if (out >= 0)
                 {
                     isr.remove(out);
-                    note(name + " replica " + out + " leaves the ISR (at " + recordedLeo[out] + ")");
+                    events.note(name + " replica " + out + " leaves the ISR (at " + recordedLeo[out] + ")");
                 }
             }
 
@@ -671,7 +656,7 @@ class SyncDataPathSimulationTest
                     isr.remove(r);
                     recordedLeo[r] = -1L;
                 }
-                note(name + " replica " + r + (alive[r] ? " restarts" : " crashes"));
+                events.note(name + " replica " + r + (alive[r] ? " restarts" : " crashes"));
             }
 
             /** A clean election: another live ISR member leads; the old leader stays a follower, or crashed. */
@@ -702,7 +687,7 @@ class SyncDataPathSimulationTest
                 joinFloor = -1L; // a new reporter state on the new leader
                 epochStartOffset = leaderLog().size();
                 reportInFlight = false;
-                note(name + " leader " + previous + " -> " + leader + " (epoch " + leaderEpoch + ", LEO " +
+                events.note(name + " leader " + previous + " -> " + leader + " (epoch " + leaderEpoch + ", LEO " +
                     leaderLog().size() + ", ISR " + new TreeSet<>(isr) + ")");
             }
 

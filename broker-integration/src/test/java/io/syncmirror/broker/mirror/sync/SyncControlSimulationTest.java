@@ -100,7 +100,7 @@ class SyncControlSimulationTest
             catch (final AssertionError | RuntimeException e)
             {
                 fail("seed " + seed + " (rerun: -Dsync.simulation.seed=" + seed + "): " + e.getMessage() + "\n" +
-                    world.trace(), e);
+                    world.events.trace(), e);
             }
         }
     }
@@ -362,21 +362,6 @@ class SyncControlSimulationTest
             };
         }
 
-        void note(final String line)
-        {
-            events.note(line);
-        }
-
-        String trace()
-        {
-            return events.trace();
-        }
-
-        void schedule(final long delayMs, final String what, final Runnable action)
-        {
-            events.schedule(delayMs, what, action);
-        }
-
         void run()
         {
             for (int step = 0; step < CHAOS_STEPS; step++)
@@ -392,7 +377,7 @@ class SyncControlSimulationTest
                 advance(1 + random.nextInt(40));
             }
             chaos = false;
-            note("the network heals; crashed brokers restart; operators and leaders stay put");
+            events.note("the network heals; crashed brokers restart; operators and leaders stay put");
             for (int b = 0; b < BROKERS; b++)
             {
                 if (brokers[b].down)
@@ -462,7 +447,7 @@ class SyncControlSimulationTest
             }
             else
             {
-                note("source operator: --release-sync");
+                events.note("source operator: --release-sync");
                 source.unregister(true, -1L);
                 checkInvariants("release");
             }
@@ -476,7 +461,7 @@ class SyncControlSimulationTest
          */
         void failover()
         {
-            note("destination operator: failover");
+            events.note("destination operator: failover");
             failedOver = true;
             Arrays.fill(desired, MirrorType.ASYNC.id());
             final long closing = failoverUnnumbered ? -1L : SyncCommitFence.closing(leaderEpoch[0]);
@@ -493,7 +478,7 @@ class SyncControlSimulationTest
                     broker.commitMirrorType(TOPIC_ID, MirrorType.ASYNC.id(), closing);
                 }
             }
-            schedule(50 + random.nextInt(200), "the topic leaves the mirror", () -> removedFromMirror = true);
+            events.schedule(50 + random.nextInt(200), "the topic leaves the mirror", () -> removedFromMirror = true);
         }
 
         boolean lateRegisterInFlight()
@@ -513,11 +498,11 @@ class SyncControlSimulationTest
             if (effective == MirrorType.SYNC.id())
             {
                 effective = MirrorType.ASYNC.id();
-                note("the failover retries its ASYNC commit");
+                events.note("the failover retries its ASYNC commit");
             }
             if (!failoverUnregistered && gating)
             {
-                note("source operator: --release-sync (the failover's Unregister never arrived)");
+                events.note("source operator: --release-sync (the failover's Unregister never arrived)");
                 source.unregister(true, -1L);
             }
         }
@@ -535,7 +520,7 @@ class SyncControlSimulationTest
             leader[p] = to;
             leaderEpoch[p]++;
             brokers[to].led.put(p, new Part(p, this));
-            note("partition " + p + " leader " + from + " -> " + to);
+            events.note("partition " + p + " leader " + from + " -> " + to);
         }
 
         /**
@@ -548,7 +533,7 @@ class SyncControlSimulationTest
             if (brokers[b].down)
             {
                 brokers[b] = new Broker(b);
-                note("broker " + b + " restarts");
+                events.note("broker " + b + " restarts");
                 return;
             }
             if (brokers[(b + 1) % BROKERS].down)
@@ -560,13 +545,13 @@ class SyncControlSimulationTest
             {
                 moveLeader(p);
             }
-            note("broker " + b + " crashes");
+            events.note("broker " + b + " crashes");
         }
 
         /** {@code --alter}: the desired type on every partition; ASYNC is also committed at once, as the API does. */
         void alter(final MirrorType type)
         {
-            note("destination operator: --alter --" + type.name().toLowerCase());
+            events.note("destination operator: --alter --" + type.name().toLowerCase());
             for (int p = 0; p < PARTITIONS; p++)
             {
                 desired[p] = type.id();
@@ -671,7 +656,7 @@ class SyncControlSimulationTest
                 }
                 if (part.reporting != reporting)
                 {
-                    note("broker " + id + " partition " + part.index + " reporting " + reporting);
+                    events.note("broker " + id + " partition " + part.index + " reporting " + reporting);
                 }
                 part.reporting = reporting;
             }
@@ -724,14 +709,14 @@ class SyncControlSimulationTest
                 inFlight = call;
                 final boolean driverWhenSent = driving();
                 final boolean failedOverWhenSent = failedOver;
-                note("broker " + id + " sends " + call.what);
+                events.note("broker " + id + " sends " + call.what);
                 final boolean lost = chaos && random.nextInt(10) == 0;
                 final long landsInMs = chaos && random.nextInt(8) == 0 ? random.nextLong(2 * REQUEST_TIMEOUT_MS) :
                     1 + random.nextInt(10);
                 call.landsLate = !lost && landsInMs > REQUEST_TIMEOUT_MS;
                 if (!lost)
                 {
-                    schedule(landsInMs, "lands: " + call.what, () ->
+                    events.schedule(landsInMs, "lands: " + call.what, () ->
                     {
                         final boolean failoverRequest = call.what.startsWith("unregister") && failedOverWhenSent;
                         if (call.what.startsWith("register") || call.what.startsWith("unregister"))
@@ -743,22 +728,22 @@ class SyncControlSimulationTest
                             }
                         }
                         final Object answer = call.apply.get();
-                        note("source applies " + call.what + " from broker " + id + ": " + answer);
+                        events.note("source applies " + call.what + " from broker " + id + ": " + answer);
                         failoverUnregistered |= failoverRequest && answer instanceof Answer a &&
                             a.errorCode() == Errors.NONE.code();
                         final boolean answerLost = chaos && random.nextInt(10) == 0;
                         if (!answerLost)
                         {
-                            schedule(chaos ? random.nextInt(20) : 1, "answer: " + call.what, () -> answered(call,
+                            events.schedule(chaos ? random.nextInt(20) : 1, "answer: " + call.what, () -> answered(call,
                                 answer));
                         }
                     });
                 }
-                schedule(REQUEST_TIMEOUT_MS, "timeout: " + call.what, () ->
+                events.schedule(REQUEST_TIMEOUT_MS, "timeout: " + call.what, () ->
                 {
                     if (!down && !call.answer.isDone())
                     {
-                        note("broker " + id + " times out " + call.what);
+                        events.note("broker " + id + " times out " + call.what);
                         call.answer.completeExceptionally(new IOException(call.what + " timed out"));
                         inFlight = null;
                         startNext();
