@@ -118,17 +118,13 @@ class ZeroRpoScenarioTest
             source.stopCleanly(leader);
             trial.note("source broker %d stopped cleanly (SIGTERM, controlled shutdown)", leader);
             trial.awaitLeadersAwayFrom(source, leader);
-            // Up to two producer delivery timeouts: see the known stall below.
-            trial.awaitAcksOnEveryPartitionAfter(trial.ackedOffsets(), "the source leader change", 150_000);
+            trial.awaitAcksOnEveryPartitionAfter(trial.ackedOffsets(), "the source leader change");
             source.launch(leader);
             source.awaitUp();
             trial.awaitFullIsr(source);
             trial.awaitAcksOnEveryPartitionAfter(trial.ackedOffsets(), "the restart of source broker " + leader);
-            // Known: in 3 of 5 seeds of the profile some partition's acknowledgements stopped after the controlled
-            // shutdown until the producer's delivery.timeout.ms (60 s) expired its batches; nothing was lost.
-            // Reported in the trial's log, not failed, until it is fixed (docs/zero-rpo-trials.md).
             trial.awaitAcked(killPoint(trial), MIRROR, 0);
-            trial.assertNothingLost(trial.killSourceAndCheck(0, MIRROR), false);
+            trial.assertNothingLost(trial.killSourceAndCheck(0, MIRROR));
         }
     }
 
