@@ -14,10 +14,10 @@ if [ ! -r "$1" ]; then
   exit 2
 fi
 
-jar=$(ls "$root"/broker-integration/target/broker-integration-*.jar 2>/dev/null | grep -v sources | head -n 1 || true)
+jar=$(ls "$root"/broker-integration/target/broker-integration-*.jar 2>/dev/null | grep -v -e sources -e tests | head -n 1 || true)
 if [ -z "$jar" ] || [ ! -d "$root/broker-integration/target/lib" ]; then
   (cd "$root" && mvn -B -q -pl broker-integration -am package -DskipTests)
-  jar=$(ls "$root"/broker-integration/target/broker-integration-*.jar | grep -v sources | head -n 1)
+  jar=$(ls "$root"/broker-integration/target/broker-integration-*.jar | grep -v -e sources -e tests | head -n 1)
 fi
 
 # The JVM flags the hot path needs (the parent pom's syncmirror.jvm.flags), never left to the user.

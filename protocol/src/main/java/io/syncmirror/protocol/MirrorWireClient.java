@@ -39,8 +39,8 @@ import org.apache.kafka.common.protocol.ObjectSerializationCache;
  * and {@link #sendRaw} sends any request body a caller encoded. It speaks Kafka's framing: each
  * request is an int32 size followed by a version 2 request header and the body, each response an int32 size,
  * a version 1 response header and the body. The version sent is the RPC's latest (every mirror RPC has only
- * version 0). There is no TLS or SASL: it is meant for a cluster's plaintext listener, as the reference broker
- * offers.
+ * version 0). The connection is plaintext or TLS, as its {@link WireSecurity} says (Kafka's client settings);
+ * SASL is not served yet.
  *
  * <p>Failure handling keeps the connection's state simple: a request that times out, a connection that drops,
  * a response with the wrong correlation id or a malformed response closes the socket and throws an
@@ -61,6 +61,7 @@ public final class MirrorWireClient implements Closeable
     private final String clientId;
     private final int connectTimeoutMs;
     private final int requestTimeoutMs;
+    private final WireSecurity security;
 
     private Socket socket;
     private InputStream in;
@@ -69,8 +70,9 @@ public final class MirrorWireClient implements Closeable
     private boolean closed;
 
     private MirrorWireClient(final String host, final int port, final String clientId, final int connectTimeoutMs,
-        final int requestTimeoutMs)
+        final int requestTimeoutMs, final WireSecurity security)
     {
+        this.security = Objects.requireNonNull(security, "security");
         this.host = host;
         this.port = port;
         this.clientId = clientId;
@@ -89,6 +91,18 @@ public final class MirrorWireClient implements Closeable
     public static MirrorWireClient connect(final String host, final int port, final String clientId,
         final int connectTimeoutMs, final int requestTimeoutMs) throws IOException
     {
+        return connect(host, port, clientId, connectTimeoutMs, requestTimeoutMs, WireSecurity.PLAINTEXT);
+    }
+
+    /**
+     * As above, over a connection secured as {@code security} says (the TLS handshake, if any, within the connect
+     * timeout).
+     *
+     * @throws IOException also when the TLS handshake fails or the security is one this client does not serve
+     */
+    public static MirrorWireClient connect(final String host, final int port, final String clientId,
+        final int connectTimeoutMs, final int requestTimeoutMs, final WireSecurity security) throws IOException
+    {
         Objects.requireNonNull(host, "host");
         checkPort(port, host + ":" + port);
         if (connectTimeoutMs <= 0 || requestTimeoutMs <= 0)
@@ -97,7 +111,7 @@ public final class MirrorWireClient implements Closeable
                 + " ms and request " + requestTimeoutMs + " ms");
         }
         final MirrorWireClient client = new MirrorWireClient(host, port, clientId, connectTimeoutMs,
-            requestTimeoutMs);
+            requestTimeoutMs, security);
         synchronized (client)
         {
             client.ensureConnected();
@@ -414,14 +428,25 @@ public final class MirrorWireClient implements Closeable
         {
             return;
         }
+        try
+        {
+            security.refuseIfUnserved();
+        }
+        catch (final IOException e)
+        {
+            throw new IOException("Cannot connect to " + address() + ": " + e.getMessage(), e);
+        }
         final Socket s = new Socket();
         try
         {
             s.setTcpNoDelay(true);
             s.connect(new InetSocketAddress(host, port), connectTimeoutMs);
-            in = s.getInputStream();
-            out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream()));
-            socket = s;
+            // A handshake that stalls must not outlive the connect bound; reads set their own timeouts.
+            s.setSoTimeout(connectTimeoutMs);
+            final Socket secured = security.secure(s, host, port);
+            in = secured.getInputStream();
+            out = new DataOutputStream(new BufferedOutputStream(secured.getOutputStream()));
+            socket = secured;
         }
         catch (final UnknownHostException e)
         {

@@ -23,9 +23,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A mirror whose source link is configured with TLS or SASL takes no SYNC topic: sync mode's fetches and reports
- * speak PLAINTEXT only, and are refused rather than sent unprotected. Its own clusters: the mirror's source link
- * cannot connect (the source listens in plaintext), which must not slow other tests' mirrors.
+ * A mirror whose source link is configured with SASL takes no SYNC topic: sync mode's fetches and reports speak
+ * PLAINTEXT and SSL only, and are refused rather than sent without its authentication. Its own clusters: the
+ * mirror's source link cannot connect (the source listens in plaintext), which must not slow other tests' mirrors.
  */
 @Timeout(120)
 class SyncSecuredLinkTest
@@ -40,8 +40,8 @@ class SyncSecuredLinkTest
     }
 
     @Test
-    @DisplayName("SI-04 a topic added as SYNC to a mirror whose source link is SSL is refused with INVALID_CONFIG "
-        + "(sync fetches and reports would not honour it) and not added")
+    @DisplayName("SI-04 a topic added as SYNC to a mirror whose source link is SASL_SSL is refused with "
+        + "INVALID_CONFIG (sync fetches and reports would not honour it) and not added")
     void shouldRefuseSyncOverASecuredSourceLink() throws Exception
     {
         try (MirrorWireClient client = Mirrors.client(clusters.destination(), 1))
@@ -50,7 +50,7 @@ class SyncSecuredLinkTest
                 new CreateClusterMirrorRequestData().setMirrorName("secured")
                     .setSourceBootstrapServers(clusters.source().bootstrapServers())
                     .setSourceConfigs(List.of(new CreateClusterMirrorRequestData
-                        .SourceConfig().setName("security.protocol").setValue("SSL"))),
+                        .SourceConfig().setName("security.protocol").setValue("SASL_SSL"))),
                 CreateClusterMirrorResponseData.class);
             assertEquals(Errors.NONE.code(), created.errorCode(), String.valueOf(created.errorMessage()));
             final AddTopicsToMirrorResponseData added = client.send(new AddTopicsToMirrorRequestData()
@@ -64,7 +64,7 @@ class SyncSecuredLinkTest
             for (final TopicResultsResponseData.TopicResult result : added.topics())
             {
                 assertEquals(Errors.INVALID_CONFIG.code(), result.errorCode(), result.toString());
-                assertTrue(result.errorMessage().contains("security.protocol=SSL"), result.errorMessage());
+                assertTrue(result.errorMessage().contains("security.protocol=SASL_SSL"), result.errorMessage());
             }
         }
         assertEquals("", Mirrors.describeAll(clusters.destination(), "tls-orders"), "nothing was added");

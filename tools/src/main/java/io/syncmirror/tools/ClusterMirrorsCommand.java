@@ -22,6 +22,7 @@ import java.util.TreeMap;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.internals.Topic;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -42,6 +43,7 @@ import io.syncmirror.protocol.ErrorOnlyResponseData;
 import io.syncmirror.protocol.MirrorType;
 import io.syncmirror.protocol.MirrorWireClient;
 import io.syncmirror.protocol.RemoveTopicsFromMirrorRequestData;
+import io.syncmirror.protocol.WireSecurity;
 import io.syncmirror.protocol.RemoveTopicsFromMirrorResponseData;
 import io.syncmirror.protocol.TopicResultsResponseData;
 import io.syncmirror.protocol.UnregisterMirrorSyncTopicRequestData;
@@ -135,6 +137,12 @@ public final class ClusterMirrorsCommand
                 + "source is probed first and an incompatible source fails the command."),
         ASYNC("async", null, false,
             "With --alter: mirror asynchronously; demotes a SYNC topic at once."),
+        COMMAND_CONFIG("command-config", "FILE", false,
+            "A properties file of Kafka client configs for the connection to --bootstrap-server (security.protocol, "
+                + "ssl.*), as Kafka's tools take it."),
+        SOURCE_COMMAND_CONFIG("source-command-config", "FILE", false,
+            "With --sync: a properties file of Kafka client configs for the probe of the mirror's source cluster "
+                + "(its bootstrap servers come from the mirror)."),
         COMMAND_TIMEOUT_MS("command-timeout-ms", "N", false,
             "How long to wait to connect and for each response, in milliseconds (default "
                 + DEFAULT_COMMAND_TIMEOUT_MS + ").");
@@ -170,13 +178,18 @@ public final class ClusterMirrorsCommand
         }
     }
 
-    /** The actions, each with the options it accepts besides --bootstrap-server and --command-timeout-ms. */
+    /**
+     * The actions, each with the options it accepts besides --bootstrap-server, --command-config and
+     * --command-timeout-ms.
+     */
     private enum Action
     {
         CREATE(Option.CREATE, EnumSet.of(Option.MIRROR, Option.SOURCE_BOOTSTRAP_SERVER, Option.SOURCE_CONFIG,
             Option.SOURCE_CONFIG_FILE, Option.INCLUDE, Option.EXCLUDE)),
-        ADD(Option.ADD, EnumSet.of(Option.MIRROR, Option.TOPICS, Option.TOPIC_REGEX, Option.SYNC)),
-        ALTER(Option.ALTER, EnumSet.of(Option.MIRROR, Option.TOPICS, Option.SYNC, Option.ASYNC)),
+        ADD(Option.ADD, EnumSet.of(Option.MIRROR, Option.TOPICS, Option.TOPIC_REGEX, Option.SYNC,
+            Option.SOURCE_COMMAND_CONFIG)),
+        ALTER(Option.ALTER, EnumSet.of(Option.MIRROR, Option.TOPICS, Option.SYNC, Option.ASYNC,
+            Option.SOURCE_COMMAND_CONFIG)),
         RELEASE_SYNC(Option.RELEASE_SYNC, EnumSet.of(Option.MIRROR, Option.TOPICS)),
         REMOVE(Option.REMOVE, EnumSet.of(Option.MIRROR, Option.TOPICS)),
         DESCRIBE(Option.DESCRIBE, EnumSet.of(Option.MIRROR)),
@@ -238,6 +251,8 @@ public final class ClusterMirrorsCommand
         final List<MirrorWireClient.HostPort> bootstrap;
         final int timeoutMs;
         final ApiMessage request;
+        final WireSecurity security;
+        final WireSecurity sourceSecurity;
         try
         {
             action = action(options);
@@ -245,16 +260,18 @@ public final class ClusterMirrorsCommand
             bootstrap = hostPorts(Option.BOOTSTRAP_SERVER, required(options, Option.BOOTSTRAP_SERVER));
             timeoutMs = timeoutMs(options);
             request = buildRequest(action, options);
+            security = security(options, Option.COMMAND_CONFIG);
+            sourceSecurity = security(options, Option.SOURCE_COMMAND_CONFIG);
         }
         catch (final UsageException e)
         {
             return usageError(err, e.getMessage());
         }
-        try (MirrorWireClient client = connect(bootstrap, timeoutMs))
+        try (MirrorWireClient client = connect(bootstrap, timeoutMs, security))
         {
             if (options.containsKey(Option.SYNC))
             {
-                final int probeExit = probeSource(client, mirrorName(options), timeoutMs, err);
+                final int probeExit = probeSource(client, mirrorName(options), timeoutMs, sourceSecurity, err);
                 if (probeExit != EXIT_OK)
                 {
                     return probeExit;
@@ -378,7 +395,7 @@ public final class ClusterMirrorsCommand
         {
             final boolean actionFlag = option == action.option || action == Action.REMOVE && option == Option.STOP;
             if (!actionFlag && option != Option.BOOTSTRAP_SERVER && option != Option.COMMAND_TIMEOUT_MS
-                && !action.accepts.contains(option))
+                && option != Option.COMMAND_CONFIG && !action.accepts.contains(option))
             {
                 throw new UsageException(option.flag + " does not apply to " + action.option.flag);
             }
@@ -503,7 +520,31 @@ public final class ClusterMirrorsCommand
             .setExcludeTopics(regexes(Option.EXCLUDE, options.getOrDefault(Option.EXCLUDE, List.of())));
     }
 
+    /** The connection security a config-file option names; plaintext when it is not given. */
+    private static WireSecurity security(final Map<Option, List<String>> options, final Option option)
+        throws UsageException
+    {
+        final String file = optional(options, option);
+        if (file == null)
+        {
+            return WireSecurity.PLAINTEXT;
+        }
+        try
+        {
+            return WireSecurity.forClientConfigs(readConfigFile(file, option));
+        }
+        catch (final KafkaException e)
+        {
+            throw new UsageException(option.flag + " '" + file + "': " + e.getMessage());
+        }
+    }
+
     private static Map<String, String> readConfigFile(final String file) throws UsageException
+    {
+        return readConfigFile(file, Option.SOURCE_CONFIG_FILE);
+    }
+
+    private static Map<String, String> readConfigFile(final String file, final Option option) throws UsageException
     {
         final Path path = Paths.get(file);
         final Properties properties = new Properties();
@@ -514,7 +555,7 @@ public final class ClusterMirrorsCommand
         catch (final IOException | IllegalArgumentException e)
         {
             // IllegalArgumentException: a malformed unicode escape (backslash, u, four hex digits) in the file.
-            throw new UsageException("cannot read " + Option.SOURCE_CONFIG_FILE.flag + " '" + file + "': "
+            throw new UsageException("cannot read " + option.flag + " '" + file + "': "
                 + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
         }
         final Map<String, String> configs = new LinkedHashMap<>();
@@ -648,15 +689,16 @@ public final class ClusterMirrorsCommand
     }
 
     /** Connects to the first bootstrap server that answers, trying them in the order given. */
-    private static MirrorWireClient connect(final List<MirrorWireClient.HostPort> bootstrap, final int timeoutMs)
-        throws IOException
+    private static MirrorWireClient connect(final List<MirrorWireClient.HostPort> bootstrap, final int timeoutMs,
+        final WireSecurity security) throws IOException
     {
         IOException last = null;
         for (final MirrorWireClient.HostPort hostPort : bootstrap)
         {
             try
             {
-                return MirrorWireClient.connect(hostPort.host(), hostPort.port(), CLIENT_ID, timeoutMs, timeoutMs);
+                return MirrorWireClient.connect(hostPort.host(), hostPort.port(), CLIENT_ID, timeoutMs, timeoutMs,
+                    security);
             }
             catch (final IOException e)
             {
@@ -803,7 +845,7 @@ public final class ClusterMirrorsCommand
      *         the reason printed; nothing that changes state has been sent then
      */
     private static int probeSource(final MirrorWireClient destination, final String mirror, final int timeoutMs,
-        final PrintStream err) throws IOException
+        final WireSecurity sourceSecurity, final PrintStream err) throws IOException
     {
         final DescribeClusterMirrorsResponseData described = destination.send(
             new DescribeClusterMirrorsRequestData().setMirrorNames(List.of(mirror)),
@@ -824,7 +866,7 @@ public final class ClusterMirrorsCommand
             return EXIT_FAILED;
         }
         final SourceCompatibilityProbe.Result result = SourceCompatibilityProbe.probe(
-            description.sourceBootstrapServers(), timeoutMs);
+            description.sourceBootstrapServers(), timeoutMs, sourceSecurity);
         switch (result.outcome())
         {
             case COMPATIBLE:

@@ -28,6 +28,7 @@ import io.syncmirror.protocol.AlterMirrorTopicTypeRequestData;
 import io.syncmirror.protocol.AlterMirrorTopicTypeResponseData;
 import io.syncmirror.protocol.MirrorType;
 import io.syncmirror.protocol.MirrorWireClient;
+import io.syncmirror.protocol.WireSecurity;
 import io.syncmirror.protocol.RegisterMirrorSyncTopicRequestData;
 import io.syncmirror.protocol.RegisterMirrorSyncTopicResponseData;
 import io.syncmirror.protocol.TopicResultsResponseData;
@@ -103,14 +104,16 @@ public final class MirrorAdmin implements AutoCloseable
     private final ExecutorService executor;
     /** The calls not yet answered, failed by {@link #close()}. */
     private final Set<TopicsResult> pending = ConcurrentHashMap.newKeySet();
+    private final WireSecurity security;
     private volatile boolean closed;
 
     /** The connection, made on the executor thread on first use and after a failure; only that thread uses it. */
     private MirrorWireClient client;
 
     private MirrorAdmin(final List<MirrorWireClient.HostPort> bootstrap, final String bootstrapServers,
-        final int requestTimeoutMs)
+        final int requestTimeoutMs, final WireSecurity security)
     {
+        this.security = security;
         this.bootstrap = bootstrap;
         this.bootstrapServers = bootstrapServers;
         this.requestTimeoutMs = requestTimeoutMs;
@@ -131,6 +134,18 @@ public final class MirrorAdmin implements AutoCloseable
      */
     public static MirrorAdmin create(final String bootstrapServers, final int requestTimeoutMs)
     {
+        return create(bootstrapServers, requestTimeoutMs, Map.of());
+    }
+
+    /**
+     * As above, connecting with Kafka client settings ({@code security.protocol} and {@code ssl.*}, as in a Kafka
+     * tool's {@code --command-config} file).
+     *
+     * @throws org.apache.kafka.common.config.ConfigException a setting is invalid or a store cannot be loaded
+     */
+    public static MirrorAdmin create(final String bootstrapServers, final int requestTimeoutMs,
+        final Map<String, ?> clientConfigs)
+    {
         Objects.requireNonNull(bootstrapServers, "bootstrapServers");
         if (requestTimeoutMs <= 0)
         {
@@ -141,7 +156,8 @@ public final class MirrorAdmin implements AutoCloseable
         {
             servers.add(MirrorWireClient.parse(part));
         }
-        return new MirrorAdmin(List.copyOf(servers), bootstrapServers, requestTimeoutMs);
+        return new MirrorAdmin(List.copyOf(servers), bootstrapServers, requestTimeoutMs,
+            WireSecurity.forClientConfigs(clientConfigs));
     }
 
     /** Registers topics for sync mirroring on the source (RegisterMirrorSyncTopic), not as a recovery promotion. */
@@ -428,7 +444,7 @@ public final class MirrorAdmin implements AutoCloseable
             try
             {
                 final MirrorWireClient connected = MirrorWireClient.connect(server.host(), server.port(), CLIENT_ID,
-                    requestTimeoutMs, requestTimeoutMs);
+                    requestTimeoutMs, requestTimeoutMs, security);
                 synchronized (this)
                 {
                     client = connected;

@@ -9,6 +9,7 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 
 import io.syncmirror.protocol.MirrorWireClient;
+import io.syncmirror.protocol.WireSecurity;
 
 /**
  * The source-compatibility probe that runs before a topic is asked to mirror synchronously: asks a source cluster
@@ -60,6 +61,12 @@ public final class SourceCompatibilityProbe
      */
     public static Result probe(final String bootstrapServers, final int timeoutMs)
     {
+        return probe(bootstrapServers, timeoutMs, WireSecurity.PLAINTEXT);
+    }
+
+    /** As above, over connections secured as {@code security} says. */
+    public static Result probe(final String bootstrapServers, final int timeoutMs, final WireSecurity security)
+    {
         final List<MirrorWireClient.HostPort> servers = new ArrayList<>();
         for (final String part : (bootstrapServers == null ? "" : bootstrapServers).split(",", -1))
         {
@@ -77,7 +84,7 @@ public final class SourceCompatibilityProbe
         for (final MirrorWireClient.HostPort server : servers)
         {
             try (MirrorWireClient client = MirrorWireClient.connect(server.host(), server.port(), CLIENT_ID,
-                timeoutMs, timeoutMs))
+                timeoutMs, timeoutMs, security))
             {
                 final ApiVersionsResponseData versions = client.apiVersions();
                 if (versions.errorCode() == Errors.UNSUPPORTED_VERSION.code())

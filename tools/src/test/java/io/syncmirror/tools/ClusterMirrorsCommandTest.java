@@ -125,6 +125,10 @@ class ClusterMirrorsCommandTest
             Arguments.of(new String[] {"--bootstrap-server", "broker", "--list"}, "expected HOST:PORT"),
             Arguments.of(new String[] {"--bootstrap-server", "b:99999", "--list"}, "1 to 65535"),
             Arguments.of(new String[] {"--bootstrap-server", "b:1", "--bogus"}, "unknown option --bogus"),
+            Arguments.of(new String[] {"--bootstrap-server", "b:1", "--list", "--command-config", "/no/such/file"},
+                "cannot read --command-config '/no/such/file'"),
+            Arguments.of(new String[] {"--bootstrap-server", "b:1", "--list", "--source-command-config", "f"},
+                "--source-command-config does not apply to --list"),
             Arguments.of(new String[] {"--bootstrap-server", "b:1", "--list", "extra"}, "unexpected argument 'extra'"),
             Arguments.of(new String[] {"--bootstrap-server", "b:1", "--list=yes"}, "--list takes no value"),
             Arguments.of(new String[] {"--bootstrap-server", "b:1", "--delete", "--mirror"}, "--mirror needs a value"),
@@ -196,6 +200,33 @@ class ClusterMirrorsCommandTest
         assertTrue(result.err().startsWith("Error: "), result.err());
         assertTrue(result.err().contains(expected), "expected '" + expected + "' in: " + result.err());
         assertTrue(result.err().strip().endsWith("(see --help)"), result.err());
+    }
+
+    @Test
+    @DisplayName("AM-18 a --command-config the command cannot honour is refused before anything is sent: an "
+        + "unknown security.protocol or an unreadable truststore exits 2, SASL (not served yet) exits 1 unsent")
+    void shouldRefuseCommandConfigsItCannotHonour(@TempDir final Path dir) throws Exception
+    {
+        try (FakeMirrorBroker broker = new FakeMirrorBroker(FakeMirrorBroker.answeringDefaults()))
+        {
+            final Path bogus = Files.writeString(dir.resolve("bogus.properties"), "security.protocol=TLS\n");
+            Result result = run("--bootstrap-server", bootstrap(broker), "--list", "--command-config",
+                bogus.toString());
+            assertEquals(ClusterMirrorsCommand.EXIT_USAGE, result.exit(), result.err());
+            assertTrue(result.err().contains("security.protocol"), result.err());
+
+            final Path noStore = Files.writeString(dir.resolve("ssl.properties"),
+                "security.protocol=SSL\nssl.truststore.location=/no/such/store.p12\nssl.truststore.password=x\n");
+            result = run("--bootstrap-server", bootstrap(broker), "--list", "--command-config", noStore.toString());
+            assertEquals(ClusterMirrorsCommand.EXIT_USAGE, result.exit(), result.err());
+            assertOneLine(result.err());
+
+            final Path sasl = Files.writeString(dir.resolve("sasl.properties"), "security.protocol=SASL_SSL\n");
+            result = run("--bootstrap-server", bootstrap(broker), "--list", "--command-config", sasl.toString());
+            assertEquals(ClusterMirrorsCommand.EXIT_FAILED, result.exit(), result.err());
+            assertTrue(result.err().contains("SASL_SSL is not served"), result.err());
+            assertTrue(broker.requests().isEmpty(), "nothing sent in plaintext");
+        }
     }
 
     @Test

@@ -40,6 +40,12 @@ public interface ClusterUnderTest extends AutoCloseable
     /** The {@code bootstrap.servers} a client connects with: {@code 127.0.0.1:port} pairs, comma-separated. */
     String bootstrapServers();
 
+    /** Kafka client settings a client needs besides the bootstrap servers (TLS); empty for plaintext. */
+    default Map<String, Object> clientConfigs()
+    {
+        return Map.of();
+    }
+
     /**
      * Creates {@code topic} and returns once every partition has a leader and {@code replicationFactor} replicas
      * in its ISR.
@@ -49,7 +55,7 @@ public interface ClusterUnderTest extends AutoCloseable
     default void createTopic(final String topic, final int partitions, final short replicationFactor,
         final Map<String, String> configs) throws InterruptedException, ExecutionException, TimeoutException
     {
-        final Map<String, Object> adminConfig = new HashMap<>();
+        final Map<String, Object> adminConfig = new HashMap<>(clientConfigs());
         adminConfig.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
         adminConfig.put(AdminClientConfig.CLIENT_ID_CONFIG, "bench-admin-" + name());
         try (Admin admin = Admin.create(adminConfig))

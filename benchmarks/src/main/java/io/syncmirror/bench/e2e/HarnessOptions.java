@@ -32,7 +32,8 @@ public record HarnessOptions(
     public static final String USAGE = String.join(System.lineSeparator(),
         "usage: ProduceLatencyHarness [flags]",
         "  --topologies LIST  comma-separated BROKERSxRF, e.g. 1x1,3x3 (default 1x1,3x3; min ISR is RF-1, at least 1)",
-        "  --systems LIST     comma-separated from: ours, kafka (default: both when ours is wired in, else kafka)",
+        "  --systems LIST     comma-separated from: ours, kafka, ours-tls, kafka-tls (the -tls ones serve clients and",
+        "                     replicate in TLS; default: ours,kafka when ours is wired in, else kafka)",
         "  --rounds N         rounds per system and topology, alternating systems (default 3)",
         "  --rate N           target messages per second, paced (default 1000)",
         "  --size BYTES       value size of every message (default 100)",
@@ -109,7 +110,7 @@ public record HarnessOptions(
         final Set<String> systems = new LinkedHashSet<>();
         for (final String item : items(list, "--systems"))
         {
-            if (item.equals(OursClusterFactory.NAME))
+            if (item.equals(OursClusterFactory.NAME) || item.equals(OursClusterFactory.TLS_NAME))
             {
                 if (!oursAvailable)
                 {
@@ -117,9 +118,9 @@ public record HarnessOptions(
                         "--systems ours: the reference broker's embedded cluster is not wired in yet; use kafka");
                 }
             }
-            else if (!item.equals(KafkaReferenceCluster.NAME))
+            else if (!item.equals(KafkaReferenceCluster.NAME) && !item.equals(KafkaReferenceCluster.TLS_NAME))
             {
-                throw new IllegalArgumentException("--systems takes ours and/or kafka: " + item);
+                throw new IllegalArgumentException("--systems takes ours, kafka, ours-tls, kafka-tls: " + item);
             }
             if (!systems.add(item))
             {

@@ -50,6 +50,8 @@ public final class KafkaReferenceCluster implements ClusterUnderTest
 {
     /** The name the harness prints for this system. */
     public static final String NAME = "kafka";
+    /** The same system with its client listener and inter-broker links in TLS. */
+    public static final String TLS_NAME = "kafka-tls";
     /** The largest cluster this class starts: every node is a voter, and larger quorums only add load here. */
     public static final int MAX_NODES = 5;
     /** How long {@link #start} waits for every node to start and register as an unfenced broker. */
@@ -64,14 +66,27 @@ public final class KafkaReferenceCluster implements ClusterUnderTest
     private final Path rootDir;
     private final List<KafkaRaftServer> servers;
     private final String bootstrapServers;
+    private final String name;
+    private final Map<String, Object> clientConfigs;
     private boolean closed;
 
     private KafkaReferenceCluster(final Path rootDir, final List<KafkaRaftServer> servers,
-        final String bootstrapServers)
+        final String bootstrapServers, final String name, final Map<String, Object> clientConfigs)
     {
         this.rootDir = rootDir;
         this.servers = servers;
         this.bootstrapServers = bootstrapServers;
+        this.name = name;
+        this.clientConfigs = Map.copyOf(clientConfigs);
+    }
+
+    /**
+     * The cluster in TLS, named {@value #TLS_NAME}: {@code tls}'s broker settings on every node, its client settings
+     * for every client (the startup check's, the harness's).
+     */
+    public static KafkaReferenceCluster startTls(final int nodes, final TlsSetup tls) throws Exception
+    {
+        return start(nodes, tls.brokerOverrides(), TLS_NAME, tls.clientConfigs());
     }
 
     /**
@@ -89,6 +104,12 @@ public final class KafkaReferenceCluster implements ClusterUnderTest
      */
     public static KafkaReferenceCluster start(final int nodes, final Map<String, String> brokerOverrides)
         throws Exception
+    {
+        return start(nodes, brokerOverrides, NAME, Map.of());
+    }
+
+    private static KafkaReferenceCluster start(final int nodes, final Map<String, String> brokerOverrides,
+        final String name, final Map<String, Object> clientConfigs) throws Exception
     {
         if (nodes < 1 || nodes > MAX_NODES)
         {
@@ -122,7 +143,7 @@ public final class KafkaReferenceCluster implements ClusterUnderTest
             }
 
             startAll(configs, started);
-            final KafkaReferenceCluster cluster = new KafkaReferenceCluster(rootDir, started, bootstrap.toString());
+            final KafkaReferenceCluster cluster = new KafkaReferenceCluster(rootDir, started, bootstrap.toString(), name, clientConfigs);
             cluster.awaitBrokersRegistered(nodes);
             return cluster;
         }
@@ -144,7 +165,13 @@ public final class KafkaReferenceCluster implements ClusterUnderTest
     @Override
     public String name()
     {
-        return NAME;
+        return name;
+    }
+
+    @Override
+    public Map<String, Object> clientConfigs()
+    {
+        return clientConfigs;
     }
 
     @Override
@@ -199,7 +226,8 @@ public final class KafkaReferenceCluster implements ClusterUnderTest
         props.put("listeners", BROKER_LISTENER + "://" + HOST + ":" + brokerPort + "," +
             CONTROLLER_LISTENER + "://" + HOST + ":" + controllerPort);
         props.put("advertised.listeners", BROKER_LISTENER + "://" + HOST + ":" + brokerPort);
-        props.put("listener.security.protocol.map", BROKER_LISTENER + ":PLAINTEXT," + CONTROLLER_LISTENER + ":PLAINTEXT");
+        props.putIfAbsent("listener.security.protocol.map", BROKER_LISTENER + ":PLAINTEXT," + CONTROLLER_LISTENER +
+            ":PLAINTEXT");
         props.put("log.dirs", logDir.toString());
         props.put("metadata.log.dir", logDir.toString());
         props.putIfAbsent("auto.create.topics.enable", "false");
@@ -341,7 +369,7 @@ public final class KafkaReferenceCluster implements ClusterUnderTest
     /** Waits until the cluster reports {@code nodes} brokers: each has registered and been unfenced. */
     private void awaitBrokersRegistered(final int nodes) throws Exception
     {
-        final Map<String, Object> adminConfig = new HashMap<>();
+        final Map<String, Object> adminConfig = new HashMap<>(clientConfigs);
         adminConfig.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         adminConfig.put(AdminClientConfig.CLIENT_ID_CONFIG, "kafka-reference-startup");
         try (Admin admin = Admin.create(adminConfig))

@@ -13,6 +13,22 @@ public final class OursClusterFactory implements ClusterFactory
 {
     /** The name the harness prints for this system. */
     public static final String NAME = "ours";
+    /** The same system with its client listener and inter-broker links in TLS. */
+    public static final String TLS_NAME = "ours-tls";
+
+    private final TlsSetup tls;
+
+    /** The plaintext system. */
+    public OursClusterFactory()
+    {
+        this(null);
+    }
+
+    /** The system in TLS with {@code tls}'s stores, or plaintext when it is null. */
+    public OursClusterFactory(final TlsSetup tls)
+    {
+        this.tls = tls;
+    }
 
     /** Whether the reference broker's embedded cluster is wired in, so that {@code --systems ours} can run. */
     public static boolean isAvailable()
@@ -23,13 +39,19 @@ public final class OursClusterFactory implements ClusterFactory
     @Override
     public ClusterUnderTest start(final int brokers)
     {
-        final EmbeddedCluster cluster = EmbeddedCluster.start(brokers, Map.of());
+        final EmbeddedCluster cluster = EmbeddedCluster.start(brokers, tls == null ? Map.of() : tls.brokerOverrides());
         return new ClusterUnderTest()
         {
             @Override
             public String name()
             {
-                return NAME;
+                return tls == null ? NAME : TLS_NAME;
+            }
+
+            @Override
+            public Map<String, Object> clientConfigs()
+            {
+                return tls == null ? Map.of() : tls.clientConfigs();
             }
 
             @Override

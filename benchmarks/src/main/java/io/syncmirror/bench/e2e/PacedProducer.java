@@ -57,9 +57,18 @@ public final class PacedProducer
     public static PhaseResult run(final String bootstrapServers, final String clientId, final HarnessOptions options)
         throws InterruptedException
     {
+        return run(bootstrapServers, clientId, options, Map.of());
+    }
+
+    /** As above, with Kafka client settings besides the bootstrap servers (TLS). */
+    public static PhaseResult run(final String bootstrapServers, final String clientId, final HarnessOptions options,
+        final Map<String, Object> clientConfigs) throws InterruptedException
+    {
         final byte[] value = new byte[options.messageBytes()];
         new SplittableRandom(42L).nextBytes(value);
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerConfig(bootstrapServers, clientId)))
+        final Map<String, Object> config = new HashMap<>(clientConfigs);
+        config.putAll(producerConfig(bootstrapServers, clientId));
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config))
         {
             if (options.warmupSeconds() > 0)
             {

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 
@@ -61,6 +62,8 @@ public final class ProduceLatencyHarness
                 histogram.getValueAtPercentile(99.9), histogram.getMaxValue(), result.cpuPercent());
         }
     }
+
+    private static TlsSetup tlsSetup;
 
     private ProduceLatencyHarness()
     {
@@ -155,7 +158,7 @@ public final class ProduceLatencyHarness
             out.printf(Locale.ROOT, "  %s %s round %d: cluster up and topic ready in %.1f s%n", system,
                 topology.name(), round, (System.nanoTime() - startNs) / 1e9);
             result = PacedProducer.run(cluster.bootstrapServers(),
-                "e2e-" + system + "-" + topology.name() + "-r" + round, options);
+                "e2e-" + system + "-" + topology.name() + "-r" + round, options, cluster.clientConfigs());
         }
         // Leave the next round a heap without this round's garbage, so a collection it did not cause does not land
         // in its measurement.
@@ -168,14 +171,30 @@ public final class ProduceLatencyHarness
         return RoundFigures.of(topology.name(), system, round, result);
     }
 
-    static ClusterFactory factory(final String system)
+    static ClusterFactory factory(final String system) throws IOException, InterruptedException
     {
         return switch (system)
         {
             case KafkaReferenceCluster.NAME -> KafkaReferenceCluster::start;
             case OursClusterFactory.NAME -> new OursClusterFactory();
+            case KafkaReferenceCluster.TLS_NAME ->
+            {
+                final TlsSetup tls = tls();
+                yield nodes -> KafkaReferenceCluster.startTls(nodes, tls);
+            }
+            case OursClusterFactory.TLS_NAME -> new OursClusterFactory(tls());
             default -> throw new IllegalArgumentException("unknown system: " + system);
         };
+    }
+
+    /** The run's one TLS certificate, made on first use: both systems' TLS rounds use the same stores. */
+    private static synchronized TlsSetup tls() throws IOException, InterruptedException
+    {
+        if (tlsSetup == null)
+        {
+            tlsSetup = TlsSetup.create();
+        }
+        return tlsSetup;
     }
 
     static String roundLine(final RoundFigures figures)
@@ -197,8 +216,7 @@ public final class ProduceLatencyHarness
         table.add(String.format(Locale.ROOT, "-- %s (%s): median over rounds, microseconds", topology.name(),
             topology.describe()));
         table.add(String.format(Locale.ROOT, "%-12s %10s %10s %10s %7s", "system", "p50", "p99", "p99.9", "rounds"));
-        double[] ours = null;
-        double[] kafka = null;
+        final Map<String, double[]> bySystem = new HashMap<>();
         for (final String system : systems)
         {
             final List<RoundFigures> own = rounds.stream()
@@ -212,21 +230,33 @@ public final class ProduceLatencyHarness
                 medians[2], own.size()));
             machine.add(String.format(Locale.ROOT, "E2E system=%s topo=%s rounds=%d p50_us=%.1f p99_us=%.1f " +
                 "p999_us=%.1f", system, topology.name(), own.size(), medians[0], medians[1], medians[2]));
-            if (system.equals(OursClusterFactory.NAME))
-            {
-                ours = medians;
-            }
-            else if (system.equals(KafkaReferenceCluster.NAME))
-            {
-                kafka = medians;
-            }
+            bySystem.put(system, medians);
         }
+        final double[] ours = bySystem.get(OursClusterFactory.NAME);
+        final double[] kafka = bySystem.get(KafkaReferenceCluster.NAME);
         if (ours != null && kafka != null)
         {
             table.add(String.format(Locale.ROOT, "%-12s %10.2f %10.2f %10.2f", "ours/kafka", ours[0] / kafka[0],
                 ours[1] / kafka[1], ours[2] / kafka[2]));
             machine.add(String.format(Locale.ROOT, "E2E_RATIO topo=%s p50=%.3f p99=%.3f p999=%.3f", topology.name(),
                 ours[0] / kafka[0], ours[1] / kafka[1], ours[2] / kafka[2]));
+        }
+        // What TLS costs each system, and the two in TLS side by side.
+        for (final String[] pair : new String[][] {
+            {OursClusterFactory.TLS_NAME, OursClusterFactory.NAME},
+            {KafkaReferenceCluster.TLS_NAME, KafkaReferenceCluster.NAME},
+            {OursClusterFactory.TLS_NAME, KafkaReferenceCluster.TLS_NAME}})
+        {
+            final double[] a = bySystem.get(pair[0]);
+            final double[] b = bySystem.get(pair[1]);
+            if (a != null && b != null)
+            {
+                final String name = pair[0] + "/" + pair[1];
+                table.add(String.format(Locale.ROOT, "%-20s %10.2f %10.2f %10.2f", name, a[0] / b[0], a[1] / b[1],
+                    a[2] / b[2]));
+                machine.add(String.format(Locale.ROOT, "E2E_RATIO_OF %s topo=%s p50=%.3f p99=%.3f p999=%.3f", name,
+                    topology.name(), a[0] / b[0], a[1] / b[1], a[2] / b[2]));
+            }
         }
         final List<String> lines = new ArrayList<>(table);
         lines.addAll(machine);

@@ -97,15 +97,17 @@ public final class MirrorMetadataManager implements AutoCloseable
     /**
      * @param controller           the controller's mirror operations
      * @param clientFactory        opens a client to a mirror's source cluster (e.g. {@link AdminSourceClusterClient})
-     * @param destinationBootstrap this cluster's own listener (host:port), for copying consumer group offsets
+     * @param destinationClientConfigs Kafka client settings for this cluster ({@code bootstrap.servers} and its
+     *                                 listener's security), for copying consumer group offsets
      * @param refreshIntervalMs    {@code mirror.metadata.refresh.interval.ms}
      * @param nowMs                the clock, for {@link #lastSyncMs}
      */
     public MirrorMetadataManager(final MirrorController controller,
-        final Function<MirrorDefinition, SourceClusterClient> clientFactory, final Supplier<String> destinationBootstrap,
-        final long refreshIntervalMs, final LongSupplier nowMs)
+        final Function<MirrorDefinition, SourceClusterClient> clientFactory,
+        final Supplier<Map<String, Object>> destinationClientConfigs, final long refreshIntervalMs,
+        final LongSupplier nowMs)
     {
-        this(controller, clientFactory, new AdminGroupOffsetWriter(destinationBootstrap), refreshIntervalMs, nowMs);
+        this(controller, clientFactory, new AdminGroupOffsetWriter(destinationClientConfigs), refreshIntervalMs, nowMs);
     }
 
     /** As above, with the writer of destination offsets given (tests). */
@@ -754,12 +756,12 @@ public final class MirrorMetadataManager implements AutoCloseable
     {
         private static final long TIMEOUT_MS = 10_000;
 
-        private final Supplier<String> bootstrap;
+        private final Supplier<Map<String, Object>> clientConfigs;
         private Admin admin;
 
-        AdminGroupOffsetWriter(final Supplier<String> bootstrap)
+        AdminGroupOffsetWriter(final Supplier<Map<String, Object>> clientConfigs)
         {
-            this.bootstrap = bootstrap;
+            this.clientConfigs = clientConfigs;
         }
 
         @Override
@@ -769,7 +771,7 @@ public final class MirrorMetadataManager implements AutoCloseable
             if (admin == null)
             {
                 final Properties props = new Properties();
-                props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap.get());
+                props.putAll(clientConfigs.get());
                 props.put(AdminClientConfig.CLIENT_ID_CONFIG, "mirror-offset-sync");
                 admin = Admin.create(props);
             }

@@ -40,20 +40,20 @@ public record MirrorDefinition(String name, String sourceBootstrapServers, Map<S
     }
 
     /**
-     * Why this mirror cannot run topics in SYNC mode, or null when it can: its sync fetches and reports (the
-     * blocking MirrorWireClient) speak PLAINTEXT only, so a source link configured with another
-     * {@code security.protocol} would not be honoured by them. Refused rather than sent in plaintext.
+     * Why this mirror cannot run topics in SYNC mode, or null when it can: its sync fetches and reports (the mirror
+     * RPC client) speak PLAINTEXT and SSL, not SASL yet, so a source link configured with SASL_PLAINTEXT or
+     * SASL_SSL would not be honoured by them. Refused rather than sent without its authentication.
      */
     public String syncRefusal()
     {
         final String protocol = sourceConfigs.getOrDefault("security.protocol", "PLAINTEXT").trim();
-        if (protocol.equalsIgnoreCase("PLAINTEXT"))
+        if (protocol.equalsIgnoreCase("PLAINTEXT") || protocol.equalsIgnoreCase("SSL"))
         {
             return null;
         }
         return "cluster mirror '" + name + "' connects to its source with security.protocol=" + protocol +
-            ", and sync mode's fetches and reports do not serve it yet (PLAINTEXT only): the topic stays ASYNC " +
-            "rather than send them unprotected";
+            ", and sync mode's fetches and reports do not serve it yet (PLAINTEXT and SSL only): the topic stays " +
+            "ASYNC rather than send them without it";
     }
 
     /** Why {@code name} cannot name a mirror, or null when it can. */

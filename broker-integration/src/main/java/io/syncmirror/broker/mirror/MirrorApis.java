@@ -30,6 +30,7 @@ import io.syncmirror.broker.network.MirrorRequestHandler;
 import io.syncmirror.protocol.AddTopicsToMirrorRequestData;
 import io.syncmirror.protocol.AddTopicsToMirrorResponseData;
 import io.syncmirror.protocol.AlterMirrorTopicTypeRequestData;
+import io.syncmirror.protocol.WireSecurity;
 import io.syncmirror.protocol.AlterMirrorTopicTypeResponseData;
 import io.syncmirror.protocol.BumpLeaderEpochsRequestData;
 import io.syncmirror.protocol.BumpLeaderEpochsResponseData;
@@ -115,11 +116,14 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
      * @param replicas        the replica layer, where the sync registration ledgers are loaded and written
      * @param ledgerTopic     creates {@code __mirror_state} when missing; its partition count
      * @param metadataWaiter  completes when this broker's image meets a condition (retries wait on it)
+     * @param brokerSecurity  how this cluster's brokers are reached over the mirror RPC client
+     * @param controllerSecurity how its controllers are reached
      */
     public MirrorApis(final int brokerId, final Supplier<MetadataImage> image, final MirrorCoordinator coordinator,
         final MirrorController controller, final MirrorMetadataManager metadataManager,
         final ControllerForwarder forwarder, final long timeoutMs, final ReplicaAccess replicas,
-        final SyncRegistrationApis.LedgerTopic ledgerTopic, final MirrorCoordinator.MetadataWaiter metadataWaiter)
+        final SyncRegistrationApis.LedgerTopic ledgerTopic, final MirrorCoordinator.MetadataWaiter metadataWaiter,
+        final WireSecurity brokerSecurity, final WireSecurity controllerSecurity)
     {
         this.brokerId = brokerId;
         this.image = image;
@@ -128,12 +132,13 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
         this.metadataManager = metadataManager;
         this.forwarder = forwarder;
         this.timeoutMs = timeoutMs;
-        this.clients = new MirrorWireClients("broker-" + brokerId + "-mirror", (int)timeoutMs, (int)timeoutMs);
+        this.clients = new MirrorWireClients("broker-" + brokerId + "-mirror", (int)timeoutMs, (int)timeoutMs,
+            brokerSecurity, controllerSecurity);
         // The controller bounds its own work on a request by timeoutMs, plus the calls to other brokers it makes
         // at the end (each bounded by timeoutMs): a forwarded request waits for both, so that a slow controller
         // answers with what it did instead of this broker giving up first.
         this.forwardClients = new MirrorWireClients("broker-" + brokerId + "-forward", (int)timeoutMs,
-            (int)Math.min(Integer.MAX_VALUE, 2 * timeoutMs + 1000));
+            (int)Math.min(Integer.MAX_VALUE, 2 * timeoutMs + 1000), brokerSecurity, controllerSecurity);
         this.pool = Executors.newFixedThreadPool(4, r ->
         {
             final Thread t = new Thread(r, "mirror-apis-" + brokerId);
@@ -263,7 +268,7 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
     {
         try
         {
-            return forwarder.send(via::send, request, type);
+            return forwarder.send(via::sendToController, request, type);
         }
         catch (final IOException e)
         {

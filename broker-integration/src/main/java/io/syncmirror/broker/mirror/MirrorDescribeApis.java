@@ -330,7 +330,7 @@ final class MirrorDescribeApis
                     .setPartitions(List.of(partition))));
             final LastMirroredOffsetsResponseData response;
             try (MirrorWireClient client = MirrorWireClient.connect(leader.host(), leader.port(),
-                "broker-" + brokerId + "-failback", (int)timeoutMs, (int)timeoutMs))
+                "broker-" + brokerId + "-failback", (int)timeoutMs, (int)timeoutMs, source.wireSecurity()))
             {
                 response = client.send(request, LastMirroredOffsetsResponseData.class);
             }

@@ -1,6 +1,7 @@
 package io.syncmirror.broker.mirror;
 
 import io.syncmirror.protocol.MirrorWireClient;
+import io.syncmirror.protocol.WireSecurity;
 import io.syncmirror.protocol.MirrorReplicaInfo;
 import io.syncmirror.protocol.FetchRequestCodec;
 import org.apache.kafka.common.message.FetchRequestData;
@@ -108,7 +109,7 @@ final class MirrorFetchers implements AutoCloseable
             this.client = supplied == null ? new BlockingNodeClient(node, clientConfig, Time.SYSTEM, security) : null;
             this.reporter = new SyncReporter(key.mirror(), node, "mirror-reporter-" + brokerId + "-" + key.mirror() +
                 "-to-" + key.sourceNodeId(), requestTimeoutMs(), injectedDelayNanos, SYNC_RETRY_MS, clockMs,
-                MirrorFetchers.this::onLinkRoundTrip);
+                MirrorFetchers.this::onLinkRoundTrip, wireSecurity());
             final FetchTransport transport = new FetchTransport()
             {
                 @Override
@@ -163,6 +164,12 @@ final class MirrorFetchers implements AutoCloseable
             this.reporter.start();
         }
 
+        /** The source link's security; plaintext for a fetcher a test built without a source cluster. */
+        private WireSecurity wireSecurity()
+        {
+            return source == null ? WireSecurity.PLAINTEXT : source.wireSecurity();
+        }
+
         /**
          * A fetch while any partition of this fetcher is sync: Fetch v20 carrying MirrorReplicaInfo with the mirror
          * name (its registered partitions are read up to the source LEO, hazard 4), over the wire client, since
@@ -175,7 +182,7 @@ final class MirrorFetchers implements AutoCloseable
                 if (syncClient == null)
                 {
                     syncClient = MirrorWireClient.connect(node.host(), node.port(), "mirror-fetcher-" + brokerId,
-                        requestTimeoutMs(), requestTimeoutMs() + fetcherConfig.maxWaitMs());
+                        requestTimeoutMs(), requestTimeoutMs() + fetcherConfig.maxWaitMs(), wireSecurity());
                 }
                 final FetchRequestData data = request.build(request.latestAllowedVersion()).data();
                 SyncReporter.sleepNanos(injectedDelayNanos);

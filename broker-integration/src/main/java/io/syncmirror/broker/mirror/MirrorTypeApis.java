@@ -407,7 +407,7 @@ final class MirrorTypeApis
                     try
                     {
                         final MirrorWireClient.HostPort hostPort = MirrorWireClient.parse(server);
-                        return clients.send(hostPort.host(), hostPort.port(), request, type);
+                        return clients.send(hostPort.host(), hostPort.port(), source.wireSecurity(), request, type);
                     }
                     catch (final IOException e)
                     {

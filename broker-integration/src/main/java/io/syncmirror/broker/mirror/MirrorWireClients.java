@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.protocol.ApiMessage;
 
 import io.syncmirror.protocol.MirrorWireClient;
+import io.syncmirror.protocol.WireSecurity;
 
 /**
  * Connections for the mirror RPCs this broker sends (forwarding to the controller, fan-out describes,
@@ -20,24 +21,43 @@ final class MirrorWireClients implements AutoCloseable
     private final String clientId;
     private final int connectTimeoutMs;
     private final int requestTimeoutMs;
+    private final WireSecurity brokerSecurity;
+    private final WireSecurity controllerSecurity;
     private final Map<String, MirrorWireClient> clients = new ConcurrentHashMap<>();
 
-    MirrorWireClients(final String clientId, final int connectTimeoutMs, final int requestTimeoutMs)
+    /**
+     * @param brokerSecurity     how this cluster's brokers are reached (their inter-broker listener's settings)
+     * @param controllerSecurity how its controllers are reached (their listener's settings)
+     */
+    MirrorWireClients(final String clientId, final int connectTimeoutMs, final int requestTimeoutMs,
+        final WireSecurity brokerSecurity, final WireSecurity controllerSecurity)
     {
         this.clientId = clientId;
         this.connectTimeoutMs = connectTimeoutMs;
         this.requestTimeoutMs = requestTimeoutMs;
+        this.brokerSecurity = brokerSecurity;
+        this.controllerSecurity = controllerSecurity;
     }
 
-    /** Sends one request to host:port and returns its response; IOException when it cannot. */
+    /** Sends one request to this cluster's broker at host:port and returns its response; IOException when it cannot. */
     <T extends ApiMessage> T send(final String host, final int port, final ApiMessage request, final Class<T> type)
         throws IOException
+    {
+        return send(host, port, brokerSecurity, request, type);
+    }
+
+    /**
+     * Sends one request to host:port over a connection secured as {@code security} says (a mirror's source link);
+     * IOException when it cannot.
+     */
+    <T extends ApiMessage> T send(final String host, final int port, final WireSecurity security,
+        final ApiMessage request, final Class<T> type) throws IOException
     {
         final String key = host + ":" + port;
         MirrorWireClient client = clients.get(key);
         if (client == null)
         {
-            client = MirrorWireClient.connect(host, port, clientId, connectTimeoutMs, requestTimeoutMs);
+            client = MirrorWireClient.connect(host, port, clientId, connectTimeoutMs, requestTimeoutMs, security);
             final MirrorWireClient raced = clients.putIfAbsent(key, client);
             if (raced != null)
             {
@@ -57,11 +77,11 @@ final class MirrorWireClients implements AutoCloseable
         }
     }
 
-    /** {@link #send(String, int, ApiMessage, Class)} to {@code address}. */
-    <T extends ApiMessage> T send(final InetSocketAddress address, final ApiMessage request, final Class<T> type)
-        throws IOException
+    /** Sends one request to the controller listener at {@code address}. */
+    <T extends ApiMessage> T sendToController(final InetSocketAddress address, final ApiMessage request,
+        final Class<T> type) throws IOException
     {
-        return send(address.getHostString(), address.getPort(), request, type);
+        return send(address.getHostString(), address.getPort(), controllerSecurity, request, type);
     }
 
     @Override

@@ -21,6 +21,7 @@ import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.Uuid;
 
 import io.syncmirror.broker.metadata.MirrorDefinition;
+import io.syncmirror.protocol.WireSecurity;
 
 /**
  * One mirror's view of its source cluster from this destination broker: which source broker leads each mirrored
@@ -35,6 +36,7 @@ public final class SourceCluster implements AutoCloseable
     private final String mirrorName;
     private final String bootstrapServers;
     private final Admin admin;
+    private final WireSecurity wireSecurity;
     private final long timeoutMs;
     private final Map<String, Described> topics = new ConcurrentHashMap<>();
 
@@ -54,7 +56,14 @@ public final class SourceCluster implements AutoCloseable
         props.put(AdminClientConfig.CLIENT_ID_CONFIG, clientId);
         props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int)Math.min(Integer.MAX_VALUE, timeoutMs));
         props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int)Math.min(Integer.MAX_VALUE, timeoutMs));
+        this.wireSecurity = WireSecurity.forClientConfigs(mirror.sourceConfigs());
         this.admin = Admin.create(props);
+    }
+
+    /** The mirror's source link security, for the mirror RPCs and sync fetches sent over the wire client. */
+    public WireSecurity wireSecurity()
+    {
+        return wireSecurity;
     }
 
     public String mirrorName()

@@ -29,6 +29,7 @@ import io.syncmirror.hwgate.MirrorError;
 import io.syncmirror.protocol.FetchRequestCodec;
 import io.syncmirror.protocol.MirrorReplicaInfo;
 import io.syncmirror.protocol.MirrorWireClient;
+import io.syncmirror.protocol.WireSecurity;
 
 /**
  * The report connection of one sync mirror fetcher (one mirror, one source broker): it sends each change of its
@@ -71,6 +72,8 @@ final class SyncReporter implements AutoCloseable
     private final String mirrorName;
     private final Node node;
     private final String clientId;
+    /** The mirror\'s source link security (its client settings), for the report connection. */
+    private final WireSecurity security;
     private final int requestTimeoutMs;
     private final long injectedDelayNanos;
     private final long retryMs;
@@ -143,23 +146,25 @@ final class SyncReporter implements AutoCloseable
      */
     SyncReporter(final String mirrorName, final Node node, final String clientId, final int requestTimeoutMs,
         final long injectedDelayNanos, final long retryMs, final LongSupplier clockMs,
-        final LongConsumer roundTripNanos)
+        final LongConsumer roundTripNanos, final WireSecurity security)
     {
-        this(mirrorName, node, clientId, retryMs, clockMs, null, injectedDelayNanos, requestTimeoutMs, roundTripNanos);
+        this(mirrorName, node, clientId, retryMs, clockMs, null, injectedDelayNanos, requestTimeoutMs, roundTripNanos,
+            security);
     }
 
     /** With the report connection {@code linkFactory} opens (tests), or the wire client when it is null. */
     SyncReporter(final String mirrorName, final Node node, final String clientId, final long retryMs,
         final LongSupplier clockMs, final Supplier<Link> linkFactory)
     {
-        this(mirrorName, node, clientId, retryMs, clockMs, linkFactory, 0L, 30_000, nanos -> { });
+        this(mirrorName, node, clientId, retryMs, clockMs, linkFactory, 0L, 30_000, nanos -> { }, WireSecurity.PLAINTEXT);
     }
 
     private SyncReporter(final String mirrorName, final Node node, final String clientId, final long retryMs,
         final LongSupplier clockMs, final Supplier<Link> linkFactory, final long injectedDelayNanos,
-        final int requestTimeoutMs, final LongConsumer roundTripNanos)
+        final int requestTimeoutMs, final LongConsumer roundTripNanos, final WireSecurity security)
     {
         this.linkFactory = linkFactory != null ? linkFactory : this::wireLink;
+        this.security = security;
         this.mirrorName = mirrorName;
         this.node = node;
         this.clientId = clientId;
@@ -491,7 +496,7 @@ final class SyncReporter implements AutoCloseable
                 if (client == null)
                 {
                     client = MirrorWireClient.connect(node.host(), node.port(), clientId, requestTimeoutMs,
-                        requestTimeoutMs);
+                        requestTimeoutMs, security);
                 }
                 final FetchRequestData request = new FetchRequestData().setReplicaId(-1).setMaxWaitMs(0)
                     .setMinBytes(0).setMaxBytes(1).setIsolationLevel((byte)0).setSessionId(0).setSessionEpoch(-1)

@@ -45,7 +45,7 @@ public final class TopicMirrorStateStore implements MirrorStateStore
 {
     private static final Logger LOG = LoggerFactory.getLogger(TopicMirrorStateStore.class);
 
-    private final Supplier<String> bootstrap;
+    private final Supplier<Map<String, Object>> clusterClientConfigs;
     private final Ensure ensureTopic;
     private final long timeoutMs;
     private KafkaProducer<byte[], byte[]> producer;
@@ -69,13 +69,15 @@ public final class TopicMirrorStateStore implements MirrorStateStore
     }
 
     /**
-     * @param bootstrap   this broker's own listener, host:port
+     * @param clusterClientConfigs Kafka client settings for this cluster: {@code bootstrap.servers} (this broker's
+     *                             own listener) and that listener's security settings
      * @param ensureTopic creates {@code __mirror_state} (compacted) through the controller when missing
      * @param timeoutMs   bound of each write or read
      */
-    public TopicMirrorStateStore(final Supplier<String> bootstrap, final Ensure ensureTopic, final long timeoutMs)
+    public TopicMirrorStateStore(final Supplier<Map<String, Object>> clusterClientConfigs, final Ensure ensureTopic,
+        final long timeoutMs)
     {
-        this.bootstrap = bootstrap;
+        this.clusterClientConfigs = clusterClientConfigs;
         this.ensureTopic = ensureTopic;
         this.timeoutMs = timeoutMs;
     }
@@ -268,7 +270,7 @@ public final class TopicMirrorStateStore implements MirrorStateStore
             throw new KafkaException("cannot create " + TOPIC + ": " + e.getMessage(), e);
         }
         final Properties common = new Properties();
-        common.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap.get());
+        common.putAll(clusterClientConfigs.get());
         common.put(ProducerConfig.CLIENT_ID_CONFIG, "mirror-state-store");
         // A third of each call's bound: a request to a leader that hangs (a paused broker accepts connections and
         // never answers) times out, the client refreshes its metadata and retries on the new leader within the

@@ -37,9 +37,12 @@ public final class BlockingNodeClient implements AutoCloseable
         this(node, config, time, Map.of());
     }
 
-    /** A client whose connection uses Kafka client security settings (a mirror's link to its source). */
+    /**
+     * A client whose connection uses Kafka client security settings: a mirror's link to its source, a follower's
+     * to its leader's inter-broker listener.
+     */
     public BlockingNodeClient(final Node node, final NodeClientConfig config, final Time time,
-        final Map<String, String> securityConfigs)
+        final Map<String, ?> securityConfigs)
     {
         this.node = node;
         this.config = config;

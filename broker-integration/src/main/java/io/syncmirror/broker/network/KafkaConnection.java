@@ -12,12 +12,15 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -31,6 +34,7 @@ import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.requests.ResponseHeader;
+import org.apache.kafka.common.security.auth.KafkaPrincipal;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -77,6 +81,8 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
     private final ApiVersionsResponder apiVersions;
     private final long connectionId;
     private final String listenerName;
+    private final ListenerSecurity security;
+    private final LongAdder failedTlsHandshakes;
     private final int maxInFlight;
     private final AtomicBoolean drainScheduled = new AtomicBoolean();
     private final Runnable drainTask = this::drainScheduled;
@@ -89,6 +95,8 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
     private boolean reading;
     private boolean unflushed;
     private boolean closed;
+    /** ANONYMOUS until a TLS handshake names someone; set before the first request is read. */
+    private KafkaPrincipal principal = KafkaPrincipal.ANONYMOUS;
     /** Reads no more and closes once the requests before the one that set it are answered. */
     private boolean closing;
 
@@ -96,13 +104,16 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
         final RequestHandler handler,
         final ApiVersionsResponder apiVersions,
         final long connectionId,
-        final String listenerName,
-        final int maxInFlight)
+        final ListenerSecurity security,
+        final int maxInFlight,
+        final LongAdder failedTlsHandshakes)
     {
+        this.failedTlsHandshakes = failedTlsHandshakes;
         this.handler = handler;
         this.apiVersions = apiVersions;
         this.connectionId = connectionId;
-        this.listenerName = listenerName;
+        this.listenerName = security.listenerName();
+        this.security = security;
         this.maxInFlight = maxInFlight;
     }
 
@@ -140,9 +151,42 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
         ctx.fireChannelInactive();
     }
 
+    /**
+     * A TLS handshake's outcome: the connection's principal from the peer's certificate (the handshake completes
+     * before any request is decrypted, so every request sees it), or a failed handshake logged once; the TLS
+     * handler closes the connection.
+     */
+    @Override
+    public void userEventTriggered(final ChannelHandlerContext ctx, final Object event)
+    {
+        if (event instanceof SslHandshakeCompletionEvent handshake)
+        {
+            if (handshake.isSuccess())
+            {
+                principal = security.principal(ctx.pipeline().get(SslHandler.class).engine().getSession(),
+                    clientAddress);
+            }
+            else
+            {
+                closed = true;
+                failedTlsHandshakes.increment();
+                LOG.info("TLS handshake failed on connection {} from {} on listener {}: {}", connectionId, client,
+                    listenerName, handshake.cause().toString());
+            }
+            return;
+        }
+        ctx.fireUserEventTriggered(event);
+    }
+
     @Override
     public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause)
     {
+        if (closed)
+        {
+            // A failed TLS handshake was logged with its cause already.
+            ctx.close();
+            return;
+        }
         if (cause instanceof IOException)
         {
             LOG.debug("Connection {} from {} on listener {}: {}", connectionId, client, listenerName,
@@ -256,7 +300,8 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
         }
         else
         {
-            dispatch(slot, new RequestContext(header, clientAddress, connectionId, listenerName), request);
+            dispatch(slot, new RequestContext(header, clientAddress, connectionId, listenerName, Optional.empty(),
+                principal, security.protocol()), request);
         }
         afterDispatch();
     }
@@ -299,7 +344,8 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
         }
         final Slot slot = new Slot(header.correlationId(), key, version, layout, request);
         slots.addLast(slot);
-        dispatch(slot, new RequestContext(header, clientAddress, connectionId, listenerName, mirrorReplicaInfo),
+        dispatch(slot, new RequestContext(header, clientAddress, connectionId, listenerName, mirrorReplicaInfo,
+            principal, security.protocol()),
             request);
         afterDispatch();
     }
@@ -566,8 +612,10 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
         if (slot.key == ApiKeys.FETCH || slot.key == ApiKeys.FETCH_SNAPSHOT)
         {
             // Fetch records may be log segment files, a Raft leader's FetchSnapshot chunk a slice of a snapshot
-            // file: Kafka's own Send writes them with transferTo.
-            return new SendFileRegion(response.toSend(header, layout));
+            // file: Kafka's own Send writes them with transferTo, straight to the socket in plaintext; through TLS
+            // they must be read into buffers to be encrypted, a chunk at a time.
+            final var send = response.toSend(header, layout);
+            return security.encrypted() ? new SendChunks(send) : new SendFileRegion(send);
         }
         // Sized first, then written straight into the outgoing buffer: no intermediate heap copy.
         final ObjectSerializationCache cache = new ObjectSerializationCache();

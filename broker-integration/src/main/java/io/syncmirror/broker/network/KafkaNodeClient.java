@@ -35,7 +35,8 @@ import org.apache.kafka.common.utils.internals.LogContext;
 import org.slf4j.Logger;
 
 /**
- * A {@link NodeClient} over kafka-clients' own {@link NetworkClient}: one plaintext connection to one node,
+ * A {@link NodeClient} over kafka-clients' own {@link NetworkClient}: one connection to one node (plaintext, or
+ * secured with Kafka client settings),
  * version negotiation by ApiVersions on connect, reconnect with exponential backoff, request timeouts.
  * Thread-safe: {@link #send}, {@link #isReady} and {@link #close} may be called from any thread.
  *
@@ -75,7 +76,8 @@ public final class KafkaNodeClient implements NodeClient
     private final Map<Outgoing<?>, Boolean> inFlight = new IdentityHashMap<>();
     private boolean connecting;
 
-    private KafkaNodeClient(final Node node, final NodeClientConfig config, final Time time)
+    private KafkaNodeClient(final Node node, final NodeClientConfig config, final Time time,
+        final Map<String, ?> securityConfigs)
     {
         this.node = Objects.requireNonNull(node, "node");
         this.nodeKey = node.idString();
@@ -85,7 +87,7 @@ public final class KafkaNodeClient implements NodeClient
             "[NodeClient clientId=" + config.clientId() + ", node=" + node.id() + " " + node.host() + ":" + node.port() + "] ");
         this.log = logContext.logger(KafkaNodeClient.class);
         this.metrics = new Metrics(time);
-        this.client = newNetworkClient(node, config, time, metrics, logContext);
+        this.client = newNetworkClient(node, config, time, metrics, logContext, securityConfigs);
         this.ioThread = new Thread(this::run, "syncmirror-node-client-" + config.clientId() + "-" + node.id());
         this.ioThread.setDaemon(true);
     }
@@ -102,23 +104,14 @@ public final class KafkaNodeClient implements NodeClient
 
     /**
      * As above, with Kafka client security settings ({@code security.protocol}, {@code ssl.*}, {@code sasl.*}):
-     * a mirror's connection to its source cluster uses the settings the mirror was created with.
+     * a mirror's connection to its source cluster uses the settings the mirror was created with, a broker's
+     * connection to another node those of the listener it connects to.
      */
     static NetworkClient newNetworkClient(final Node node, final NodeClientConfig config, final Time time,
-        final Metrics metrics, final LogContext logContext, final Map<String, String> securityConfigs)
+        final Metrics metrics, final LogContext logContext, final Map<String, ?> securityConfigs)
     {
-        final ChannelBuilder channelBuilder;
-        if (securityConfigs.isEmpty())
-        {
-            channelBuilder = new PlaintextChannelBuilder(null);
-            channelBuilder.configure(Map.of());
-        }
-        else
-        {
-            final Map<String, Object> props = new HashMap<>(securityConfigs);
-            props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, node.host() + ":" + node.port());
-            channelBuilder = ClientUtils.createChannelBuilder(new AdminClientConfig(props), time, logContext);
-        }
+        final ChannelBuilder channelBuilder = channelBuilder(securityConfigs, node.host() + ":" + node.port(), time,
+            logContext);
         final Selector selector = new Selector(
             config.connectionsMaxIdleMs(), metrics, time, "node-client", channelBuilder, logContext);
         return new NetworkClient(
@@ -142,6 +135,24 @@ public final class KafkaNodeClient implements NodeClient
             false);
     }
 
+    /**
+     * Kafka's channel builder for a client connection with {@code securityConfigs} (Kafka client settings; empty
+     * for plaintext), built as Kafka's own clients build theirs, so TLS and SASL behave as in any Kafka client.
+     */
+    public static ChannelBuilder channelBuilder(final Map<String, ?> securityConfigs, final String target,
+        final Time time, final LogContext logContext)
+    {
+        if (securityConfigs.isEmpty())
+        {
+            final ChannelBuilder plaintext = new PlaintextChannelBuilder(null);
+            plaintext.configure(Map.of());
+            return plaintext;
+        }
+        final Map<String, Object> props = new HashMap<>(securityConfigs);
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, target);
+        return ClientUtils.createChannelBuilder(new AdminClientConfig(props), time, logContext);
+    }
+
     /** Creates a client to {@code node} and starts its I/O thread, which connects at once. */
     public static KafkaNodeClient start(final Node node, final NodeClientConfig config)
     {
@@ -151,7 +162,14 @@ public final class KafkaNodeClient implements NodeClient
     /** As {@link #start(Node, NodeClientConfig)}, with the clock that timeouts and backoff are measured on. */
     public static KafkaNodeClient start(final Node node, final NodeClientConfig config, final Time time)
     {
-        final KafkaNodeClient nodeClient = new KafkaNodeClient(node, config, time);
+        return start(node, config, time, Map.of());
+    }
+
+    /** As above, over a connection with Kafka client security settings (empty for plaintext). */
+    public static KafkaNodeClient start(final Node node, final NodeClientConfig config, final Time time,
+        final Map<String, ?> securityConfigs)
+    {
+        final KafkaNodeClient nodeClient = new KafkaNodeClient(node, config, time, securityConfigs);
         nodeClient.ioThread.start();
         return nodeClient;
     }

@@ -12,6 +12,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -23,6 +24,8 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,7 +47,9 @@ import org.slf4j.LoggerFactory;
  * hops to the connection's loop once (Netty's MPSC task queue).
  *
  * <p>Transport: Netty NIO, so that it runs wherever a JDK does; TCP_NODELAY is on, because a sync ack is
- * latency-bound and small responses must not wait for Nagle.
+ * latency-bound and small responses must not wait for Nagle. A TLS listener ({@link ListenerSecurity}) puts Netty's
+ * {@code SslHandler} over the JDK engine Kafka's {@code SslFactory} builds in front of the framing, and sends a
+ * Fetch response's records through buffers ({@link SendChunks}) instead of {@code transferTo}.
  */
 public final class KafkaSocketServer implements AutoCloseable
 {
@@ -59,6 +64,7 @@ public final class KafkaSocketServer implements AutoCloseable
     private final Map<String, RequestHandler> listenerHandlers;
     private final Map<String, ApiVersionsResponder> listenerApiVersions = new HashMap<>();
     private final AtomicLong nextConnectionId = new AtomicLong();
+    private final LongAdder failedTlsHandshakes = new LongAdder();
     private final Map<String, InetSocketAddress> boundAddresses = new LinkedHashMap<>();
     private final List<Channel> serverChannels = new ArrayList<>();
     private EventLoopGroup acceptGroup;
@@ -168,6 +174,15 @@ public final class KafkaSocketServer implements AutoCloseable
         return address.getPort();
     }
 
+    /**
+     * TLS handshakes that failed on this server's listeners since it started: peers that do not trust it, that
+     * it does not trust, or that sent something else (a plaintext request) instead of a handshake.
+     */
+    public long failedTlsHandshakes()
+    {
+        return failedTlsHandshakes.sum();
+    }
+
     /** The bound address of each listener, by name; empty before {@link #start}. */
     public synchronized Map<String, InetSocketAddress> boundAddresses()
     {
@@ -193,6 +208,7 @@ public final class KafkaSocketServer implements AutoCloseable
         serverChannels.clear();
         shutdown(acceptGroup);
         shutdown(ioGroup);
+        listeners.forEach(listener -> listener.security().close());
         boundAddresses.clear();
     }
 
@@ -212,8 +228,14 @@ public final class KafkaSocketServer implements AutoCloseable
                 {
                     final KafkaConnection connection = new KafkaConnection(
                         listenerHandlers.getOrDefault(name, handler),
-                        listenerApiVersions.getOrDefault(name, apiVersions), nextConnectionId.incrementAndGet(), name,
-                        config.maxInFlightRequestsPerConnection());
+                        listenerApiVersions.getOrDefault(name, apiVersions), nextConnectionId.incrementAndGet(),
+                        listener.security(), config.maxInFlightRequestsPerConnection(), failedTlsHandshakes);
+                    final SslHandler tls = listener.security().newSslHandler(channel);
+                    if (tls != null)
+                    {
+                        // Outbound, a response's chunks pass through the TLS handler on their way to the socket.
+                        channel.pipeline().addLast("tls", tls).addLast("chunks", new ChunkedWriteHandler());
+                    }
                     channel.pipeline()
                         .addLast("frames", new KafkaFrameDecoder(config.maxRequestBytes(), connection))
                         .addLast("requests", connection);

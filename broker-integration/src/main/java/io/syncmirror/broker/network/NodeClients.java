@@ -2,6 +2,7 @@ package io.syncmirror.broker.network;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -18,19 +19,33 @@ import org.apache.kafka.common.utils.Time;
 public final class NodeClients implements AutoCloseable
 {
     private final NodeClientConfig config;
+    private final Map<String, ?> securityConfigs;
     private final Time time;
     private final ConcurrentHashMap<Target, KafkaNodeClient> clients = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
     public NodeClients(final NodeClientConfig config)
     {
-        this(config, Time.SYSTEM);
+        this(config, Map.of(), Time.SYSTEM);
     }
 
     public NodeClients(final NodeClientConfig config, final Time time)
     {
+        this(config, Map.of(), time);
+    }
+
+    /** Clients whose connections use Kafka client security settings: those of the listener they connect to. */
+    public NodeClients(final NodeClientConfig config, final Map<String, ?> securityConfigs, final Time time)
+    {
         this.config = Objects.requireNonNull(config, "config");
+        this.securityConfigs = Map.copyOf(securityConfigs);
         this.time = Objects.requireNonNull(time, "time");
+    }
+
+    /** The Kafka client security settings these clients' connections use (empty for plaintext). */
+    public Map<String, ?> securityConfigs()
+    {
+        return securityConfigs;
     }
 
     /** The client to {@code nodeId} at {@code host:port}, started (and connecting) on first request. */
@@ -41,7 +56,7 @@ public final class NodeClients implements AutoCloseable
             throw new IllegalStateException("node clients are closed");
         }
         final KafkaNodeClient client = clients.computeIfAbsent(new Target(nodeId, host, port),
-            target -> KafkaNodeClient.start(new Node(nodeId, host, port), config, time));
+            target -> KafkaNodeClient.start(new Node(nodeId, host, port), config, time, securityConfigs));
         if (closed)
         {
             // Raced with close(): make sure nothing started after it survives.

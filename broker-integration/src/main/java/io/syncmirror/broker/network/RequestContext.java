@@ -5,6 +5,8 @@ import java.util.Objects;
 import java.util.Optional;
 
 import org.apache.kafka.common.requests.RequestHeader;
+import org.apache.kafka.common.security.auth.KafkaPrincipal;
+import org.apache.kafka.common.security.auth.SecurityProtocol;
 
 import io.syncmirror.protocol.MirrorReplicaInfo;
 
@@ -23,16 +25,29 @@ import io.syncmirror.protocol.MirrorReplicaInfo;
  * @param listenerName      the listener the connection was accepted on
  * @param mirrorReplicaInfo a Fetch v20+ request's MirrorReplicaInfo; empty for every other request and when the
  *                          field is at its defaults (nothing reported)
+ * @param principal         who the connection authenticated as ({@code ANONYMOUS} on a plaintext listener, the
+ *                          certificate's mapped name on a TLS one with client authentication)
+ * @param securityProtocol  the security protocol of the listener the connection was accepted on
  */
 public record RequestContext(RequestHeader header, InetAddress clientAddress, long connectionId, String listenerName,
-    Optional<MirrorReplicaInfo> mirrorReplicaInfo)
+    Optional<MirrorReplicaInfo> mirrorReplicaInfo, KafkaPrincipal principal, SecurityProtocol securityProtocol)
 {
     public RequestContext
     {
         Objects.requireNonNull(mirrorReplicaInfo, "mirrorReplicaInfo");
+        Objects.requireNonNull(principal, "principal");
+        Objects.requireNonNull(securityProtocol, "securityProtocol");
     }
 
-    /** A context without MirrorReplicaInfo, as every request kafka-clients can parse has. */
+    /** A context on a plaintext connection. */
+    public RequestContext(final RequestHeader header, final InetAddress clientAddress, final long connectionId,
+        final String listenerName, final Optional<MirrorReplicaInfo> mirrorReplicaInfo)
+    {
+        this(header, clientAddress, connectionId, listenerName, mirrorReplicaInfo, KafkaPrincipal.ANONYMOUS,
+            SecurityProtocol.PLAINTEXT);
+    }
+
+    /** A context on a plaintext connection, without MirrorReplicaInfo. */
     public RequestContext(final RequestHeader header, final InetAddress clientAddress, final long connectionId,
         final String listenerName)
     {

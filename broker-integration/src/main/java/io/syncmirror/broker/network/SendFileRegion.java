@@ -97,8 +97,11 @@ final class SendFileRegion extends AbstractReferenceCounted implements FileRegio
         // Records belong to the log (file segments or heap buffers); nothing here owns a resource to free.
     }
 
-    /** The socket as Kafka's {@link TransferableChannel}: plaintext only, so nothing is ever left pending. */
-    private static final class Target implements TransferableChannel
+    /**
+     * A byte channel (the socket, or {@link SendChunks}' buffer) as Kafka's {@link TransferableChannel}: nothing is
+     * ever left pending in it.
+     */
+    static final class Target implements TransferableChannel
     {
         private final WritableByteChannel channel;
 

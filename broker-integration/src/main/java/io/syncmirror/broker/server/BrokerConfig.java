@@ -4,7 +4,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 
@@ -14,7 +13,6 @@ import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Range;
 import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigException;
-import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.apache.kafka.storage.internals.log.CleanerConfig;
 
 import io.syncmirror.broker.adapter.MirrorLinks;
@@ -130,11 +128,12 @@ public final class BrokerConfig extends AbstractConfig
             "broker, or broker,controller on a node that runs the controller (a voter, or the single one); a "
                 + "controller-only node is not supported.")
         .define(LISTENERS_CONFIG, Type.LIST, "PLAINTEXT://127.0.0.1:9092", Importance.HIGH,
-            "Listeners as NAME://host:port; only PLAINTEXT security is served.")
+            "Listeners as NAME://host:port; each name's security protocol (PLAINTEXT or SSL) comes from "
+                + "listener.security.protocol.map.")
         .define(LISTENER_SECURITY_PROTOCOL_MAP_CONFIG, Type.LIST, LISTENER_SECURITY_PROTOCOL_MAP_DEFAULT,
             Importance.LOW, "Each listener name's security protocol, as NAME:PROTOCOL (Kafka's key and default; a "
-                + "controller listener it does not name is PLAINTEXT while the key is not set). A listener whose "
-                + "protocol is not PLAINTEXT stops the broker at startup: it would otherwise be served in plaintext.")
+                + "controller listener it does not name is PLAINTEXT while the key is not set). PLAINTEXT and SSL are "
+                + "served; a SASL listener stops the broker at startup rather than be served without authentication.")
         .define(ADVERTISED_LISTENERS_CONFIG, Type.LIST, "", Importance.HIGH,
             "What clients are told to connect to; defaults to listeners.")
         .define(LOG_DIRS_CONFIG, Type.LIST, "", Importance.HIGH, "Directories for the partitions' logs.")
@@ -270,12 +269,15 @@ public final class BrokerConfig extends AbstractConfig
                 DEFINITION.define(key);
             }
         }
+        SecurityConfig.define(DEFINITION);
     }
 
     /** A listener as configured: its name and address. */
     public record Listener(String name, String host, int port)
     {
     }
+
+    private final SecurityConfig security;
 
     public BrokerConfig(final Map<?, ?> props)
     {
@@ -287,56 +289,16 @@ public final class BrokerConfig extends AbstractConfig
             throw new ConfigException(ReplicaConfig.WAITERS_PER_PARTITION_CONFIG, waiters, "must be a power of two");
         }
         listeners();
-        advertisedListeners();
         checkQuorum();
-        checkSecurityProtocols();
-    }
-
-    /**
-     * Kafka's {@code listener.security.protocol.map}, checked for every listener and advertised listener: a name it
-     * does not map is refused as Kafka refuses it (but a controller listener while the key is not set, which Kafka
-     * maps to PLAINTEXT), and so is any protocol but PLAINTEXT, which this broker does not serve yet: an SSL or
-     * SASL listener must not start as a plaintext one.
-     */
-    private void checkSecurityProtocols()
-    {
-        final Map<String, SecurityProtocol> map = new HashMap<>();
-        for (final String entry : getList(LISTENER_SECURITY_PROTOCOL_MAP_CONFIG))
-        {
-            final int colon = entry.indexOf(':');
-            final String protocol = colon < 0 ? "" : entry.substring(colon + 1).trim().toUpperCase(Locale.ROOT);
-            if (colon <= 0 || !SecurityProtocol.names().contains(protocol))
-            {
-                throw new ConfigException(LISTENER_SECURITY_PROTOCOL_MAP_CONFIG, getList(
-                    LISTENER_SECURITY_PROTOCOL_MAP_CONFIG), "'" + entry + "' is not NAME:PROTOCOL with a protocol of " +
-                    SecurityProtocol.names());
-            }
-            map.put(entry.substring(0, colon).trim().toUpperCase(Locale.ROOT), SecurityProtocol.forName(protocol));
-        }
-        final boolean mapSet = originals().containsKey(LISTENER_SECURITY_PROTOCOL_MAP_CONFIG);
-        final List<String> controllerNames = getList(CONTROLLER_LISTENER_NAMES_CONFIG);
         final List<Listener> all = new ArrayList<>(listeners());
         all.addAll(advertisedListeners());
-        for (final Listener listener : all)
-        {
-            SecurityProtocol protocol = map.get(listener.name().toUpperCase(Locale.ROOT));
-            if (protocol == null && !mapSet && controllerNames.contains(listener.name()))
-            {
-                protocol = SecurityProtocol.PLAINTEXT;
-            }
-            if (protocol == null)
-            {
-                throw new ConfigException(LISTENER_SECURITY_PROTOCOL_MAP_CONFIG, getList(
-                    LISTENER_SECURITY_PROTOCOL_MAP_CONFIG), "no security protocol for listener " + listener.name());
-            }
-            if (protocol != SecurityProtocol.PLAINTEXT)
-            {
-                throw new ConfigException(LISTENER_SECURITY_PROTOCOL_MAP_CONFIG, getList(
-                    LISTENER_SECURITY_PROTOCOL_MAP_CONFIG), "listener " + listener.name() + " is " + protocol +
-                    ", which this broker does not serve yet (only PLAINTEXT): it refuses to start rather than serve "
-                    + "it in plaintext");
-            }
-        }
+        this.security = new SecurityConfig(this, all, getList(CONTROLLER_LISTENER_NAMES_CONFIG));
+    }
+
+    /** Each listener's security protocol and TLS settings. */
+    public SecurityConfig security()
+    {
+        return security;
     }
 
     /**

@@ -15,6 +15,7 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,6 +56,8 @@ import io.syncmirror.broker.network.KafkaSocketServer;
 import io.syncmirror.broker.network.GroupVersionFeature;
 import io.syncmirror.broker.network.MirrorSyncVersionFeature;
 import io.syncmirror.broker.network.Listener;
+import io.syncmirror.broker.network.ListenerSecurity;
+import io.syncmirror.protocol.WireSecurity;
 import io.syncmirror.broker.network.NodeClient;
 import io.syncmirror.broker.network.NodeClientConfig;
 import io.syncmirror.broker.network.NodeClients;
@@ -97,6 +100,7 @@ public final class BrokerServer implements AutoCloseable
     private final List<AutoCloseable> started = new ArrayList<>();
     private LogStore logs;
     private NodeClients clients;
+    private NodeClients controllerClients;
     private ControllerApis controllerApis;
     /** This node's voter of the metadata quorum (controller role), else null. */
     private MetadataQuorum quorum;
@@ -242,7 +246,13 @@ public final class BrokerServer implements AutoCloseable
                 config.getLong(BrokerConfig.LOG_RETENTION_CHECK_INTERVAL_MS_CONFIG), config.cleanerConfig(),
                 java.util.Set.of(METADATA_PARTITION.toString())) :
             new MemoryLogStore(config.logDefaults(), time);
-        clients = new NodeClients(NodeClientConfig.defaults("broker-" + id));
+        // Other brokers are reached on their inter-broker (first advertised) listener, the controllers on theirs,
+        // each with that listener's security settings, as Kafka's broker connects.
+        final SecurityConfig security = config.security();
+        clients = new NodeClients(NodeClientConfig.defaults("broker-" + id),
+            security.clientConfigs(config.advertisedListeners().get(0).name()), time);
+        controllerClients = new NodeClients(NodeClientConfig.defaults("broker-" + id + "-controller"),
+            security.controllerClientConfigs(), time);
 
         startQuorum(props, clusterId);
 
@@ -304,7 +314,10 @@ public final class BrokerServer implements AutoCloseable
         final List<Listener> listeners = new ArrayList<>();
         for (final BrokerConfig.Listener listener : config.listeners())
         {
-            listeners.add(new Listener(listener.name(), listener.host(), listener.port()));
+            listeners.add(new Listener(listener.name(), listener.host(), listener.port(),
+                config.security().protocol(listener.name()) == SecurityProtocol.SSL ?
+                    ListenerSecurity.ssl(listener.name(), config.security().listenerConfigs(listener.name())) :
+                    ListenerSecurity.plaintext(listener.name())));
         }
         final short syncVersion = config.getShort(BrokerConfig.MIRROR_SYNC_VERSION_CONFIG);
         final Map<String, RequestHandler> listenerHandlers = raftApis == null ? Map.of() :
@@ -357,7 +370,7 @@ public final class BrokerServer implements AutoCloseable
                 {
                     if (voter != id)
                     {
-                        others.put(voter, clients.get(voter, address.getHostString(), address.getPort()));
+                        others.put(voter, controllerClients.get(voter, address.getHostString(), address.getPort()));
                     }
                 });
                 EmptyVoterCheck.refuseIfLost(id, others, metadataDir.toString());
@@ -374,7 +387,8 @@ public final class BrokerServer implements AutoCloseable
                 }
             });
             quorum = new MetadataQuorum(new MetadataQuorum.Settings(id, directoryId, clusterId, metadataDir.toFile(),
-                config.controllerListener().name(), voters, quorumConfigs), time, (message, cause) ->
+                config.controllerListener().name(), voters, quorumConfigs,
+                config.security().clientConfigs(config.controllerListener().name())), time, (message, cause) ->
                 {
                     LOG.error("node {}: metadata quorum fault: {}", id, message, cause);
                     return new RuntimeException(message, cause);
@@ -392,11 +406,11 @@ public final class BrokerServer implements AutoCloseable
         }
         final List<NodeClient> targets = new ArrayList<>();
         voters.forEach((voter, address) -> targets.add(voter == id && controllerApis != null ?
-            controllerApis.localClient() : clients.get(voter, address.getHostString(), address.getPort())));
+            controllerApis.localClient() : controllerClients.get(voter, address.getHostString(), address.getPort())));
         activeController = new ActiveControllerClient(targets, ACTIVE_CONTROLLER_RETRY_MS, "broker-" + id);
         final List<NodeClient> controllerListeners = new ArrayList<>();
-        voters.forEach((voter, address) -> controllerListeners.add(clients.get(voter, address.getHostString(),
-            address.getPort())));
+        voters.forEach((voter, address) -> controllerListeners.add(controllerClients.get(voter,
+            address.getHostString(), address.getPort())));
         quorumLeader = new ActiveControllerClient(controllerListeners, DESCRIBE_QUORUM_RETRY_MS,
             "broker-" + id + "-quorum", response -> response.errorCounts().containsKey(Errors.NOT_LEADER_OR_FOLLOWER));
         describeQuorumApis = new DescribeQuorumApis(quorumLeader);
@@ -417,11 +431,11 @@ public final class BrokerServer implements AutoCloseable
         {
             mirrorController = new MirrorController(controllerApis);
             mirrorMetadataManager = new MirrorMetadataManager(mirrorController,
-                AdminSourceClusterClient.factory(timeoutMs), this::ownBootstrap,
+                AdminSourceClusterClient.factory(timeoutMs), this::ownClusterClientConfigs,
                 config.mirrorMetadataRefreshIntervalMs(), time::milliseconds);
         }
-        final TopicMirrorStateStore store = new TopicMirrorStateStore(this::ownBootstrap, this::ensureMirrorStateTopic,
-            timeoutMs);
+        final TopicMirrorStateStore store = new TopicMirrorStateStore(this::ownClusterClientConfigs,
+            this::ensureMirrorStateTopic, timeoutMs);
         final MirrorCoordinator.Config coordinatorConfig = new MirrorCoordinator.Config(
             config.getLong(BrokerConfig.MIRROR_COORDINATOR_TICK_MS_CONFIG),
             config.getLong(BrokerConfig.MIRROR_RETRY_BACKOFF_MS_CONFIG),
@@ -446,7 +460,9 @@ public final class BrokerServer implements AutoCloseable
             time::milliseconds);
         mirrorApis = new MirrorApis(id, metadata::image, mirrorCoordinator, mirrorController, mirrorMetadataManager,
             forwarder, timeoutMs, replicas, () -> ensureMirrorStateTopic(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG,
-                TopicConfig.CLEANUP_POLICY_COMPACT)), metadata::await);
+                TopicConfig.CLEANUP_POLICY_COMPACT)), metadata::await,
+            WireSecurity.forClientConfigs(config.security().clientConfigs(config.advertisedListeners().get(0).name())),
+            WireSecurity.forClientConfigs(config.security().controllerClientConfigs()));
         apis[0] = mirrorApis;
     }
 
@@ -506,12 +522,23 @@ public final class BrokerServer implements AutoCloseable
             FetcherConfig.REQUEST_TIMEOUT_MS_DEFAULT, ApiKeys.FETCH.latestVersion());
     }
 
-    /** This broker's own listener, host:port, for the clients it runs against its own cluster. */
-    private String ownBootstrap()
+    /** TLS handshakes that failed on this broker's listeners since it started (see KafkaSocketServer). */
+    public long failedTlsHandshakes()
+    {
+        return socketServer.failedTlsHandshakes();
+    }
+
+    /**
+     * Kafka client settings for the clients this broker runs against its own cluster: its own (first advertised)
+     * listener as {@code bootstrap.servers}, and that listener's security settings.
+     */
+    private Map<String, Object> ownClusterClientConfigs()
     {
         final BrokerConfig.Listener advertised = config.advertisedListeners().get(0);
-        return advertised.host() + ":" + (advertised.port() == 0 ? socketServer.boundPort(advertised.name()) :
-            advertised.port());
+        final Map<String, Object> client = new HashMap<>(config.security().clientConfigs(advertised.name()));
+        client.put("bootstrap.servers", advertised.host() + ":" + (advertised.port() == 0 ?
+            socketServer.boundPort(advertised.name()) : advertised.port()));
+        return client;
     }
 
     private int ensureMirrorStateTopic(final Map<String, String> topicConfig) throws Exception
@@ -680,6 +707,7 @@ public final class BrokerServer implements AutoCloseable
         closeQuietly(activeController);
         closeQuietly(quorumLeader);
         closeQuietly(clients);
+        closeQuietly(controllerClients);
         if (crash && logs instanceof DurableLogStore durable)
         {
             durable.crash();

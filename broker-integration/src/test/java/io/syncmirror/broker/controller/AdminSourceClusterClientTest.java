@@ -118,7 +118,8 @@ class AdminSourceClusterClientTest
         ControllerFixture.registerAndUnfence(controller, 1);
         try (ControllerApis apis = new ControllerApis(controller);
             MirrorMetadataManager manager = new MirrorMetadataManager(new MirrorController(apis),
-                AdminSourceClusterClient.factory(10_000), source::bootstrapServers, 60_000, System::currentTimeMillis))
+                AdminSourceClusterClient.factory(10_000),
+                () -> Map.of("bootstrap.servers", source.bootstrapServers()), 60_000, System::currentTimeMillis))
         {
             final MirrorController mirrors = new MirrorController(apis);
             assertTrue(mirrors.createMirror(new MirrorDefinition("m", source.bootstrapServers(), Map.of(),

@@ -17,13 +17,14 @@ class MirrorDefinitionTest
     }
 
     @Test
-    @DisplayName("a mirror takes SYNC topics only over a PLAINTEXT source link: sync fetches and reports do not "
-        + "serve SSL or SASL yet, and are refused rather than sent unprotected")
-    void shouldRefuseSyncOverASecuredSourceLink()
+    @DisplayName("a mirror takes SYNC topics over a PLAINTEXT or SSL source link: sync fetches and reports do not "
+        + "serve SASL yet, and are refused rather than sent without it")
+    void shouldRefuseSyncOverASaslSourceLink()
     {
         assertNull(withSourceConfigs(Map.of()).syncRefusal());
         assertNull(withSourceConfigs(Map.of("security.protocol", "plaintext")).syncRefusal());
-        for (final String protocol : List.of("SSL", "SASL_SSL", "SASL_PLAINTEXT", "sasl_ssl"))
+        assertNull(withSourceConfigs(Map.of("security.protocol", "SSL")).syncRefusal());
+        for (final String protocol : List.of("SASL_SSL", "SASL_PLAINTEXT", "sasl_ssl"))
         {
             final String refusal = withSourceConfigs(Map.of("security.protocol", protocol)).syncRefusal();
             assertTrue(refusal != null && refusal.contains("security.protocol=" + protocol), protocol + ": " + refusal);

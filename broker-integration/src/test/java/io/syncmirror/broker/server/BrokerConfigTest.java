@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -199,23 +200,31 @@ class BrokerConfigTest
     }
 
     @Test
-    @DisplayName("a listener whose security protocol is not PLAINTEXT stops the broker at startup, naming the "
-        + "listener and the key, instead of being served in plaintext; unmapped names are refused as Kafka does")
+    @DisplayName("a SASL listener, which this broker does not serve yet, and an SSL listener without a keystore stop "
+        + "the broker at startup naming the key, instead of being served in plaintext; unmapped names are refused "
+        + "as Kafka does")
     void shouldRefuseListenersItCannotServeSecurely()
     {
-        for (final String listeners : List.of("SSL://127.0.0.1:9093", "SASL_SSL://127.0.0.1:9093",
-            "SASL_PLAINTEXT://127.0.0.1:9093"))
+        for (final String listeners : List.of("SASL_SSL://127.0.0.1:9093", "SASL_PLAINTEXT://127.0.0.1:9093"))
         {
             final Map<String, String> props = minimal();
             props.put("listeners", listeners);
             final ConfigException e = assertThrows(ConfigException.class, () -> new BrokerConfig(props), listeners);
             assertTrue(e.getMessage().contains("listener.security.protocol.map") &&
-                e.getMessage().contains("plaintext"), e.getMessage());
+                e.getMessage().contains("without its authentication"), e.getMessage());
         }
-        final Map<String, String> mapped = minimal();
-        mapped.put("listeners", "PLAINTEXT://127.0.0.1:9093,SECURE://127.0.0.1:9094");
-        mapped.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,SECURE:SSL");
-        assertThrows(ConfigException.class, () -> new BrokerConfig(mapped), "a name mapped to SSL");
+        final Map<String, String> noKeystore = minimal();
+        noKeystore.put("listeners", "SECURE://127.0.0.1:9094");
+        noKeystore.put("listener.security.protocol.map", "SECURE:SSL,CONTROLLER:PLAINTEXT");
+        final ConfigException missing = assertThrows(ConfigException.class, () -> new BrokerConfig(noKeystore));
+        assertTrue(missing.getMessage().contains("listener.name.secure.ssl.keystore.location"), missing.getMessage());
+
+        final Map<String, String> mixed = minimal();
+        mixed.put("listeners", "PLAINTEXT://127.0.0.1:9093,SECURE://127.0.0.1:9094");
+        mixed.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,SECURE:SSL,CONTROLLER:SSL");
+        mixed.put("ssl.keystore.location", "/broker.p12");
+        final ConfigException differ = assertThrows(ConfigException.class, () -> new BrokerConfig(mixed));
+        assertTrue(differ.getMessage().contains("differ in security protocol"), differ.getMessage());
 
         final Map<String, String> unmapped = minimal();
         unmapped.put("listeners", "PLAINTEXT://127.0.0.1:9093,INTERNAL://127.0.0.1:9094");
@@ -225,5 +234,36 @@ class BrokerConfigTest
         final Map<String, String> bad = minimal();
         bad.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,OTHER:TLS");
         assertThrows(ConfigException.class, () -> new BrokerConfig(bad), "an unknown protocol");
+    }
+
+    @Test
+    @DisplayName("an SSL listener's settings are Kafka's ssl.* keys, each overridable per listener with "
+        + "listener.name.<name>.; the broker's clients of that listener get security.protocol and the client keys")
+    void shouldResolveSslSettingsPerListener()
+    {
+        final Map<String, String> props = minimal();
+        props.put("listeners", "INTERNAL://127.0.0.1:9093,SECURE://127.0.0.1:9094");
+        props.put("listener.security.protocol.map", "INTERNAL:SSL,SECURE:SSL,CONTROLLER:PLAINTEXT");
+        props.put("controller.listener.names", "CONTROLLER");
+        props.put("ssl.keystore.location", "/broker.p12");
+        props.put("listener.name.secure.ssl.keystore.location", "/secure.p12");
+        props.put("ssl.client.auth", "required");
+        final SecurityConfig security = new BrokerConfig(props).security();
+        assertEquals(SecurityProtocol.SSL, security.protocol("SECURE"));
+        assertEquals(SecurityProtocol.PLAINTEXT, security.protocol("CONTROLLER"));
+        assertEquals("/secure.p12", security.listenerConfigs("SECURE").get("ssl.keystore.location"));
+        assertEquals("required", security.listenerConfigs("SECURE").get("ssl.client.auth"));
+        assertEquals(Map.of(), security.clientConfigs("CONTROLLER"));
+        assertEquals(Map.of(), security.controllerClientConfigs());
+        assertEquals("/broker.p12", security.listenerConfigs("INTERNAL").get("ssl.keystore.location"));
+        final Map<String, Object> client = security.clientConfigs("SECURE");
+        assertEquals("SSL", client.get("security.protocol"));
+        assertEquals("/secure.p12", client.get("ssl.keystore.location"));
+        assertEquals("https", client.get("ssl.endpoint.identification.algorithm"));
+        assertFalse(client.containsKey("ssl.client.auth"), "a server key is no client setting");
+
+        final Map<String, String> badAuth = minimal();
+        badAuth.put("ssl.client.auth", "sometimes");
+        assertThrows(ConfigException.class, () -> new BrokerConfig(badAuth));
     }
 }

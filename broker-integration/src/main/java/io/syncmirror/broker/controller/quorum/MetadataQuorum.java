@@ -21,7 +21,6 @@ import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.network.ChannelBuilder;
 import org.apache.kafka.common.network.ListenerName;
 import org.apache.kafka.common.network.NetworkReceive;
-import org.apache.kafka.common.network.PlaintextChannelBuilder;
 import org.apache.kafka.common.network.Selectable;
 import org.apache.kafka.common.network.Selector;
 import org.apache.kafka.common.utils.Time;
@@ -44,6 +43,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.syncmirror.broker.metadata.MetadataRecord;
+import io.syncmirror.broker.network.KafkaNodeClient;
 
 /**
  * One voter of the metadata quorum: Kafka's own {@link KafkaRaftClient} over {@link KafkaRaftLog} (the
@@ -81,14 +81,17 @@ public final class MetadataQuorum implements AutoCloseable
      *                    requests must arrive on it
      * @param voters      the static voter set, node id to its controller listener address
      * @param configs     {@code controller.quorum.*} and {@code metadata.log.*} keys, Kafka's meanings
+     * @param clientSecurity Kafka client security settings of the connections to the other voters' controller
+     *                    listener; empty for plaintext
      */
     public record Settings(int nodeId, Uuid directoryId, String clusterId, File logDir, String listener,
-        Map<Integer, InetSocketAddress> voters, Map<String, ?> configs)
+        Map<Integer, InetSocketAddress> voters, Map<String, ?> configs, Map<String, ?> clientSecurity)
     {
         public Settings
         {
             voters = Map.copyOf(voters);
             configs = Map.copyOf(configs);
+            clientSecurity = Map.copyOf(clientSecurity);
             if (!voters.containsKey(nodeId))
             {
                 throw new IllegalArgumentException("node " + nodeId + " is not among the voters " + voters.keySet());
@@ -158,8 +161,8 @@ public final class MetadataQuorum implements AutoCloseable
 
     private NetworkClient networkClient(final LogContext logContext)
     {
-        final ChannelBuilder channelBuilder = new PlaintextChannelBuilder(listenerName);
-        channelBuilder.configure(Map.of());
+        final ChannelBuilder channelBuilder = KafkaNodeClient.channelBuilder(settings.clientSecurity(),
+            settings.voters().toString(), time, logContext);
         final Selector selector = new Selector(NetworkReceive.UNLIMITED, CONNECTIONS_MAX_IDLE_MS, metrics, time,
             "raft-channel", Map.of(), false, channelBuilder, logContext);
         return new NetworkClient(selector, new ManualMetadataUpdater(), "raft-client-" + settings.nodeId(),

@@ -125,7 +125,7 @@ final class LoopbackVoters implements AutoCloseable
         configs.put(QuorumConfig.QUORUM_LINGER_MS_CONFIG, 5);
         final Voter voter = voters.get(id);
         final MetadataQuorum quorum = new MetadataQuorum(new MetadataQuorum.Settings(id, Uuid.randomUuid(),
-            CLUSTER_ID, root.resolve("voter-" + id).toFile(), LISTENER, addresses, configs), Time.SYSTEM,
+            CLUSTER_ID, root.resolve("voter-" + id).toFile(), LISTENER, addresses, configs, Map.of()), Time.SYSTEM,
             (message, cause) -> new RuntimeException(message, cause));
         voter.apis.set(new RaftApis(quorum, Time.SYSTEM));
         voter.quorum = quorum;
