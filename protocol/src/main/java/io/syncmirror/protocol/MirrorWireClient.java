@@ -14,6 +14,9 @@ import java.nio.ByteBuffer;
 import java.util.Objects;
 import java.util.function.Supplier;
 
+import javax.security.sasl.SaslClient;
+import javax.security.sasl.SaslException;
+
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
@@ -22,9 +25,14 @@ import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.message.RequestHeaderData;
+import org.apache.kafka.common.message.SaslAuthenticateRequestData;
+import org.apache.kafka.common.message.SaslAuthenticateResponseData;
+import org.apache.kafka.common.message.SaslHandshakeRequestData;
+import org.apache.kafka.common.message.SaslHandshakeResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.protocol.ObjectSerializationCache;
 
 /**
@@ -39,8 +47,8 @@ import org.apache.kafka.common.protocol.ObjectSerializationCache;
  * and {@link #sendRaw} sends any request body a caller encoded. It speaks Kafka's framing: each
  * request is an int32 size followed by a version 2 request header and the body, each response an int32 size,
  * a version 1 response header and the body. The version sent is the RPC's latest (every mirror RPC has only
- * version 0). The connection is plaintext or TLS, as its {@link WireSecurity} says (Kafka's client settings);
- * SASL is not served yet.
+ * version 0). The connection is plaintext or TLS, and logs in with SASL PLAIN or SCRAM after connecting, as its
+ * {@link WireSecurity} says (Kafka's client settings).
  *
  * <p>Failure handling keeps the connection's state simple: a request that times out, a connection that drops,
  * a response with the wrong correlation id or a malformed response closes the socket and throws an
@@ -52,6 +60,10 @@ public final class MirrorWireClient implements Closeable
 {
     /** The largest response accepted; Kafka's {@code socket.request.max.bytes} default, to bound allocation. */
     static final int MAX_RESPONSE_BYTES = 100 * 1024 * 1024;
+
+    /** The SASL exchange's versions: the handshake with Kafka-framed tokens, and re-authentication aware tokens. */
+    static final short SASL_HANDSHAKE_VERSION = 1;
+    static final short SASL_AUTHENTICATE_VERSION = 2;
 
     /** The ApiVersions version {@link #apiVersions()} sends: the first with features, known to every peer. */
     static final short API_VERSIONS_VERSION = 3;
@@ -447,6 +459,18 @@ public final class MirrorWireClient implements Closeable
             in = secured.getInputStream();
             out = new DataOutputStream(new BufferedOutputStream(secured.getOutputStream()));
             socket = secured;
+            if (security.sasl() != null)
+            {
+                try
+                {
+                    authenticate(security.sasl());
+                }
+                catch (final IOException | RuntimeException e)
+                {
+                    disconnect();
+                    throw e;
+                }
+            }
         }
         catch (final UnknownHostException e)
         {
@@ -464,6 +488,70 @@ public final class MirrorWireClient implements Closeable
             closeQuietly(s);
             throw new IOException("Cannot connect to " + address() + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Kafka's SASL exchange on the connection just made: SaslHandshake v1 naming the mechanism, then
+     * SaslAuthenticate v2 with the client's tokens until it and the broker are done. A refusal closes the
+     * connection and throws with the broker's error.
+     */
+    private void authenticate(final WireSecurity.SaslLogin login) throws IOException
+    {
+        final SaslHandshakeRequestData handshake = new SaslHandshakeRequestData().setMechanism(login.mechanism());
+        final SaslHandshakeResponseData handshaken = new SaslHandshakeResponseData();
+        handshaken.read(new ByteBufferAccessor(sendRaw(ApiKeys.SASL_HANDSHAKE.id, SASL_HANDSHAKE_VERSION,
+            serialize(handshake, SASL_HANDSHAKE_VERSION), true)), SASL_HANDSHAKE_VERSION);
+        if (handshaken.errorCode() != Errors.NONE.code())
+        {
+            disconnect();
+            throw new IOException("SASL handshake with " + address() + " for " + login.mechanism() + " refused: " +
+                Errors.forCode(handshaken.errorCode()) + " (enabled there: " + handshaken.mechanisms() + ")");
+        }
+        final SaslClient client = security.newSaslClient(host);
+        try
+        {
+            byte[] token = client.hasInitialResponse() ? client.evaluateChallenge(new byte[0]) : new byte[0];
+            while (true)
+            {
+                final SaslAuthenticateResponseData answer = new SaslAuthenticateResponseData();
+                answer.read(new ByteBufferAccessor(sendRaw(ApiKeys.SASL_AUTHENTICATE.id, SASL_AUTHENTICATE_VERSION,
+                    serialize(new SaslAuthenticateRequestData().setAuthBytes(token), SASL_AUTHENTICATE_VERSION),
+                    true)), SASL_AUTHENTICATE_VERSION);
+                if (answer.errorCode() != Errors.NONE.code())
+                {
+                    disconnect();
+                    throw new IOException("SASL authentication with " + address() + " failed: " +
+                        Errors.forCode(answer.errorCode()) + ": " + answer.errorMessage());
+                }
+                if (client.isComplete())
+                {
+                    return;
+                }
+                token = client.evaluateChallenge(answer.authBytes());
+                if (client.isComplete() && (token == null || token.length == 0))
+                {
+                    // SCRAM: the broker's final message verified; nothing more to send.
+                    return;
+                }
+            }
+        }
+        catch (final SaslException e)
+        {
+            disconnect();
+            throw new IOException("SASL authentication with " + address() + " failed: " + e.getMessage(), e);
+        }
+        finally
+        {
+            client.dispose();
+        }
+    }
+
+    private static ByteBuffer serialize(final ApiMessage message, final short version)
+    {
+        final ObjectSerializationCache cache = new ObjectSerializationCache();
+        final ByteBuffer body = ByteBuffer.allocate(message.size(cache, version));
+        message.write(new ByteBufferAccessor(body), cache, version);
+        return body.flip();
     }
 
     private void disconnect()

@@ -215,7 +215,7 @@ public final class ProduceLatencyHarness
         final List<String> machine = new ArrayList<>();
         table.add(String.format(Locale.ROOT, "-- %s (%s): median over rounds, microseconds", topology.name(),
             topology.describe()));
-        table.add(String.format(Locale.ROOT, "%-12s %10s %10s %10s %7s", "system", "p50", "p99", "p99.9", "rounds"));
+        table.add(String.format(Locale.ROOT, "%-18s %10s %10s %10s %7s", "system", "p50", "p99", "p99.9", "rounds"));
         final Map<String, double[]> bySystem = new HashMap<>();
         for (final String system : systems)
         {
@@ -226,7 +226,7 @@ public final class ProduceLatencyHarness
                 median(own.stream().mapToDouble(RoundFigures::p50Us).toArray()),
                 median(own.stream().mapToDouble(RoundFigures::p99Us).toArray()),
                 median(own.stream().mapToDouble(RoundFigures::p999Us).toArray()) };
-            table.add(String.format(Locale.ROOT, "%-12s %10.0f %10.0f %10.0f %7d", system, medians[0], medians[1],
+            table.add(String.format(Locale.ROOT, "%-18s %10.0f %10.0f %10.0f %7d", system, medians[0], medians[1],
                 medians[2], own.size()));
             machine.add(String.format(Locale.ROOT, "E2E system=%s topo=%s rounds=%d p50_us=%.1f p99_us=%.1f " +
                 "p999_us=%.1f", system, topology.name(), own.size(), medians[0], medians[1], medians[2]));
@@ -236,7 +236,7 @@ public final class ProduceLatencyHarness
         final double[] kafka = bySystem.get(KafkaReferenceCluster.NAME);
         if (ours != null && kafka != null)
         {
-            table.add(String.format(Locale.ROOT, "%-12s %10.2f %10.2f %10.2f", "ours/kafka", ours[0] / kafka[0],
+            table.add(String.format(Locale.ROOT, "%-18s %10.2f %10.2f %10.2f", "ours/kafka", ours[0] / kafka[0],
                 ours[1] / kafka[1], ours[2] / kafka[2]));
             machine.add(String.format(Locale.ROOT, "E2E_RATIO topo=%s p50=%.3f p99=%.3f p999=%.3f", topology.name(),
                 ours[0] / kafka[0], ours[1] / kafka[1], ours[2] / kafka[2]));
@@ -252,7 +252,7 @@ public final class ProduceLatencyHarness
             if (a != null && b != null)
             {
                 final String name = pair[0] + "/" + pair[1];
-                table.add(String.format(Locale.ROOT, "%-20s %10.2f %10.2f %10.2f", name, a[0] / b[0], a[1] / b[1],
+                table.add(String.format(Locale.ROOT, "%-18s %10.2f %10.2f %10.2f", name, a[0] / b[0], a[1] / b[1],
                     a[2] / b[2]));
                 machine.add(String.format(Locale.ROOT, "E2E_RATIO_OF %s topo=%s p50=%.3f p99=%.3f p999=%.3f", name,
                     topology.name(), a[0] / b[0], a[1] / b[1], a[2] / b[2]));

@@ -9,6 +9,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.StringJoiner;
 import java.util.concurrent.TimeUnit;
@@ -36,11 +37,20 @@ public final class EmbeddedCluster implements AutoCloseable
     /** Voters of the metadata quorum: nodes 1..voters. */
     private final int voters;
     private final int[] controllerPorts;
+    /** A second client listener on every node (its name), or null; its ports are {@link #extraPorts}. */
+    private final String extraListener;
+    private final int[] extraPorts;
     private final BrokerServer[] brokers;
 
     private EmbeddedCluster(final int size, final int voters, final Path root, final boolean ownsRoot,
-        final Map<String, String> overrides)
+        final Map<String, String> overrides, final String extraListener)
     {
+        this.extraListener = extraListener;
+        this.extraPorts = new int[extraListener == null ? 0 : size];
+        for (int i = 0; i < extraPorts.length; i++)
+        {
+            extraPorts[i] = ListenerPorts.next();
+        }
         this.size = size;
         this.voters = voters;
         this.root = root;
@@ -82,7 +92,24 @@ public final class EmbeddedCluster implements AutoCloseable
         return start(size, voters, overrides);
     }
 
+    /**
+     * Starts {@code size} brokers (node 1 the one voter) with a second client listener named {@code extraListener}
+     * beside PLAINTEXT on every node, advertised too: its protocol comes from {@code overrides}'
+     * {@code listener.security.protocol.map}, and {@link #bootstrapServers(String)} names its addresses.
+     */
+    public static EmbeddedCluster startWithListener(final int size, final String extraListener,
+        final Map<String, String> overrides)
+    {
+        return start(size, 1, overrides, Objects.requireNonNull(extraListener, "extraListener"));
+    }
+
     private static EmbeddedCluster start(final int size, final int voters, final Map<String, String> overrides)
+    {
+        return start(size, voters, overrides, null);
+    }
+
+    private static EmbeddedCluster start(final int size, final int voters, final Map<String, String> overrides,
+        final String extraListener)
     {
         final Path root;
         try
@@ -93,7 +120,8 @@ public final class EmbeddedCluster implements AutoCloseable
         {
             throw new UncheckedIOException(ex);
         }
-        final EmbeddedCluster cluster = new EmbeddedCluster(size, voters, root, true, Map.copyOf(overrides));
+        final EmbeddedCluster cluster = new EmbeddedCluster(size, voters, root, true, Map.copyOf(overrides),
+            extraListener);
         try
         {
             for (int node = 1; node <= size; node++)
@@ -122,6 +150,21 @@ public final class EmbeddedCluster implements AutoCloseable
         for (int i = 0; i < size; i++)
         {
             joiner.add("127.0.0.1:" + ports[i]);
+        }
+        return joiner.toString();
+    }
+
+    /** host:port of every broker's {@code listener} (PLAINTEXT, or the one {@link #startWithListener} added). */
+    public String bootstrapServers(final String listener)
+    {
+        if (!listener.equals(extraListener))
+        {
+            return bootstrapServers();
+        }
+        final StringJoiner joiner = new StringJoiner(",");
+        for (final int port : extraPorts)
+        {
+            joiner.add("127.0.0.1:" + port);
         }
         return joiner.toString();
     }
@@ -155,7 +198,9 @@ public final class EmbeddedCluster implements AutoCloseable
         props.put(BrokerConfig.NODE_ID_CONFIG, Integer.toString(nodeId));
         final boolean voter = nodeId <= voters;
         props.put(BrokerConfig.PROCESS_ROLES_CONFIG, voter ? "broker,controller" : "broker");
-        props.put(BrokerConfig.LISTENERS_CONFIG, "PLAINTEXT://127.0.0.1:" + ports[nodeId - 1]
+        final String extra = extraListener == null ? "" :
+            "," + extraListener + "://127.0.0.1:" + extraPorts[nodeId - 1];
+        props.put(BrokerConfig.LISTENERS_CONFIG, "PLAINTEXT://127.0.0.1:" + ports[nodeId - 1] + extra
             + (voter ? ",CONTROLLER://127.0.0.1:" + controllerPorts[nodeId - 1] : ""));
         props.put(BrokerConfig.CONTROLLER_LISTENER_NAMES_CONFIG, "CONTROLLER");
         final StringJoiner quorum = new StringJoiner(",");

@@ -56,7 +56,7 @@ final class ClusterControl
     void replay(final MetadataRecord.RegisterBroker r)
     {
         brokers.put(r.brokerId(), new Broker(r.brokerId(), r.brokerEpoch(), r.incarnationId(),
-            new BrokerEndpoint(r.brokerId(), r.host(), r.port(), r.rack())));
+            r.endpoint()));
         lastHeartbeatMs.put(r.brokerId(), nowMs.getAsLong());
     }
 
@@ -88,7 +88,7 @@ final class ClusterControl
         {
             final BrokerEndpoint e = broker.endpoint;
             out.accept(new MetadataRecord.RegisterBroker(broker.id, broker.epoch, broker.incarnationId, e.host(),
-                e.port(), e.rack()));
+                e.port(), e.rack(), e.listeners()));
             if (!broker.fenced)
             {
                 out.accept(new MetadataRecord.UnfenceBroker(broker.id, broker.epoch));

@@ -36,6 +36,7 @@ import org.apache.kafka.common.record.internal.Records;
 
 import io.syncmirror.broker.adapter.MirrorLinks;
 import io.syncmirror.broker.metadata.BrokerEndpoint;
+import io.syncmirror.broker.metadata.ListenerEndpoint;
 import io.syncmirror.broker.metadata.MetadataRecord;
 import io.syncmirror.broker.metadata.MetadataRecordCodec;
 import io.syncmirror.broker.metadata.MirrorDefinition;
@@ -250,10 +251,16 @@ public final class Controller
         {
             replication.fenceBroker(existing);
         }
+        // The first listener is the broker's inter-broker one; every listener is kept when it names more than one.
         final BrokerRegistrationRequestData.Listener listener = request.listeners().iterator().next();
+        final List<ListenerEndpoint> listeners = new ArrayList<>();
+        if (request.listeners().size() > 1)
+        {
+            request.listeners().forEach(l -> listeners.add(new ListenerEndpoint(l.name(), l.host(), l.port())));
+        }
         final long epoch = writer.nextOffset();
         emit(new MetadataRecord.RegisterBroker(request.brokerId(), epoch, request.incarnationId(), listener.host(),
-            listener.port(), request.rack()));
+            listener.port(), request.rack(), listeners));
         commit();
         return new BrokerRegistrationResponseData().setBrokerEpoch(epoch);
     }

@@ -115,7 +115,8 @@ public final class CoordinatorApis
             switch (request.apiKey())
             {
                 case FIND_COORDINATOR:
-                    return CompletableFuture.completedFuture(findCoordinator((FindCoordinatorRequest) request, version));
+                    return CompletableFuture.completedFuture(findCoordinator((FindCoordinatorRequest) request, version,
+                        context.listenerName()));
                 case INIT_PRODUCER_ID:
                     return initProducerId((InitProducerIdRequest) request, version);
                 case ADD_PARTITIONS_TO_TXN:
@@ -145,19 +146,20 @@ public final class CoordinatorApis
 
     // ---------------------------------------------------------------------------------------- FindCoordinator
 
-    private AbstractResponse findCoordinator(final FindCoordinatorRequest request, final short version)
+    private AbstractResponse findCoordinator(final FindCoordinatorRequest request, final short version,
+        final String listenerName)
     {
         final FindCoordinatorRequestData data = request.data();
         final byte keyType = version >= 1 ? data.keyType() : FindCoordinatorRequest.CoordinatorType.GROUP.id();
         if (version < FindCoordinatorRequest.MIN_BATCHED_VERSION)
         {
-            final Lookup lookup = lookup(keyType, data.key());
+            final Lookup lookup = lookup(keyType, data.key(), listenerName);
             return FindCoordinatorResponse.prepareOldResponse(lookup.error, lookup.node);
         }
         final FindCoordinatorResponseData response = new FindCoordinatorResponseData();
         for (final String key : data.coordinatorKeys())
         {
-            final Lookup lookup = lookup(keyType, key);
+            final Lookup lookup = lookup(keyType, key, listenerName);
             response.coordinators().add(FindCoordinatorResponse.prepareCoordinatorResponse(lookup.error, key,
                 lookup.node));
         }
@@ -168,7 +170,8 @@ public final class CoordinatorApis
     {
     }
 
-    private Lookup lookup(final byte keyType, final String key)
+    /** The coordinator of {@code key}, at the listener the request came in on (Kafka's answer). */
+    private Lookup lookup(final byte keyType, final String key, final String listenerName)
     {
         final String topic;
         final int partition;
@@ -209,7 +212,8 @@ public final class CoordinatorApis
         {
             return new Lookup(Errors.COORDINATOR_NOT_AVAILABLE, Node.noNode());
         }
-        final Optional<BrokerEndpoint> leader = metadata.broker(partitions.get(partition).leader());
+        final Optional<BrokerEndpoint> leader = metadata.broker(partitions.get(partition).leader())
+            .flatMap(endpoint -> endpoint.at(listenerName));
         if (leader.isEmpty())
         {
             return new Lookup(Errors.COORDINATOR_NOT_AVAILABLE, Node.noNode());

@@ -223,6 +223,14 @@ public final class BrokerLifecycleManager implements AutoCloseable
             new BrokerRegistrationRequestData.ListenerCollection();
         listeners.add(new BrokerRegistrationRequestData.Listener().setName(listenerName)
             .setHost(advertised.host()).setPort(advertised.port()).setSecurityProtocol((short) 0));
+        for (final ListenerEndpoint other : advertised.listeners())
+        {
+            if (!other.name().equals(listenerName))
+            {
+                listeners.add(new BrokerRegistrationRequestData.Listener().setName(other.name())
+                    .setHost(other.host()).setPort(other.port()).setSecurityProtocol((short) 0));
+            }
+        }
         final BrokerRegistrationRequestData data = new BrokerRegistrationRequestData().setBrokerId(brokerId)
             .setClusterId(clusterId).setIncarnationId(incarnationId).setListeners(listeners)
             .setRack(advertised.rack()).setPreviousBrokerEpoch(previousBrokerEpoch).setLogDirs(List.of());

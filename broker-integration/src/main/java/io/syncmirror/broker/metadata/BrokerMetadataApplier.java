@@ -449,8 +449,7 @@ public final class BrokerMetadataApplier implements MetadataView
         {
             if (record instanceof MetadataRecord.RegisterBroker r)
             {
-                brokersForWrite().put(r.brokerId(), new MetadataImage.Broker(
-                    new BrokerEndpoint(r.brokerId(), r.host(), r.port(), r.rack()), r.brokerEpoch(), true));
+                brokersForWrite().put(r.brokerId(), new MetadataImage.Broker(r.endpoint(), r.brokerEpoch(), true));
             }
             else if (record instanceof MetadataRecord.FenceBroker r)
             {

@@ -129,9 +129,10 @@ public final class MetadataApis implements RequestHandler
             switch (request.apiKey())
             {
                 case METADATA:
-                    return metadata((MetadataRequest) request);
+                    return metadata(context.listenerName(), (MetadataRequest) request);
                 case DESCRIBE_CLUSTER:
-                    return CompletableFuture.completedFuture(describeCluster((DescribeClusterRequest) request));
+                    return CompletableFuture.completedFuture(describeCluster(context.listenerName(),
+                        (DescribeClusterRequest) request));
                 case DESCRIBE_CONFIGS:
                     return CompletableFuture.completedFuture(describeConfigs((DescribeConfigsRequest) request));
                 case CREATE_TOPICS:
@@ -195,7 +196,7 @@ public final class MetadataApis implements RequestHandler
 
     // ----------------------------------------------------------------------------------------------- Metadata
 
-    private CompletableFuture<AbstractResponse> metadata(final MetadataRequest request)
+    private CompletableFuture<AbstractResponse> metadata(final String listenerName, final MetadataRequest request)
     {
         final MetadataRequestData data = request.data();
         final short version = request.version();
@@ -216,7 +217,7 @@ public final class MetadataApis implements RequestHandler
         }
         if (toCreate.isEmpty())
         {
-            return CompletableFuture.completedFuture(metadataResponse(data, allTopics, version, image, Map.of()));
+            return CompletableFuture.completedFuture(metadataResponse(listenerName, data, allTopics, version, image, Map.of()));
         }
         final CreateTopicsRequestData.CreatableTopicCollection topics =
             new CreateTopicsRequestData.CreatableTopicCollection();
@@ -241,13 +242,14 @@ public final class MetadataApis implements RequestHandler
                 }
                 return awaitImage(img -> toCreate.stream().allMatch(n -> createErrors.containsKey(n)
                     || img.topic(n).isPresent()), AUTO_CREATE_WAIT_MS)
-                    .thenApply(img -> (AbstractResponse) metadataResponse(data, allTopics, version, img,
+                    .thenApply(img -> (AbstractResponse) metadataResponse(listenerName, data, allTopics, version, img,
                         createErrors));
             })
-            .exceptionally(error -> metadataResponse(data, allTopics, version, metadata.image(), Map.of()));
+            .exceptionally(error -> metadataResponse(listenerName, data, allTopics, version, metadata.image(), Map.of()));
     }
 
-    private MetadataResponse metadataResponse(final MetadataRequestData data, final boolean allTopics,
+    private MetadataResponse metadataResponse(final String listenerName, final MetadataRequestData data,
+        final boolean allTopics,
         final short version,
         final MetadataImage image, final Map<String, Errors> createErrors)
     {
@@ -256,10 +258,11 @@ public final class MetadataApis implements RequestHandler
             .setControllerId(brokerId);
         final MetadataResponseData.MetadataResponseBrokerCollection brokers =
             new MetadataResponseData.MetadataResponseBrokerCollection();
-        for (final BrokerEndpoint b : image.liveBrokers())
+        // Each broker at the listener the request came in on, as Kafka answers; one without it is left out.
+        for (final BrokerEndpoint live : image.liveBrokers())
         {
-            brokers.add(new MetadataResponseData.MetadataResponseBroker().setNodeId(b.id()).setHost(b.host())
-                .setPort(b.port()).setRack(b.rack()));
+            live.at(listenerName).ifPresent(b -> brokers.add(new MetadataResponseData.MetadataResponseBroker()
+                .setNodeId(b.id()).setHost(b.host()).setPort(b.port()).setRack(b.rack())));
         }
         response.setBrokers(brokers);
         final MetadataResponseData.MetadataResponseTopicCollection topics =
@@ -356,7 +359,7 @@ public final class MetadataApis implements RequestHandler
 
     // ----------------------------------------------------------------------------------------- DescribeCluster
 
-    private AbstractResponse describeCluster(final DescribeClusterRequest request)
+    private AbstractResponse describeCluster(final String listenerName, final DescribeClusterRequest request)
     {
         final DescribeClusterResponse refused = EndpointTypeCheck.refusal(request,
             org.apache.kafka.clients.admin.EndpointType.BROKER);
@@ -370,13 +373,14 @@ public final class MetadataApis implements RequestHandler
             new DescribeClusterResponseData.DescribeClusterBrokerCollection();
         for (final MetadataImage.Broker b : image.registeredBrokers())
         {
-            if (b.fenced() && !includeFenced)
+            final Optional<BrokerEndpoint> at = b.endpoint().at(listenerName);
+            if (b.fenced() && !includeFenced || at.isEmpty())
             {
                 continue;
             }
             final DescribeClusterResponseData.DescribeClusterBroker broker =
-                new DescribeClusterResponseData.DescribeClusterBroker().setBrokerId(b.endpoint().id())
-                    .setHost(b.endpoint().host()).setPort(b.endpoint().port()).setRack(b.endpoint().rack());
+                new DescribeClusterResponseData.DescribeClusterBroker().setBrokerId(at.get().id())
+                    .setHost(at.get().host()).setPort(at.get().port()).setRack(at.get().rack());
             if (request.version() >= 2)
             {
                 broker.setIsFenced(b.fenced());

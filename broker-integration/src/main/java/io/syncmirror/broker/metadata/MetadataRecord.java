@@ -18,9 +18,26 @@ public sealed interface MetadataRecord
      * A broker registered (or re-registered with a new incarnation). A registration starts fenced; the broker
      * epoch is the metadata offset of this record, so it grows with every registration, also across restarts.
      */
-    record RegisterBroker(int brokerId, long brokerEpoch, Uuid incarnationId, String host, int port, String rack)
-        implements MetadataRecord
+    record RegisterBroker(int brokerId, long brokerEpoch, Uuid incarnationId, String host, int port, String rack,
+        List<ListenerEndpoint> listeners) implements MetadataRecord
     {
+        public RegisterBroker
+        {
+            listeners = listeners == null ? List.of() : List.copyOf(listeners);
+        }
+
+        /** A registration of one endpoint ({@code host:port} serves every client). */
+        public RegisterBroker(final int brokerId, final long brokerEpoch, final Uuid incarnationId, final String host,
+            final int port, final String rack)
+        {
+            this(brokerId, brokerEpoch, incarnationId, host, port, rack, List.of());
+        }
+
+        /** The registered broker's addresses. */
+        public BrokerEndpoint endpoint()
+        {
+            return new BrokerEndpoint(brokerId, host, port, rack, listeners);
+        }
     }
 
     /** The broker lost its session (or asked to shut down): it may lead nothing and sits in no ISR but a last one. */

@@ -49,6 +49,8 @@ public final class MetadataRecordCodec
     static final byte TYPE_MIRROR_TOPIC_TYPE_CHANGE = 14;
 
     private static final short TYPE_VERSION = 0;
+    /** RegisterBroker v1 adds every advertised listener (name, host, port) after v0's fields. */
+    private static final short REGISTER_BROKER_LISTENERS_VERSION = 1;
 
     private MetadataRecordCodec()
     {
@@ -95,13 +97,24 @@ public final class MetadataRecordCodec
         w.putShort(FRAME_VERSION);
         if (record instanceof MetadataRecord.RegisterBroker r)
         {
-            w.header(TYPE_REGISTER_BROKER);
+            // v0 when there are no listeners, so a one-endpoint registration reads as it always did.
+            w.header(TYPE_REGISTER_BROKER, r.listeners().isEmpty() ? TYPE_VERSION : REGISTER_BROKER_LISTENERS_VERSION);
             w.putInt(r.brokerId());
             w.putLong(r.brokerEpoch());
             w.putUuid(r.incarnationId());
             w.putString(r.host());
             w.putInt(r.port());
             w.putString(r.rack());
+            if (!r.listeners().isEmpty())
+            {
+                w.putInt(r.listeners().size());
+                for (final ListenerEndpoint listener : r.listeners())
+                {
+                    w.putString(listener.name());
+                    w.putString(listener.host());
+                    w.putInt(listener.port());
+                }
+            }
         }
         else if (record instanceof MetadataRecord.FenceBroker r)
         {
@@ -220,7 +233,8 @@ public final class MetadataRecordCodec
             }
             final byte type = b.get();
             final short typeVersion = b.getShort();
-            if (typeVersion > TYPE_VERSION)
+            final short newest = type == TYPE_REGISTER_BROKER ? REGISTER_BROKER_LISTENERS_VERSION : TYPE_VERSION;
+            if (typeVersion > newest)
             {
                 throw new CorruptRecordException("metadata record type " + type + " version " + typeVersion
                     + " is newer than this reader");
@@ -228,8 +242,29 @@ public final class MetadataRecordCodec
             switch (type)
             {
                 case TYPE_REGISTER_BROKER:
-                    return new MetadataRecord.RegisterBroker(b.getInt(), b.getLong(), getUuid(b), getString(b),
-                        b.getInt(), getString(b));
+                {
+                    final int brokerId = b.getInt();
+                    final long epoch = b.getLong();
+                    final Uuid incarnation = getUuid(b);
+                    final String host = getString(b);
+                    final int port = b.getInt();
+                    final String rack = getString(b);
+                    final List<ListenerEndpoint> listeners = new ArrayList<>();
+                    if (typeVersion >= REGISTER_BROKER_LISTENERS_VERSION)
+                    {
+                        final int count = b.getInt();
+                        if (count < 0 || count > b.remaining())
+                        {
+                            throw new CorruptRecordException("RegisterBroker with " + count + " listeners");
+                        }
+                        for (int i = 0; i < count; i++)
+                        {
+                            listeners.add(new ListenerEndpoint(getString(b), getString(b), b.getInt()));
+                        }
+                    }
+                    return new MetadataRecord.RegisterBroker(brokerId, epoch, incarnation, host, port, rack,
+                        listeners);
+                }
                 case TYPE_FENCE_BROKER:
                     return new MetadataRecord.FenceBroker(b.getInt(), b.getLong());
                 case TYPE_UNFENCE_BROKER:
@@ -351,9 +386,14 @@ public final class MetadataRecordCodec
 
         void header(final byte type)
         {
+            header(type, TYPE_VERSION);
+        }
+
+        void header(final byte type, final short version)
+        {
             ensure(3);
             buffer.put(type);
-            buffer.putShort(TYPE_VERSION);
+            buffer.putShort(version);
         }
 
         void putShort(final short v)

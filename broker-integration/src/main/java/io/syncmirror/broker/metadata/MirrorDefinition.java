@@ -41,20 +41,31 @@ public record MirrorDefinition(String name, String sourceBootstrapServers, Map<S
 
     /**
      * Why this mirror cannot run topics in SYNC mode, or null when it can: its sync fetches and reports (the mirror
-     * RPC client) speak PLAINTEXT and SSL, not SASL yet, so a source link configured with SASL_PLAINTEXT or
-     * SASL_SSL would not be honoured by them. Refused rather than sent without its authentication.
+     * RPC client) speak PLAINTEXT, SSL, and SASL with PLAIN or SCRAM, so a source link configured with another SASL
+     * mechanism (Kafka's default, GSSAPI, or OAUTHBEARER) would not be honoured by them. Refused rather than sent
+     * without its authentication.
      */
     public String syncRefusal()
     {
-        final String protocol = sourceConfigs.getOrDefault("security.protocol", "PLAINTEXT").trim();
-        if (protocol.equalsIgnoreCase("PLAINTEXT") || protocol.equalsIgnoreCase("SSL"))
+        final String protocol = sourceConfigs.getOrDefault("security.protocol", "PLAINTEXT").trim()
+            .toUpperCase(java.util.Locale.ROOT);
+        if (!protocol.startsWith("SASL_"))
+        {
+            return null;
+        }
+        final String mechanism = sourceConfigs.getOrDefault("sasl.mechanism", "GSSAPI").trim();
+        if (SYNC_SASL_MECHANISMS.contains(mechanism))
         {
             return null;
         }
         return "cluster mirror '" + name + "' connects to its source with security.protocol=" + protocol +
-            ", and sync mode's fetches and reports do not serve it yet (PLAINTEXT and SSL only): the topic stays " +
-            "ASYNC rather than send them without it";
+            " and sasl.mechanism=" + mechanism + ", which sync mode's fetches and reports do not serve (they log in "
+            + "with " + SYNC_SASL_MECHANISMS + "): the topic stays ASYNC rather than send them without it";
     }
+
+    /** The SASL mechanisms the mirror RPC client logs in with. */
+    private static final java.util.Set<String> SYNC_SASL_MECHANISMS = java.util.Set.of("PLAIN", "SCRAM-SHA-256",
+        "SCRAM-SHA-512");
 
     /** Why {@code name} cannot name a mirror, or null when it can. */
     public static String invalidNameReason(final String name)

@@ -24,7 +24,8 @@ import io.syncmirror.protocol.MirrorApiKeys;
  * kafka-clients can parse: a version the server cannot parse would only close the connection. The exception is
  * the handler's {@link RequestHandler#maxVersionBeyondKafka}: Fetch up to 20 and Produce up to 14, which the
  * protocol module's codecs parse, are advertised when the handler asks for them (a real 4.4 client still picks
- * its own highest, 18 and 13). ApiVersions itself is the server's own, over every version kafka-clients knows.
+ * its own highest, 18 and 13). ApiVersions and the SASL exchange are the server's own, over every version
+ * kafka-clients knows.
  *
  * <p>The lowest version advertised is the one Kafka 4.4's brokers advertise when the handler serves from
  * kafka-clients' oldest: that is kafka-clients' oldest, except Produce, listed from v0 although v0 to v2 have no
@@ -45,7 +46,7 @@ final class ApiVersionsResponder
     /** The lowest version of {@code key} answered by the handler, or -1 when it is not served. */
     short minServed(final ApiKeys key)
     {
-        if (key == ApiKeys.API_VERSIONS)
+        if (serverOwn(key))
         {
             return key.oldestVersion();
         }
@@ -62,7 +63,7 @@ final class ApiVersionsResponder
     /** The highest version of {@code key} answered by the handler, or -1 when it is not served. */
     short maxServed(final ApiKeys key)
     {
-        if (key == ApiKeys.API_VERSIONS)
+        if (serverOwn(key))
         {
             return key.latestVersion(false);
         }
@@ -80,6 +81,15 @@ final class ApiVersionsResponder
             }
         }
         return (short)Math.min(max, key.latestVersion());
+    }
+
+    /**
+     * ApiVersions and the SASL exchange are the socket server's own, on every listener as on Kafka's: a listener
+     * without SASL answers SaslHandshake with ILLEGAL_SASL_STATE instead of closing the connection.
+     */
+    private static boolean serverOwn(final ApiKeys key)
+    {
+        return key == ApiKeys.API_VERSIONS || key == ApiKeys.SASL_HANDSHAKE || key == ApiKeys.SASL_AUTHENTICATE;
     }
 
     /** The lowest version of {@code key} a Kafka 4.4 broker advertises, from kafka-clients' own table. */

@@ -33,6 +33,8 @@ import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.RequestHeader;
+import org.apache.kafka.common.requests.SaslAuthenticateRequest;
+import org.apache.kafka.common.requests.SaslHandshakeRequest;
 import org.apache.kafka.common.requests.ResponseHeader;
 import org.apache.kafka.common.security.auth.KafkaPrincipal;
 import org.slf4j.Logger;
@@ -82,7 +84,9 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
     private final long connectionId;
     private final String listenerName;
     private final ListenerSecurity security;
-    private final LongAdder failedTlsHandshakes;
+    private final LongAdder failedAuthentications;
+    /** Complete from the start on a listener without SASL; owned by the event loop. */
+    private final SaslAuthentication sasl;
     private final int maxInFlight;
     private final AtomicBoolean drainScheduled = new AtomicBoolean();
     private final Runnable drainTask = this::drainScheduled;
@@ -106,14 +110,15 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
         final long connectionId,
         final ListenerSecurity security,
         final int maxInFlight,
-        final LongAdder failedTlsHandshakes)
+        final LongAdder failedAuthentications)
     {
-        this.failedTlsHandshakes = failedTlsHandshakes;
+        this.failedAuthentications = failedAuthentications;
         this.handler = handler;
         this.apiVersions = apiVersions;
         this.connectionId = connectionId;
         this.listenerName = security.listenerName();
         this.security = security;
+        this.sasl = new SaslAuthentication(security);
         this.maxInFlight = maxInFlight;
     }
 
@@ -148,6 +153,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
     {
         closed = true;
         slots.clear();
+        sasl.dispose();
         ctx.fireChannelInactive();
     }
 
@@ -169,7 +175,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
             else
             {
                 closed = true;
-                failedTlsHandshakes.increment();
+                failedAuthentications.increment();
                 LOG.info("TLS handshake failed on connection {} from {} on listener {}: {}", connectionId, client,
                     listenerName, handshake.cause().toString());
             }
@@ -199,6 +205,12 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
         }
         closed = true;
         ctx.close();
+    }
+
+    /** The largest request frame this connection may send now (smaller before its SASL authentication). */
+    int maxFrameBytes(final int maxRequestBytes)
+    {
+        return sasl.maxFrameBytes(maxRequestBytes);
     }
 
     /** Closes this connection for input it cannot parse, with one warning. Event loop only. */
@@ -234,6 +246,12 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
     {
         if (frame.remaining() >= 2 && MirrorRequestHeader.isMirrorApiKey(MirrorRequestHeader.peekApiKey(frame)))
         {
+            if (!sasl.complete())
+            {
+                failedAuthentications.increment();
+                closeOnBadInput(ctx, "a mirror request before SASL authentication");
+                return;
+            }
             onMirrorFrame(frame);
             return;
         }
@@ -249,6 +267,14 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
         }
         final ApiKeys key = header.apiKey();
         final short version = header.apiVersion();
+        if (!sasl.complete() && key != ApiKeys.API_VERSIONS && key != ApiKeys.SASL_HANDSHAKE &&
+            key != ApiKeys.SASL_AUTHENTICATE)
+        {
+            // As Kafka's authenticator: nothing but the SASL exchange is served before it completes.
+            failedAuthentications.increment();
+            closeOnBadInput(ctx, key + " before SASL authentication (correlation id " + header.correlationId() + ")");
+            return;
+        }
         if (key == ApiKeys.API_VERSIONS && !key.isVersionSupported(version))
         {
             final Slot slot = new Slot(header.correlationId(), key, (short)0, (short)0, null);
@@ -280,6 +306,11 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
             return;
         }
 
+        if (key == ApiKeys.SASL_HANDSHAKE || key == ApiKeys.SASL_AUTHENTICATE)
+        {
+            onSasl(header, request);
+            return;
+        }
         if (key != ApiKeys.API_VERSIONS && !apiVersions.serves(key, version))
         {
             // As Kafka's socket server: a client only sends what ApiVersions listed, so anything else is a broken
@@ -301,9 +332,45 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
         else
         {
             dispatch(slot, new RequestContext(header, clientAddress, connectionId, listenerName, Optional.empty(),
-                principal, security.protocol()), request);
+                principal(), security.protocol()), request);
         }
         afterDispatch();
+    }
+
+    /** Who the connection authenticated as: its SASL identity on a SASL listener, else its certificate's. */
+    private KafkaPrincipal principal()
+    {
+        return security.sasl() != null ? sasl.principal() : principal;
+    }
+
+    /**
+     * A SaslHandshake or SaslAuthenticate, answered here in turn with the others: a failed step closes the
+     * connection once its answer (Kafka's error) is written.
+     */
+    private void onSasl(final RequestHeader header, final AbstractRequest request)
+    {
+        final SaslAuthentication.Outcome outcome = request instanceof SaslHandshakeRequest handshake ?
+            sasl.onHandshake(handshake) : sasl.onAuthenticate((SaslAuthenticateRequest)request, clientAddress,
+                tlsSession());
+        final Slot slot = new Slot(header.correlationId(), header.apiKey(), header.apiVersion(), header.apiVersion(),
+            request);
+        slots.addLast(slot);
+        slot.complete(outcome.response(), null);
+        if (outcome.close())
+        {
+            failedAuthentications.increment();
+            LOG.info("SASL authentication failed on connection {} from {} on listener {}: {}", connectionId, client,
+                listenerName, outcome.reason());
+            closeOnceAnswered(outcome.reason());
+            return;
+        }
+        afterDispatch();
+    }
+
+    private Optional<javax.net.ssl.SSLSession> tlsSession()
+    {
+        final SslHandler tls = ctx.pipeline().get(SslHandler.class);
+        return tls == null ? Optional.empty() : Optional.of(tls.engine().getSession());
     }
 
     /**
@@ -345,7 +412,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
         final Slot slot = new Slot(header.correlationId(), key, version, layout, request);
         slots.addLast(slot);
         dispatch(slot, new RequestContext(header, clientAddress, connectionId, listenerName, mirrorReplicaInfo,
-            principal, security.protocol()),
+            principal(), security.protocol()),
             request);
         afterDispatch();
     }

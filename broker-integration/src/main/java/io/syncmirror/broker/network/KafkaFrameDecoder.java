@@ -16,8 +16,9 @@ import io.netty.handler.codec.ByteToMessageDecoder;
  * references into it: a Produce request's records are a view of the frame, and the log may hold on to them
  * after the request is answered, so the frame cannot be a pooled buffer recycled by the transport.
  *
- * <p>A negative size or one above {@code socket.request.max.bytes} is a broken or hostile peer: the
- * connection is closed with one warning and every later byte on it is dropped.
+ * <p>A negative size or one above {@code socket.request.max.bytes} (before a SASL listener's authentication,
+ * {@code sasl.server.max.receive.size}) is a broken or hostile peer: the connection is closed with one warning
+ * and every later byte on it is dropped, before any of the frame is buffered.
  */
 final class KafkaFrameDecoder extends ByteToMessageDecoder
 {
@@ -46,11 +47,12 @@ final class KafkaFrameDecoder extends ByteToMessageDecoder
             return;
         }
         final int sizeBytes = in.getInt(in.readerIndex());
-        if (sizeBytes < 0 || sizeBytes > maxRequestBytes)
+        final int maxBytes = connection.maxFrameBytes(maxRequestBytes);
+        if (sizeBytes < 0 || sizeBytes > maxBytes)
         {
             discarding = true;
             in.skipBytes(in.readableBytes());
-            connection.closeOnBadInput(ctx, "request size " + sizeBytes + " outside [0, " + maxRequestBytes + "]");
+            connection.closeOnBadInput(ctx, "request size " + sizeBytes + " outside [0, " + maxBytes + "]");
             return;
         }
         if (in.readableBytes() < SIZE_PREFIX_BYTES + sizeBytes)

@@ -21,6 +21,7 @@ import org.apache.kafka.clients.NetworkClient;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.Node;
+import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.DisconnectException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.metrics.Metrics;
@@ -51,7 +52,8 @@ import org.slf4j.Logger;
  * are waiting, so that {@link #isReady} says whether a send would go out now.
  *
  * <p>Failures: a request waiting for a connection fails with {@code DisconnectException} when a connection
- * attempt fails (so callers see an unreachable node after one attempt, not after request.timeout.ms), or with
+ * attempt fails (so callers see an unreachable node after one attempt, not after request.timeout.ms), with Kafka's
+ * {@code AuthenticationException} when the node refused the connection's TLS handshake or SASL login, or with
  * {@code TimeoutException} when it has waited request.timeout.ms. A sent request fails with
  * {@code DisconnectException} when the connection drops, {@code TimeoutException} after request.timeout.ms, or
  * {@code UnsupportedVersionException} when the node does not serve any version of it this client speaks.
@@ -285,8 +287,10 @@ public final class KafkaNodeClient implements NodeClient
         if (connecting && client.connectionFailed(node))
         {
             connecting = false;
-            failWaiting(new DisconnectException("connection to node " + nodeKey + " at " + node.host() + ":" +
-                node.port() + " failed"));
+            // A refused TLS handshake or SASL login is Kafka's AuthenticationException: kept, so callers see why.
+            final AuthenticationException refused = client.authenticationException(node);
+            failWaiting(refused != null ? refused : new DisconnectException("connection to node " + nodeKey + " at "
+                + node.host() + ":" + node.port() + " failed"));
         }
         ready = client.isReady(node, nowMs);
     }

@@ -64,7 +64,7 @@ public final class KafkaSocketServer implements AutoCloseable
     private final Map<String, RequestHandler> listenerHandlers;
     private final Map<String, ApiVersionsResponder> listenerApiVersions = new HashMap<>();
     private final AtomicLong nextConnectionId = new AtomicLong();
-    private final LongAdder failedTlsHandshakes = new LongAdder();
+    private final LongAdder failedAuthentications = new LongAdder();
     private final Map<String, InetSocketAddress> boundAddresses = new LinkedHashMap<>();
     private final List<Channel> serverChannels = new ArrayList<>();
     private EventLoopGroup acceptGroup;
@@ -175,12 +175,14 @@ public final class KafkaSocketServer implements AutoCloseable
     }
 
     /**
-     * TLS handshakes that failed on this server's listeners since it started: peers that do not trust it, that
-     * it does not trust, or that sent something else (a plaintext request) instead of a handshake.
+     * Authentications that failed on this server's listeners since it started (Kafka's failed-authentication-total):
+     * TLS handshakes with peers that do not trust it, that it does not trust, or that sent something else (a
+     * plaintext request) instead of a handshake; SASL exchanges refused (a wrong password, a mechanism not enabled)
+     * and requests sent on a SASL listener without logging in.
      */
-    public long failedTlsHandshakes()
+    public long failedAuthentications()
     {
-        return failedTlsHandshakes.sum();
+        return failedAuthentications.sum();
     }
 
     /** The bound address of each listener, by name; empty before {@link #start}. */
@@ -229,7 +231,7 @@ public final class KafkaSocketServer implements AutoCloseable
                     final KafkaConnection connection = new KafkaConnection(
                         listenerHandlers.getOrDefault(name, handler),
                         listenerApiVersions.getOrDefault(name, apiVersions), nextConnectionId.incrementAndGet(),
-                        listener.security(), config.maxInFlightRequestsPerConnection(), failedTlsHandshakes);
+                        listener.security(), config.maxInFlightRequestsPerConnection(), failedAuthentications);
                     final SslHandler tls = listener.security().newSslHandler(channel);
                     if (tls != null)
                     {

@@ -37,6 +37,7 @@ public final class BrokerConfig extends AbstractConfig
     public static final String LISTENERS_CONFIG = "listeners";
     public static final String ADVERTISED_LISTENERS_CONFIG = "advertised.listeners";
     public static final String LISTENER_SECURITY_PROTOCOL_MAP_CONFIG = "listener.security.protocol.map";
+    public static final String INTER_BROKER_LISTENER_NAME_CONFIG = "inter.broker.listener.name";
     /** Kafka's default map: each security protocol's name is a listener name of that protocol. */
     public static final String LISTENER_SECURITY_PROTOCOL_MAP_DEFAULT =
         "SASL_SSL:SASL_SSL,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT";
@@ -135,7 +136,11 @@ public final class BrokerConfig extends AbstractConfig
                 + "controller listener it does not name is PLAINTEXT while the key is not set). PLAINTEXT and SSL are "
                 + "served; a SASL listener stops the broker at startup rather than be served without authentication.")
         .define(ADVERTISED_LISTENERS_CONFIG, Type.LIST, "", Importance.HIGH,
-            "What clients are told to connect to; defaults to listeners.")
+            "What clients are told to connect to; defaults to listeners. Each client is told the addresses of the "
+                + "listener it connected to.")
+        .define(INTER_BROKER_LISTENER_NAME_CONFIG, Type.STRING, null, Importance.MEDIUM,
+            "The advertised listener other brokers (and this broker's own clients of its cluster) connect to, with "
+                + "its security settings; by default the first advertised listener.")
         .define(LOG_DIRS_CONFIG, Type.LIST, "", Importance.HIGH, "Directories for the partitions' logs.")
         .define(LOG_DIR_CONFIG, Type.STRING, "/tmp/syncmirror-logs", Importance.HIGH,
             "The log directory when log.dirs is not set.")
@@ -290,9 +295,11 @@ public final class BrokerConfig extends AbstractConfig
         }
         listeners();
         checkQuorum();
+        interBrokerListener();
         final List<Listener> all = new ArrayList<>(listeners());
         all.addAll(advertisedListeners());
         this.security = new SecurityConfig(this, all, getList(CONTROLLER_LISTENER_NAMES_CONFIG));
+        security.checkSasl(interBrokerListener().name(), listeners().stream().map(Listener::name).toList());
     }
 
     /** Each listener's security protocol and TLS settings. */
@@ -362,6 +369,20 @@ public final class BrokerConfig extends AbstractConfig
                 "no listener left to advertise besides the controller's " + controllerNames);
         }
         return served;
+    }
+
+    /** The advertised listener other brokers reach this one on: {@code inter.broker.listener.name}, or the first. */
+    public Listener interBrokerListener()
+    {
+        final String name = getString(INTER_BROKER_LISTENER_NAME_CONFIG);
+        final List<Listener> advertised = advertisedListeners();
+        if (name == null)
+        {
+            return advertised.get(0);
+        }
+        return advertised.stream().filter(l -> l.name().equals(name)).findFirst().orElseThrow(() ->
+            new ConfigException(INTER_BROKER_LISTENER_NAME_CONFIG, name, "not an advertised listener (the "
+                + "controllers' listener is never one)"));
     }
 
     /** The metadata quorum's voters, node id to controller listener address, in id order. */

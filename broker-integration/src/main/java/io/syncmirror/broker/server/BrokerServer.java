@@ -36,6 +36,7 @@ import io.syncmirror.broker.coordinator.Coordinators;
 import io.syncmirror.broker.group.GroupApis;
 import io.syncmirror.broker.group.GroupCoordinatorHost;
 import io.syncmirror.broker.metadata.BrokerEndpoint;
+import io.syncmirror.broker.metadata.ListenerEndpoint;
 import io.syncmirror.broker.metadata.BrokerLifecycleManager;
 import io.syncmirror.broker.metadata.BrokerMetadataApplier;
 import io.syncmirror.broker.metadata.ControllerIsrChannel;
@@ -250,7 +251,7 @@ public final class BrokerServer implements AutoCloseable
         // each with that listener's security settings, as Kafka's broker connects.
         final SecurityConfig security = config.security();
         clients = new NodeClients(NodeClientConfig.defaults("broker-" + id),
-            security.clientConfigs(config.advertisedListeners().get(0).name()), time);
+            security.clientConfigs(config.interBrokerListener().name()), time);
         controllerClients = new NodeClients(NodeClientConfig.defaults("broker-" + id + "-controller"),
             security.controllerClientConfigs(), time);
 
@@ -314,10 +315,13 @@ public final class BrokerServer implements AutoCloseable
         final List<Listener> listeners = new ArrayList<>();
         for (final BrokerConfig.Listener listener : config.listeners())
         {
+            final SecurityProtocol protocol = config.security().protocol(listener.name());
+            final boolean sasl = protocol == SecurityProtocol.SASL_PLAINTEXT || protocol == SecurityProtocol.SASL_SSL;
             listeners.add(new Listener(listener.name(), listener.host(), listener.port(),
-                config.security().protocol(listener.name()) == SecurityProtocol.SSL ?
-                    ListenerSecurity.ssl(listener.name(), config.security().listenerConfigs(listener.name())) :
-                    ListenerSecurity.plaintext(listener.name())));
+                protocol == SecurityProtocol.PLAINTEXT ? ListenerSecurity.plaintext(listener.name()) :
+                    ListenerSecurity.create(listener.name(), protocol,
+                        config.security().listenerConfigs(listener.name()),
+                        sasl ? config.security().saslServers(listener.name()) : null)));
         }
         final short syncVersion = config.getShort(BrokerConfig.MIRROR_SYNC_VERSION_CONFIG);
         final Map<String, RequestHandler> listenerHandlers = raftApis == null ? Map.of() :
@@ -331,10 +335,16 @@ public final class BrokerServer implements AutoCloseable
                 .andThen(new GroupVersionFeature()));
         socketServer.start();
 
-        final BrokerConfig.Listener advertised = config.advertisedListeners().get(0);
-        lifecycle = new BrokerLifecycleManager(new BrokerEndpoint(id, advertised.host(),
-            advertised.port() == 0 ? socketServer.boundPort(advertised.name()) : advertised.port(), null),
-            advertised.name(), clusterId, controllerClient, metadata,
+        // Registered: the inter-broker listener first, and every advertised listener, so that each client is answered
+        // with the addresses of the listener it connected to.
+        final BrokerConfig.Listener advertised = config.interBrokerListener();
+        final List<ListenerEndpoint> endpoints = new ArrayList<>();
+        for (final BrokerConfig.Listener listener : config.advertisedListeners())
+        {
+            endpoints.add(new ListenerEndpoint(listener.name(), listener.host(), advertisedPort(listener)));
+        }
+        lifecycle = new BrokerLifecycleManager(new BrokerEndpoint(id, advertised.host(), advertisedPort(advertised),
+            null, endpoints.size() > 1 ? endpoints : List.of()), advertised.name(), clusterId, controllerClient, metadata,
             config.getInt(BrokerConfig.BROKER_HEARTBEAT_INTERVAL_MS_CONFIG), -1L);
         lifecycle.start();
         lifecycle.readyFuture().thenRun(() -> replicas.deleteStrayLogs(METADATA_PARTITION::equals));
@@ -461,7 +471,7 @@ public final class BrokerServer implements AutoCloseable
         mirrorApis = new MirrorApis(id, metadata::image, mirrorCoordinator, mirrorController, mirrorMetadataManager,
             forwarder, timeoutMs, replicas, () -> ensureMirrorStateTopic(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG,
                 TopicConfig.CLEANUP_POLICY_COMPACT)), metadata::await,
-            WireSecurity.forClientConfigs(config.security().clientConfigs(config.advertisedListeners().get(0).name())),
+            WireSecurity.forClientConfigs(config.security().clientConfigs(config.interBrokerListener().name())),
             WireSecurity.forClientConfigs(config.security().controllerClientConfigs()));
         apis[0] = mirrorApis;
     }
@@ -522,10 +532,10 @@ public final class BrokerServer implements AutoCloseable
             FetcherConfig.REQUEST_TIMEOUT_MS_DEFAULT, ApiKeys.FETCH.latestVersion());
     }
 
-    /** TLS handshakes that failed on this broker's listeners since it started (see KafkaSocketServer). */
-    public long failedTlsHandshakes()
+    /** Authentications (TLS handshakes, SASL logins) that failed on this broker's listeners since it started. */
+    public long failedAuthentications()
     {
-        return socketServer.failedTlsHandshakes();
+        return socketServer.failedAuthentications();
     }
 
     /**
@@ -534,11 +544,16 @@ public final class BrokerServer implements AutoCloseable
      */
     private Map<String, Object> ownClusterClientConfigs()
     {
-        final BrokerConfig.Listener advertised = config.advertisedListeners().get(0);
+        final BrokerConfig.Listener advertised = config.interBrokerListener();
         final Map<String, Object> client = new HashMap<>(config.security().clientConfigs(advertised.name()));
-        client.put("bootstrap.servers", advertised.host() + ":" + (advertised.port() == 0 ?
-            socketServer.boundPort(advertised.name()) : advertised.port()));
+        client.put("bootstrap.servers", advertised.host() + ":" + advertisedPort(advertised));
         return client;
+    }
+
+    /** An advertised listener's port: the one bound when it was configured as 0 (an ephemeral port). */
+    private int advertisedPort(final BrokerConfig.Listener advertised)
+    {
+        return advertised.port() == 0 ? socketServer.boundPort(advertised.name()) : advertised.port();
     }
 
     private int ensureMirrorStateTopic(final Map<String, String> topicConfig) throws Exception

@@ -12,22 +12,25 @@ import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.SslClientAuth;
+import org.apache.kafka.common.config.SaslConfigs;
 import org.apache.kafka.common.config.SslConfigs;
 import org.apache.kafka.common.config.internals.BrokerSecurityConfigs;
+import org.apache.kafka.common.config.types.Password;
 import org.apache.kafka.common.network.ListenerName;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.apache.kafka.common.security.authenticator.DefaultKafkaPrincipalBuilder;
+
+import io.syncmirror.broker.network.SaslServers;
 
 /**
  * The broker's security settings, read as Kafka reads them: {@code listener.security.protocol.map} gives each
  * listener its protocol, Kafka's {@code ssl.*} keys configure TLS, and every one of them may be set for one
  * listener alone with the {@code listener.name.<name>.} prefix, which then wins. Immutable once built.
  *
- * <p>Served: PLAINTEXT and SSL. A listener mapped to SASL_PLAINTEXT or SASL_SSL stops the broker at startup rather
- * than be served without its authentication, and so does an SSL listener without a keystore (Kafka would find
- * that out only at the first handshake), and broker listeners of different protocols: the broker registers one
- * endpoint and gives it to every client, so a client on the other protocol would be sent where it cannot speak.
- * The controllers' listener may differ.
+ * <p>Served: PLAINTEXT, SSL, SASL_PLAINTEXT and SASL_SSL (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512). An SSL or SASL_SSL
+ * listener without a keystore stops the broker at startup (Kafka would find that out only at the first handshake),
+ * and so do SASL settings it cannot honour. Listeners may differ in protocol (a PLAINTEXT one inside, an SSL one
+ * outside): each client is answered with the addresses of the listener it connected to.
  *
  * <p>The broker's own connections (to other brokers' inter-broker listener, to the controllers' listener, and its
  * clients of its own cluster) use the settings of the listener they connect to, as Kafka's broker does: its
@@ -35,6 +38,11 @@ import org.apache.kafka.common.security.authenticator.DefaultKafkaPrincipalBuild
  */
 public final class SecurityConfig
 {
+    /** Kafka's key: the mechanism the brokers log in to the controllers' SASL listener with. */
+    public static final String SASL_MECHANISM_CONTROLLER_PROTOCOL_CONFIG = "sasl.mechanism.controller.protocol";
+    /** Where the SCRAM credentials a SASL listener checks are, until they live in the cluster metadata. */
+    public static final String SCRAM_CREDENTIALS_FILE_CONFIG = "syncmirror.sasl.scram.credentials.file";
+
     /** Kafka's client-side {@code ssl.*} keys, the ones a client of a TLS listener is configured with. */
     private static final List<String> CLIENT_SSL_KEYS = clientSslKeys();
 
@@ -55,7 +63,27 @@ public final class SecurityConfig
                 BrokerSecurityConfigs.DEFAULT_SSL_PRINCIPAL_MAPPING_RULES, Importance.LOW,
                 BrokerSecurityConfigs.SSL_PRINCIPAL_MAPPING_RULES_DOC)
             .define(BrokerSecurityConfigs.PRINCIPAL_BUILDER_CLASS_CONFIG, Type.CLASS,
-                DefaultKafkaPrincipalBuilder.class, Importance.MEDIUM, BrokerSecurityConfigs.PRINCIPAL_BUILDER_CLASS_DOC);
+                DefaultKafkaPrincipalBuilder.class, Importance.MEDIUM, BrokerSecurityConfigs.PRINCIPAL_BUILDER_CLASS_DOC)
+            .define(BrokerSecurityConfigs.SASL_ENABLED_MECHANISMS_CONFIG, Type.LIST,
+                BrokerSecurityConfigs.DEFAULT_SASL_ENABLED_MECHANISMS, Importance.MEDIUM,
+                "The SASL mechanisms a SASL listener serves (Kafka's key and default, GSSAPI); served are "
+                    + SaslServers.SERVED + ".")
+            .define(BrokerSecurityConfigs.SASL_SERVER_MAX_RECEIVE_SIZE_CONFIG, Type.INT,
+                BrokerSecurityConfigs.DEFAULT_SASL_SERVER_MAX_RECEIVE_SIZE, ConfigDef.Range.atLeast(1), Importance.LOW,
+                BrokerSecurityConfigs.SASL_SERVER_MAX_RECEIVE_SIZE_DOC)
+            .define(BrokerSecurityConfigs.CONNECTIONS_MAX_REAUTH_MS_CONFIG, Type.LONG,
+                BrokerSecurityConfigs.DEFAULT_CONNECTIONS_MAX_REAUTH_MS, ConfigDef.Range.atLeast(0), Importance.LOW,
+                "Kafka's re-authentication interval; not served, so only 0 is accepted on a SASL listener.")
+            .define(BrokerSecurityConfigs.SASL_MECHANISM_INTER_BROKER_PROTOCOL_CONFIG, Type.STRING,
+                SaslConfigs.DEFAULT_SASL_MECHANISM, Importance.MEDIUM,
+                "The mechanism the brokers log in to a SASL inter-broker listener with (Kafka's key and default).")
+            .define(SASL_MECHANISM_CONTROLLER_PROTOCOL_CONFIG, Type.STRING, SaslConfigs.DEFAULT_SASL_MECHANISM,
+                Importance.MEDIUM, "The mechanism the nodes log in to a SASL controller listener with (Kafka's key "
+                    + "and default).")
+            .define(SCRAM_CREDENTIALS_FILE_CONFIG, Type.STRING, null, Importance.MEDIUM,
+                "A properties file of salted SCRAM credentials, one per line: <mechanism>.<user>=salt=<base64>,"
+                    + "stored_key=<base64>,server_key=<base64>,iterations=<n> (Kafka's own credential format); "
+                    + "never a password.");
         for (final ConfigDef.ConfigKey key : ssl.configKeys().values())
         {
             if (!definition.configKeys().containsKey(key.name))
@@ -101,27 +129,11 @@ public final class SecurityConfig
             {
                 throw new ConfigException(mapKey, entries, "no security protocol for listener " + listener.name());
             }
-            if (protocol != SecurityProtocol.PLAINTEXT && protocol != SecurityProtocol.SSL)
-            {
-                throw new ConfigException(mapKey, entries, "listener " + listener.name() + " is " + protocol +
-                    ", which this broker does not serve yet (PLAINTEXT and SSL): it refuses to start rather than serve"
-                    + " it without its authentication");
-            }
             protocols.put(listener.name(), protocol);
-            if (protocol == SecurityProtocol.SSL)
+            if (protocol == SecurityProtocol.SSL || protocol == SecurityProtocol.SASL_SSL)
             {
                 requireKeystore(listener.name());
             }
-        }
-        final Map<String, SecurityProtocol> served = new LinkedHashMap<>(protocols);
-        served.keySet().removeAll(controllerNames);
-        if (new java.util.HashSet<>(served.values()).size() > 1)
-        {
-            // The broker registers one endpoint, its first advertised listener, and answers Metadata with it
-            // whatever listener asked: a client on another protocol would be sent where it cannot speak.
-            throw new ConfigException(mapKey, entries, "the broker listeners " + served + " differ in security "
-                + "protocol; this broker advertises one endpoint to every client (its first advertised listener), so "
-                + "its client listeners must share one protocol");
         }
         // A broker that is no voter connects to the controllers' listener without serving it.
         for (final String controller : controllerNames)
@@ -132,6 +144,110 @@ public final class SecurityConfig
                 throw new ConfigException(mapKey, entries, "no security protocol for controller listener " + controller);
             }
             protocols.putIfAbsent(controller, protocol == null ? SecurityProtocol.PLAINTEXT : protocol);
+        }
+    }
+
+    /**
+     * The SASL settings: mechanisms this broker serves, no re-authentication, and on a SASL listener that carries
+     * the brokers' own links (the inter-broker one, the controllers') a mechanism of Kafka's
+     * {@code sasl.mechanism.inter.broker.protocol} / {@code sasl.mechanism.controller.protocol} that the listener
+     * enables, with a login module the brokers log in with.
+     */
+    void checkSasl(final String interBrokerListener, final List<String> brokerListeners)
+    {
+        for (final Map.Entry<String, SecurityProtocol> entry : protocols.entrySet())
+        {
+            final SecurityProtocol protocol = entry.getValue();
+            if (protocol != SecurityProtocol.SASL_PLAINTEXT && protocol != SecurityProtocol.SASL_SSL)
+            {
+                continue;
+            }
+            final String name = entry.getKey();
+            if (name.equals(interBrokerListener) || controllerNames.contains(name))
+            {
+                final String key = linkMechanismKey(name);
+                final String mechanism = config.getString(key);
+                if (!SaslServers.SERVED.contains(mechanism))
+                {
+                    throw new ConfigException(key, mechanism, "listener " + name + " is " + protocol + " and carries "
+                        + "the brokers' own links: name a mechanism of " + SaslServers.SERVED);
+                }
+                if (config.originals().get(jaasKey(name, mechanism)) == null)
+                {
+                    throw new ConfigException(jaasKey(name, mechanism), null, "the brokers log in to listener " + name
+                        + " with " + mechanism + ": this login module's username and password");
+                }
+            }
+            if (!brokerListeners.contains(name))
+            {
+                continue;
+            }
+            final Map<String, Object> values = listenerConfigs(name);
+            @SuppressWarnings("unchecked")
+            final List<String> mechanisms = (List<String>)values.get(BrokerSecurityConfigs.SASL_ENABLED_MECHANISMS_CONFIG);
+            for (final String mechanism : mechanisms)
+            {
+                if (!SaslServers.SERVED.contains(mechanism))
+                {
+                    throw new ConfigException(BrokerSecurityConfigs.SASL_ENABLED_MECHANISMS_CONFIG, mechanisms,
+                        "listener " + name + " enables " + mechanism + ", which this broker does not serve (it serves "
+                            + SaslServers.SERVED + ")");
+                }
+            }
+            if ((Long)values.get(BrokerSecurityConfigs.CONNECTIONS_MAX_REAUTH_MS_CONFIG) != 0L)
+            {
+                throw new ConfigException(BrokerSecurityConfigs.CONNECTIONS_MAX_REAUTH_MS_CONFIG,
+                    values.get(BrokerSecurityConfigs.CONNECTIONS_MAX_REAUTH_MS_CONFIG), "re-authentication is not "
+                        + "served; leave it 0 on listener " + name);
+            }
+        }
+    }
+
+    /** The key naming the mechanism the brokers log in to {@code listenerName} with (Kafka's keys). */
+    private String linkMechanismKey(final String listenerName)
+    {
+        return controllerNames.contains(listenerName) ? SASL_MECHANISM_CONTROLLER_PROTOCOL_CONFIG :
+            BrokerSecurityConfigs.SASL_MECHANISM_INTER_BROKER_PROTOCOL_CONFIG;
+    }
+
+    /** Kafka's {@code listener.name.<name>.<mechanism>.sasl.jaas.config}. */
+    private static String jaasKey(final String listenerName, final String mechanism)
+    {
+        return new ListenerName(listenerName).saslMechanismConfigPrefix(mechanism) + SaslConfigs.SASL_JAAS_CONFIG;
+    }
+
+    /**
+     * The SASL servers of SASL listener {@code listenerName}: its mechanisms, the JAAS configurations Kafka reads
+     * for them ({@code listener.name.<name>.<mechanism>.sasl.jaas.config}) and the SCRAM credentials file.
+     *
+     * @throws ConfigException a mechanism's configuration is missing or the credentials cannot be read
+     */
+    public SaslServers saslServers(final String listenerName)
+    {
+        final Map<String, Object> values = listenerConfigs(listenerName);
+        @SuppressWarnings("unchecked")
+        final List<String> mechanisms = (List<String>)values.get(BrokerSecurityConfigs.SASL_ENABLED_MECHANISMS_CONFIG);
+        final ListenerName listener = new ListenerName(listenerName);
+        final Map<String, Object> jaas = new HashMap<>();
+        for (final String mechanism : mechanisms)
+        {
+            // Kafka's JaasContext reads the key as the listener's channel builder sees it: the prefix stripped.
+            final String stripped = ListenerName.saslMechanismPrefix(mechanism) + SaslConfigs.SASL_JAAS_CONFIG;
+            final Object value = config.originals().get(listener.configPrefix() + stripped);
+            if (value != null)
+            {
+                jaas.put(stripped, value instanceof Password password ? password : new Password(value.toString()));
+            }
+        }
+        try
+        {
+            return SaslServers.create(listenerName, mechanisms, jaas, ScramCredentials.load(
+                config.getString(SCRAM_CREDENTIALS_FILE_CONFIG)),
+                (Integer)values.get(BrokerSecurityConfigs.SASL_SERVER_MAX_RECEIVE_SIZE_CONFIG));
+        }
+        catch (final IllegalArgumentException e)
+        {
+            throw new ConfigException("listener " + listenerName + ": " + e.getMessage());
         }
     }
 
@@ -169,6 +285,17 @@ public final class SecurityConfig
         final Map<String, Object> values = listenerConfigs(listenerName);
         final Map<String, Object> client = new HashMap<>();
         client.put("security.protocol", protocol.name);
+        if (protocol == SecurityProtocol.SASL_PLAINTEXT || protocol == SecurityProtocol.SASL_SSL)
+        {
+            // As Kafka's brokers log in: the listener's login module for the inter-broker (or controller) mechanism.
+            final String mechanism = config.getString(linkMechanismKey(listenerName));
+            client.put(SaslConfigs.SASL_MECHANISM, mechanism);
+            final Object jaas = config.originals().get(jaasKey(listenerName, mechanism));
+            if (jaas != null)
+            {
+                client.put(SaslConfigs.SASL_JAAS_CONFIG, jaas instanceof Password p ? p : new Password(jaas.toString()));
+            }
+        }
         for (final String key : CLIENT_SSL_KEYS)
         {
             final Object value = values.get(key);

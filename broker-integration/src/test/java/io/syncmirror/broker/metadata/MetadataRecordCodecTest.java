@@ -27,6 +27,8 @@ class MetadataRecordCodecTest
         return List.of(
             new MetadataRecord.RegisterBroker(1, 7, Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAg"), "host", 9092, null),
             new MetadataRecord.RegisterBroker(2, 8, ID, "h\u00e9", 1, "rack-a"),
+            new MetadataRecord.RegisterBroker(3, 9, ID, "10.0.0.3", 9092, null, List.of(
+                new ListenerEndpoint("INTERNAL", "10.0.0.3", 9092), new ListenerEndpoint("EXTERNAL", "b3.example", 9093))),
             new MetadataRecord.FenceBroker(1, 7),
             new MetadataRecord.UnfenceBroker(1, 7),
             new MetadataRecord.Topic("orders", ID),
@@ -53,6 +55,20 @@ class MetadataRecordCodecTest
         {
             assertEquals(record, MetadataRecordCodec.decode(ByteBuffer.wrap(MetadataRecordCodec.encode(record))));
         }
+    }
+
+    @Test
+    void shouldWriteAOneEndpointRegistrationAtVersionZeroAndListenersAtVersionOne()
+    {
+        final byte[] one = MetadataRecordCodec.encode(new MetadataRecord.RegisterBroker(1, 7, ID, "h", 1, null));
+        assertEquals(0, ByteBuffer.wrap(one, 3, 2).getShort(), "unchanged for one endpoint");
+        final byte[] many = MetadataRecordCodec.encode(new MetadataRecord.RegisterBroker(1, 7, ID, "h", 1, null,
+            List.of(new ListenerEndpoint("A", "h", 1), new ListenerEndpoint("B", "h", 2))));
+        assertEquals(1, ByteBuffer.wrap(many, 3, 2).getShort());
+        final byte[] corrupt = many.clone();
+        // The listener count sits after the v0 fields; a count past the record's end is refused, not allocated.
+        ByteBuffer.wrap(corrupt, one.length, 4).putInt(Integer.MAX_VALUE);
+        assertThrows(CorruptRecordException.class, () -> MetadataRecordCodec.decode(ByteBuffer.wrap(corrupt)));
     }
 
     @Test

@@ -17,17 +17,23 @@ class MirrorDefinitionTest
     }
 
     @Test
-    @DisplayName("a mirror takes SYNC topics over a PLAINTEXT or SSL source link: sync fetches and reports do not "
-        + "serve SASL yet, and are refused rather than sent without it")
-    void shouldRefuseSyncOverASaslSourceLink()
+    @DisplayName("a mirror takes SYNC topics over a PLAINTEXT, SSL or SASL PLAIN/SCRAM source link; another SASL "
+        + "mechanism (GSSAPI by default, OAUTHBEARER), which sync fetches and reports do not serve, is refused rather "
+        + "than sent without it")
+    void shouldRefuseSyncOverASourceLinkItCannotLogInTo()
     {
         assertNull(withSourceConfigs(Map.of()).syncRefusal());
         assertNull(withSourceConfigs(Map.of("security.protocol", "plaintext")).syncRefusal());
         assertNull(withSourceConfigs(Map.of("security.protocol", "SSL")).syncRefusal());
-        for (final String protocol : List.of("SASL_SSL", "SASL_PLAINTEXT", "sasl_ssl"))
+        assertNull(withSourceConfigs(Map.of("security.protocol", "SASL_SSL", "sasl.mechanism", "SCRAM-SHA-512"))
+            .syncRefusal());
+        assertNull(withSourceConfigs(Map.of("security.protocol", "SASL_PLAINTEXT", "sasl.mechanism", "PLAIN"))
+            .syncRefusal());
+        for (final Map<String, String> configs : List.of(Map.of("security.protocol", "SASL_SSL"),
+            Map.of("security.protocol", "sasl_plaintext", "sasl.mechanism", "OAUTHBEARER")))
         {
-            final String refusal = withSourceConfigs(Map.of("security.protocol", protocol)).syncRefusal();
-            assertTrue(refusal != null && refusal.contains("security.protocol=" + protocol), protocol + ": " + refusal);
+            final String refusal = withSourceConfigs(configs).syncRefusal();
+            assertTrue(refusal != null && refusal.contains("sasl.mechanism="), configs + ": " + refusal);
         }
     }
 }

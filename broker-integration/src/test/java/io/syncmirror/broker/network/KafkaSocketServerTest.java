@@ -125,8 +125,13 @@ class KafkaSocketServerTest
         assertRange(response, ApiKeys.HEARTBEAT, 1, HEARTBEAT_MAX);
         assertRange(response, ApiKeys.METADATA, 4, 12);
         assertRange(response, ApiKeys.API_VERSIONS, ApiKeys.API_VERSIONS.oldestVersion(), version);
+        // The SASL exchange is the server's own, advertised on every listener as Kafka does.
+        assertRange(response, ApiKeys.SASL_HANDSHAKE, ApiKeys.SASL_HANDSHAKE.oldestVersion(),
+            ApiKeys.SASL_HANDSHAKE.latestVersion(false));
+        assertRange(response, ApiKeys.SASL_AUTHENTICATE, ApiKeys.SASL_AUTHENTICATE.oldestVersion(),
+            ApiKeys.SASL_AUTHENTICATE.latestVersion(false));
         assertNull(response.apiVersion(ApiKeys.PRODUCE.id), "an API the handler does not serve is not advertised");
-        assertEquals(3, response.data().apiKeys().size());
+        assertEquals(5, response.data().apiKeys().size());
     }
 
     @Test

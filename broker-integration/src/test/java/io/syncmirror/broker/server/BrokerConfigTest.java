@@ -200,31 +200,52 @@ class BrokerConfigTest
     }
 
     @Test
-    @DisplayName("a SASL listener, which this broker does not serve yet, and an SSL listener without a keystore stop "
-        + "the broker at startup naming the key, instead of being served in plaintext; unmapped names are refused "
-        + "as Kafka does")
+    @DisplayName("SASL settings it cannot honour (a mechanism it does not serve, the brokers' own login to a SASL "
+        + "inter-broker listener without a served mechanism or a login module, re-authentication) and an SSL listener "
+        + "without a keystore stop the broker at startup naming the key; unmapped names are refused as Kafka does")
     void shouldRefuseListenersItCannotServeSecurely()
     {
         for (final String listeners : List.of("SASL_SSL://127.0.0.1:9093", "SASL_PLAINTEXT://127.0.0.1:9093"))
         {
             final Map<String, String> props = minimal();
             props.put("listeners", listeners);
+            props.put("ssl.keystore.location", "/broker.p12");
+            props.put("sasl.enabled.mechanisms", "PLAIN");
             final ConfigException e = assertThrows(ConfigException.class, () -> new BrokerConfig(props), listeners);
-            assertTrue(e.getMessage().contains("listener.security.protocol.map") &&
-                e.getMessage().contains("without its authentication"), e.getMessage());
+            assertTrue(e.getMessage().contains("sasl.mechanism.inter.broker.protocol"), e.getMessage());
+            props.put("sasl.mechanism.inter.broker.protocol", "PLAIN");
+            final String jaasKey = "listener.name." + listeners.substring(0, listeners.indexOf(':')).toLowerCase()
+                + ".plain.sasl.jaas.config";
+            final ConfigException noLogin = assertThrows(ConfigException.class, () -> new BrokerConfig(props));
+            assertTrue(noLogin.getMessage().contains(jaasKey), noLogin.getMessage());
+            props.put(jaasKey, "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"b\" "
+                + "password=\"p\" user_b=\"p\";");
+            final Map<String, Object> client = new BrokerConfig(props).security().clientConfigs(
+                listeners.substring(0, listeners.indexOf(':')));
+            assertEquals("PLAIN", client.get("sasl.mechanism"));
+            assertTrue(client.containsKey("sasl.jaas.config"), client.keySet().toString());
+        }
+        final Map<String, String> sasl = minimal();
+        sasl.put("listeners", "INTERNAL://127.0.0.1:9093,EXTERNAL://127.0.0.1:9094");
+        sasl.put("listener.security.protocol.map", "INTERNAL:PLAINTEXT,EXTERNAL:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT");
+        sasl.put("sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-512");
+        new BrokerConfig(sasl);
+        for (final Map.Entry<String, String> unserved : Map.of("sasl.enabled.mechanisms", "GSSAPI",
+            "listener.name.external.sasl.enabled.mechanisms", "PLAIN,OAUTHBEARER",
+            "connections.max.reauth.ms", "3600000").entrySet())
+        {
+            final Map<String, String> props = new HashMap<>(sasl);
+            props.put(unserved.getKey(), unserved.getValue());
+            final ConfigException e = assertThrows(ConfigException.class, () -> new BrokerConfig(props),
+                unserved.toString());
+            assertTrue(e.getMessage().contains(unserved.getKey().replace("listener.name.external.", "")),
+                e.getMessage());
         }
         final Map<String, String> noKeystore = minimal();
         noKeystore.put("listeners", "SECURE://127.0.0.1:9094");
         noKeystore.put("listener.security.protocol.map", "SECURE:SSL,CONTROLLER:PLAINTEXT");
         final ConfigException missing = assertThrows(ConfigException.class, () -> new BrokerConfig(noKeystore));
         assertTrue(missing.getMessage().contains("listener.name.secure.ssl.keystore.location"), missing.getMessage());
-
-        final Map<String, String> mixed = minimal();
-        mixed.put("listeners", "PLAINTEXT://127.0.0.1:9093,SECURE://127.0.0.1:9094");
-        mixed.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,SECURE:SSL,CONTROLLER:SSL");
-        mixed.put("ssl.keystore.location", "/broker.p12");
-        final ConfigException differ = assertThrows(ConfigException.class, () -> new BrokerConfig(mixed));
-        assertTrue(differ.getMessage().contains("differ in security protocol"), differ.getMessage());
 
         final Map<String, String> unmapped = minimal();
         unmapped.put("listeners", "PLAINTEXT://127.0.0.1:9093,INTERNAL://127.0.0.1:9094");
@@ -238,7 +259,8 @@ class BrokerConfigTest
 
     @Test
     @DisplayName("an SSL listener's settings are Kafka's ssl.* keys, each overridable per listener with "
-        + "listener.name.<name>.; the broker's clients of that listener get security.protocol and the client keys")
+        + "listener.name.<name>.; the broker's clients of that listener get security.protocol and the client keys; "
+        + "listeners of different protocols sit side by side, inter.broker.listener.name picks the brokers' own")
     void shouldResolveSslSettingsPerListener()
     {
         final Map<String, String> props = minimal();
@@ -261,6 +283,22 @@ class BrokerConfigTest
         assertEquals("/secure.p12", client.get("ssl.keystore.location"));
         assertEquals("https", client.get("ssl.endpoint.identification.algorithm"));
         assertFalse(client.containsKey("ssl.client.auth"), "a server key is no client setting");
+
+        // Listeners of different protocols side by side; other brokers use inter.broker.listener.name's.
+        final Map<String, String> mixed = minimal();
+        mixed.put("listeners", "INTERNAL://127.0.0.1:9093,EXTERNAL://127.0.0.1:9094,CONTROLLER://127.0.0.1:9095");
+        mixed.put("listener.security.protocol.map", "INTERNAL:PLAINTEXT,EXTERNAL:SSL,CONTROLLER:PLAINTEXT");
+        mixed.put("controller.listener.names", "CONTROLLER");
+        mixed.put("ssl.keystore.location", "/broker.p12");
+        assertEquals("INTERNAL", new BrokerConfig(mixed).interBrokerListener().name(), "the first by default");
+        mixed.put("inter.broker.listener.name", "EXTERNAL");
+        assertEquals("EXTERNAL", new BrokerConfig(mixed).interBrokerListener().name());
+        for (final String notAdvertised : List.of("CONTROLLER", "NOPE"))
+        {
+            mixed.put("inter.broker.listener.name", notAdvertised);
+            final ConfigException e = assertThrows(ConfigException.class, () -> new BrokerConfig(mixed));
+            assertTrue(e.getMessage().contains("inter.broker.listener.name"), e.getMessage());
+        }
 
         final Map<String, String> badAuth = minimal();
         badAuth.put("ssl.client.auth", "sometimes");

@@ -100,6 +100,65 @@ class TlsClusterTest
         }
     }
 
+    @Test
+    @DisplayName("a PLAINTEXT listener inside beside an SSL one outside: each client is told the addresses of the "
+        + "listener it came in on (Metadata, DescribeCluster, FindCoordinator), brokers replicate on the first")
+    void shouldAnswerEachClientWithTheAddressesOfItsOwnListener() throws Exception
+    {
+        final TestCertificates ca = new TestCertificates(dir, "outside-ca");
+        final Map<String, String> overrides = new HashMap<>(ca.sslConfigs(ca.keystore("broker")));
+        overrides.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,EXTERNAL:SSL,CONTROLLER:PLAINTEXT");
+        cluster = EmbeddedCluster.startWithListener(3, "EXTERNAL", overrides);
+        final String inside = cluster.bootstrapServers();
+        final String outside = cluster.bootstrapServers("EXTERNAL");
+
+        final Map<String, String> client = new HashMap<>(ca.sslConfigs(null));
+        client.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SSL");
+        client.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, outside);
+        try (Admin external = Admin.create(properties(client));
+            Admin internal = Admin.create(properties(Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, inside))))
+        {
+            assertEquals(ports(outside), external.describeCluster().nodes().get(30, TimeUnit.SECONDS).stream()
+                .map(node -> node.port()).collect(java.util.stream.Collectors.toSet()), "DescribeCluster outside");
+            assertEquals(ports(inside), internal.describeCluster().nodes().get(30, TimeUnit.SECONDS).stream()
+                .map(node -> node.port()).collect(java.util.stream.Collectors.toSet()), "DescribeCluster inside");
+            external.createTopics(List.of(new NewTopic(TOPIC, 2, (short)3)
+                .configs(Map.of("min.insync.replicas", "2")))).all().get(30, TimeUnit.SECONDS);
+            final List<byte[]> sent = produce(client);
+            // A consumer group over TLS: its coordinator must be found at an outside address too.
+            final Properties group = properties(client);
+            group.put(ConsumerConfig.GROUP_ID_CONFIG, "outside-readers");
+            group.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+            int read = 0;
+            try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(group, new ByteArrayDeserializer(),
+                new ByteArrayDeserializer()))
+            {
+                consumer.subscribe(List.of(TOPIC));
+                final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                while (read < sent.size() && System.nanoTime() < deadline)
+                {
+                    read += consumer.poll(Duration.ofMillis(200)).count();
+                }
+                consumer.commitSync();
+            }
+            assertEquals(sent.size(), read, "read through the group");
+            assertEquals(RECORDS, internal.listConsumerGroupOffsets("outside-readers").partitionsToOffsetAndMetadata()
+                .get(30, TimeUnit.SECONDS).values().stream().mapToLong(o -> o.offset()).sum(), "committed offsets");
+            internal.describeTopics(List.of(TOPIC)).allTopicNames().get(30, TimeUnit.SECONDS).get(TOPIC).partitions()
+                .forEach(p -> assertEquals(3, p.isr().size(), "ISR of " + p));
+        }
+    }
+
+    private static java.util.Set<Integer> ports(final String bootstrap)
+    {
+        final java.util.Set<Integer> ports = new java.util.HashSet<>();
+        for (final String server : bootstrap.split(","))
+        {
+            ports.add(Integer.parseInt(server.substring(server.lastIndexOf(':') + 1)));
+        }
+        return ports;
+    }
+
     private List<byte[]> produce(final Map<String, String> client) throws Exception
     {
         final Properties props = properties(client);

@@ -24,6 +24,9 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.security.scram.internals.ScramCredentialUtils;
+import org.apache.kafka.common.security.scram.internals.ScramFormatter;
+import org.apache.kafka.common.security.scram.internals.ScramMechanism;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -38,12 +41,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A SYNC mirror where nothing speaks plaintext: both clusters listen on TLS only (client certificates required,
- * the controllers' listener too), the mirror's source link and the CLI are configured with Kafka's client
- * settings, and the zero-RPO check runs at the end. A plaintext connection anywhere would fail a TLS handshake on
- * some broker, so every broker's count of failed handshakes must stay 0.
+ * the controllers' listener too), or on SASL_SSL only (the brokers, the controllers, the mirror link and the CLI
+ * each logging in), the mirror's source link and the CLI are configured with Kafka's client settings, and the
+ * zero-RPO check runs at the end. A plaintext or unauthenticated connection anywhere would fail a TLS handshake or
+ * a SASL login on some broker, so every broker's count of failed authentications must stay 0.
  */
 @Timeout(240)
-class SyncOverTlsTest
+class SyncOverSecuredLinksTest
 {
     private static final String MIRROR = "dr-tls";
     private static final String TOPIC = "tls-orders";
@@ -67,12 +71,69 @@ class SyncOverTlsTest
         brokerTls.put("ssl.client.auth", "required");
         final Map<String, String> clientTls = new HashMap<>(ca.sslConfigs(ca.keystore("operator")));
         clientTls.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SSL");
-        final Path clientConfig = write("client.properties", clientTls);
         final Map<String, String> linkTls = new HashMap<>(ca.sslConfigs(ca.keystore("mirror-link")));
         linkTls.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SSL");
-        final Path linkConfig = write("source-link.properties", linkTls);
+        mirrorInSyncAndFailOver(brokerTls, clientTls, linkTls);
+    }
 
-        try (MirrorClusters clusters = MirrorClusters.start(1, 1, brokerTls, brokerTls))
+    @Test
+    @DisplayName("SI-01 SI-02 over SASL_SSL only: brokers (SCRAM-SHA-512), controllers (PLAIN), the mirror link "
+        + "(SCRAM-SHA-512) and the CLI (SCRAM-SHA-512) each log in; the topic promotes to SYNC, every acks=all record "
+        + "is on the destination after the source is killed and the topic fails over, and no login failed")
+    void shouldMirrorInSyncOverSaslSslAndLoseNothingOnFailover() throws Exception
+    {
+        final TestCertificates ca = new TestCertificates(dir, "sasl-dr-ca");
+        final Map<String, String> broker = new HashMap<>(ca.sslConfigs(ca.keystore("broker")));
+        broker.put("listener.security.protocol.map", "PLAINTEXT:SASL_SSL,CONTROLLER:SASL_SSL");
+        broker.put("sasl.enabled.mechanisms", "SCRAM-SHA-512,PLAIN");
+        broker.put("sasl.mechanism.inter.broker.protocol", "SCRAM-SHA-512");
+        broker.put("sasl.mechanism.controller.protocol", "PLAIN");
+        broker.put("listener.name.plaintext.scram-sha-512.sasl.jaas.config", scram("broker", "broker-secret"));
+        broker.put("listener.name.plaintext.plain.sasl.jaas.config",
+            "org.apache.kafka.common.security.plain.PlainLoginModule required user_nobody=\"-\";");
+        broker.put("listener.name.controller.plain.sasl.jaas.config",
+            "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"broker\" "
+                + "password=\"broker-secret\" user_broker=\"broker-secret\";");
+        final Properties credentials = new Properties();
+        for (final String[] user : new String[][] {{"broker", "broker-secret"}, {"operator", "operator-secret"},
+            {"mirror-link", "link-secret"}})
+        {
+            credentials.put("SCRAM-SHA-512." + user[0], ScramCredentialUtils.credentialToString(
+                new ScramFormatter(ScramMechanism.SCRAM_SHA_512).generateCredential(user[1], 4096)));
+        }
+        final Path credentialsFile = dir.resolve("scram.properties");
+        try (Writer writer = Files.newBufferedWriter(credentialsFile, StandardCharsets.UTF_8))
+        {
+            credentials.store(writer, null);
+        }
+        broker.put("syncmirror.sasl.scram.credentials.file", credentialsFile.toString());
+        final Map<String, String> client = new HashMap<>(ca.sslConfigs(null));
+        client.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SASL_SSL");
+        client.put("sasl.mechanism", "SCRAM-SHA-512");
+        final Map<String, String> operator = new HashMap<>(client);
+        operator.put("sasl.jaas.config", scram("operator", "operator-secret"));
+        final Map<String, String> link = new HashMap<>(client);
+        link.put("sasl.jaas.config", scram("mirror-link", "link-secret"));
+        mirrorInSyncAndFailOver(broker, operator, link);
+    }
+
+    private static String scram(final String user, final String password)
+    {
+        return "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"" + user
+            + "\" password=\"" + password + "\";";
+    }
+
+    /**
+     * Both clusters with {@code broker}'s settings; the CLI, the admin, producer and consumer with {@code client}'s,
+     * the mirror's source link with {@code link}'s: create, add --sync, promote, produce, kill the source, fail
+     * over, and check every acknowledged record and every broker's failed authentications.
+     */
+    private void mirrorInSyncAndFailOver(final Map<String, String> broker, final Map<String, String> clientTls,
+        final Map<String, String> linkTls) throws Exception
+    {
+        final Path clientConfig = write("client.properties", clientTls);
+        final Path linkConfig = write("source-link.properties", linkTls);
+        try (MirrorClusters clusters = MirrorClusters.start(1, 1, broker, broker))
         {
             final EmbeddedCluster source = clusters.source();
             final EmbeddedCluster destination = clusters.destination();
@@ -110,7 +171,7 @@ class SyncOverTlsTest
                     acked.add(sent.get(i));
                 }
             }
-            final long failedOnSource = source.broker(1).failedTlsHandshakes();
+            final long failedOnSource = source.broker(1).failedAuthentications();
             source.killBroker(1);
             cli(0, "--bootstrap-server", dest, "--command-config", clientConfig.toString(), "--stop", "--mirror",
                 MIRROR, "--topics", TOPIC);
@@ -135,9 +196,9 @@ class SyncOverTlsTest
                 assertTrue(read.getOrDefault(record.partition(), List.of()).contains(value),
                     "acknowledged record " + value + " is on the destination");
             }
-            assertEquals(0, failedOnSource, "TLS handshakes that failed on the source broker");
-            assertEquals(0, destination.broker(1).failedTlsHandshakes(),
-                "TLS handshakes that failed on the destination broker");
+            assertEquals(0, failedOnSource, "authentications that failed on the source broker");
+            assertEquals(0, destination.broker(1).failedAuthentications(),
+                "authentications that failed on the destination broker");
         }
     }
 
