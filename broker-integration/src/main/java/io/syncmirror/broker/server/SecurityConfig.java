@@ -95,8 +95,8 @@ public final class SecurityConfig
 
     /**
      * Checks every listener and advertised listener: a name the map does not give a protocol is refused as Kafka
-     * refuses it (but a controller listener while the map is not set, which Kafka maps to PLAINTEXT), and so is a
-     * protocol this broker does not serve, or an SSL listener without a keystore.
+     * refuses it (but a controller listener while the map is not set, which Kafka maps to PLAINTEXT), and so is an
+     * SSL or SASL_SSL listener without a keystore.
      */
     SecurityConfig(final BrokerConfig config, final List<BrokerConfig.Listener> listeners,
         final List<String> controllerNames)

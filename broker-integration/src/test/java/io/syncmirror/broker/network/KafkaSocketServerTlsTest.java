@@ -23,7 +23,12 @@ import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.internals.BrokerSecurityConfigs;
 import org.apache.kafka.common.network.ByteBufferSend;
+import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.record.internal.DefaultRecordsSend;
+import org.apache.kafka.common.record.internal.FileRecords;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.MetadataResponse;
 import org.apache.kafka.common.security.auth.KafkaPrincipal;
@@ -206,6 +211,37 @@ class KafkaSocketServerTlsTest
         final IOException sasl = assertThrows(IOException.class, () -> MirrorWireClient.connect("127.0.0.1", port,
             "tls-test", 5_000, 5_000, WireSecurity.forClientConfigs(Map.of("security.protocol", "SASL_SSL"))));
         assertTrue(sasl.getMessage().contains("sasl.mechanism=GSSAPI"), sasl.getMessage());
+    }
+
+    @Test
+    @DisplayName("records in a segment file (Kafka's FileRecords, as a Fetch response sends them) read as chunks "
+        + "straight from the file hold their exact bytes, no chunk over CHUNK_BYTES")
+    void shouldReadFileRecordsAsChunks() throws Exception
+    {
+        final SimpleRecord[] records = new SimpleRecord[300];
+        final SplittableRandom random = new SplittableRandom(13);
+        for (int i = 0; i < records.length; i++)
+        {
+            final byte[] value = new byte[1000];
+            random.nextBytes(value);
+            records[i] = new SimpleRecord(value);
+        }
+        final MemoryRecords memory = MemoryRecords.withRecords(Compression.NONE, records);
+        try (FileRecords file = FileRecords.open(dir.resolve("00000000000000000000.log").toFile()))
+        {
+            file.append(memory);
+            file.flush();
+            final SendChunks chunks = new SendChunks(new DefaultRecordsSend<>(file));
+            final ByteBuffer all = ByteBuffer.allocate(file.sizeInBytes());
+            while (!chunks.isEndOfInput())
+            {
+                final ByteBuf chunk = chunks.readChunk(UnpooledByteBufAllocator.DEFAULT);
+                assertTrue(chunk.readableBytes() > 0 && chunk.readableBytes() <= SendChunks.CHUNK_BYTES);
+                all.put(chunk.nioBuffer());
+                chunk.release();
+            }
+            assertEquals(memory.buffer(), all.flip(), "the file's bytes, in order");
+        }
     }
 
     @Test
