@@ -143,7 +143,8 @@ public final class KafkaReferenceCluster implements ClusterUnderTest
             }
 
             startAll(configs, started);
-            final KafkaReferenceCluster cluster = new KafkaReferenceCluster(rootDir, started, bootstrap.toString(), name, clientConfigs);
+            final KafkaReferenceCluster cluster = new KafkaReferenceCluster(rootDir, started, bootstrap.toString(),
+                name, clientConfigs);
             cluster.awaitBrokersRegistered(nodes);
             return cluster;
         }

@@ -217,7 +217,8 @@ public final class MetadataApis implements RequestHandler
         }
         if (toCreate.isEmpty())
         {
-            return CompletableFuture.completedFuture(metadataResponse(listenerName, data, allTopics, version, image, Map.of()));
+            return CompletableFuture.completedFuture(metadataResponse(listenerName, data, allTopics, version, image,
+                Map.of()));
         }
         final CreateTopicsRequestData.CreatableTopicCollection topics =
             new CreateTopicsRequestData.CreatableTopicCollection();
@@ -245,7 +246,8 @@ public final class MetadataApis implements RequestHandler
                     .thenApply(img -> (AbstractResponse) metadataResponse(listenerName, data, allTopics, version, img,
                         createErrors));
             })
-            .exceptionally(error -> metadataResponse(listenerName, data, allTopics, version, metadata.image(), Map.of()));
+            .exceptionally(error -> metadataResponse(listenerName, data, allTopics, version, metadata.image(),
+                Map.of()));
     }
 
     private MetadataResponse metadataResponse(final String listenerName, final MetadataRequestData data,

@@ -156,7 +156,8 @@ final class SyncReporter implements AutoCloseable
     SyncReporter(final String mirrorName, final Node node, final String clientId, final long retryMs,
         final LongSupplier clockMs, final Supplier<Link> linkFactory)
     {
-        this(mirrorName, node, clientId, retryMs, clockMs, linkFactory, 0L, 30_000, nanos -> { }, WireSecurity.PLAINTEXT);
+        this(mirrorName, node, clientId, retryMs, clockMs, linkFactory, 0L, 30_000, nanos -> { },
+            WireSecurity.PLAINTEXT);
     }
 
     private SyncReporter(final String mirrorName, final Node node, final String clientId, final long retryMs,

@@ -80,7 +80,8 @@ public final class ListenerSecurity implements AutoCloseable
         final Map<String, ?> listenerConfigs, final SaslServers sasl)
     {
         final boolean tls = protocol == SecurityProtocol.SSL || protocol == SecurityProtocol.SASL_SSL;
-        final boolean saslProtocol = protocol == SecurityProtocol.SASL_PLAINTEXT || protocol == SecurityProtocol.SASL_SSL;
+        final boolean saslProtocol = protocol == SecurityProtocol.SASL_PLAINTEXT ||
+            protocol == SecurityProtocol.SASL_SSL;
         if (saslProtocol != (sasl != null))
         {
             throw new IllegalArgumentException("listener " + listenerName + " is " + protocol + ": SASL servers "

@@ -156,7 +156,8 @@ public final class ReplicaFetchers implements FollowerFetching, FetchTarget
         // I/O thread and back on each round trip (two thread wake-ups saved per follower fetch).
         final BlockingNodeClient client = new BlockingNodeClient(
             new Node(leaderId, endpoint.get().host(), endpoint.get().port()),
-            NodeClientConfig.defaults("replica-fetcher-" + replicas.brokerId()), Time.SYSTEM, clients.securityConfigs());
+            NodeClientConfig.defaults("replica-fetcher-" + replicas.brokerId()), Time.SYSTEM,
+            clients.securityConfigs());
         fetchClients.put(leaderId, client);
         final FetchTransport transport = new FetchTransport()
         {

@@ -344,7 +344,8 @@ public final class BrokerServer implements AutoCloseable
             endpoints.add(new ListenerEndpoint(listener.name(), listener.host(), advertisedPort(listener)));
         }
         lifecycle = new BrokerLifecycleManager(new BrokerEndpoint(id, advertised.host(), advertisedPort(advertised),
-            null, endpoints.size() > 1 ? endpoints : List.of()), advertised.name(), clusterId, controllerClient, metadata,
+            null, endpoints.size() > 1 ? endpoints : List.of()), advertised.name(), clusterId, controllerClient,
+            metadata,
             config.getInt(BrokerConfig.BROKER_HEARTBEAT_INTERVAL_MS_CONFIG), -1L);
         lifecycle.start();
         lifecycle.readyFuture().thenRun(() -> replicas.deleteStrayLogs(METADATA_PARTITION::equals));

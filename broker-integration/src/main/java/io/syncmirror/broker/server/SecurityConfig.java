@@ -63,7 +63,8 @@ public final class SecurityConfig
                 BrokerSecurityConfigs.DEFAULT_SSL_PRINCIPAL_MAPPING_RULES, Importance.LOW,
                 BrokerSecurityConfigs.SSL_PRINCIPAL_MAPPING_RULES_DOC)
             .define(BrokerSecurityConfigs.PRINCIPAL_BUILDER_CLASS_CONFIG, Type.CLASS,
-                DefaultKafkaPrincipalBuilder.class, Importance.MEDIUM, BrokerSecurityConfigs.PRINCIPAL_BUILDER_CLASS_DOC)
+                DefaultKafkaPrincipalBuilder.class, Importance.MEDIUM,
+                BrokerSecurityConfigs.PRINCIPAL_BUILDER_CLASS_DOC)
             .define(BrokerSecurityConfigs.SASL_ENABLED_MECHANISMS_CONFIG, Type.LIST,
                 BrokerSecurityConfigs.DEFAULT_SASL_ENABLED_MECHANISMS, Importance.MEDIUM,
                 "The SASL mechanisms a SASL listener serves (Kafka's key and default, GSSAPI); served are "
@@ -141,7 +142,8 @@ public final class SecurityConfig
             final SecurityProtocol protocol = map.get(controller.toUpperCase(Locale.ROOT));
             if (protocol == null && mapSet)
             {
-                throw new ConfigException(mapKey, entries, "no security protocol for controller listener " + controller);
+                throw new ConfigException(mapKey, entries, "no security protocol for controller listener " +
+                    controller);
             }
             protocols.putIfAbsent(controller, protocol == null ? SecurityProtocol.PLAINTEXT : protocol);
         }
@@ -184,7 +186,8 @@ public final class SecurityConfig
             }
             final Map<String, Object> values = listenerConfigs(name);
             @SuppressWarnings("unchecked")
-            final List<String> mechanisms = (List<String>)values.get(BrokerSecurityConfigs.SASL_ENABLED_MECHANISMS_CONFIG);
+            final List<String> mechanisms =
+                (List<String>)values.get(BrokerSecurityConfigs.SASL_ENABLED_MECHANISMS_CONFIG);
             for (final String mechanism : mechanisms)
             {
                 if (!SaslServers.SERVED.contains(mechanism))
@@ -293,7 +296,8 @@ public final class SecurityConfig
             final Object jaas = config.originals().get(jaasKey(listenerName, mechanism));
             if (jaas != null)
             {
-                client.put(SaslConfigs.SASL_JAAS_CONFIG, jaas instanceof Password p ? p : new Password(jaas.toString()));
+                client.put(SaslConfigs.SASL_JAAS_CONFIG, jaas instanceof Password p ? p :
+                    new Password(jaas.toString()));
             }
         }
         for (final String key : CLIENT_SSL_KEYS)

@@ -28,7 +28,8 @@ class MetadataRecordCodecTest
             new MetadataRecord.RegisterBroker(1, 7, Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAg"), "host", 9092, null),
             new MetadataRecord.RegisterBroker(2, 8, ID, "h\u00e9", 1, "rack-a"),
             new MetadataRecord.RegisterBroker(3, 9, ID, "10.0.0.3", 9092, null, List.of(
-                new ListenerEndpoint("INTERNAL", "10.0.0.3", 9092), new ListenerEndpoint("EXTERNAL", "b3.example", 9093))),
+                new ListenerEndpoint("INTERNAL", "10.0.0.3", 9092),
+                new ListenerEndpoint("EXTERNAL", "b3.example", 9093))),
             new MetadataRecord.FenceBroker(1, 7),
             new MetadataRecord.UnfenceBroker(1, 7),
             new MetadataRecord.Topic("orders", ID),

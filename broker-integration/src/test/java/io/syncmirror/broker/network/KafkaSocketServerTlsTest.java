@@ -189,8 +189,8 @@ class KafkaSocketServerTlsTest
 
     @Test
     @DisplayName("the mirror RPC client speaks TLS with Kafka's client settings: served when it trusts the listener, "
-        + "refused at the handshake when it does not, and a SASL mechanism it does not serve refused before any byte is "
-        + "sent")
+        + "refused at the handshake when it does not, and a SASL mechanism it does not serve refused before any "
+        + "byte is sent")
     void shouldSecureTheMirrorRpcClientWithKafkaClientSettings() throws Exception
     {
         startServer("required");
@@ -202,7 +202,8 @@ class KafkaSocketServerTlsTest
             assertTrue(client.apiVersions().apiKeys().size() > 0, "ApiVersions answered over TLS");
         }
 
-        final Map<String, Object> untrusting = new HashMap<>(new TestCertificates(dir, "elsewhere-ca").sslConfigs(null));
+        final Map<String, Object> untrusting =
+            new HashMap<>(new TestCertificates(dir, "elsewhere-ca").sslConfigs(null));
         untrusting.put("security.protocol", "SSL");
         final IOException handshake = assertThrows(IOException.class, () -> MirrorWireClient.connect("127.0.0.1",
             port, "tls-test", 5_000, 5_000, WireSecurity.forClientConfigs(untrusting)));

@@ -80,7 +80,8 @@ class SaslClusterTest
         cluster = EmbeddedCluster.startWithListener(3, "EXTERNAL", overrides);
 
         final Map<String, String> bob = client(ca, "SCRAM-SHA-512",
-            "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"bob\" password=\"bob-secret\";");
+            "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"bob\" "
+                + "password=\"bob-secret\";");
         final Map<String, String> alice = client(ca, "PLAIN",
             "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"alice\" "
                 + "password=\"alice-secret\";");
@@ -130,7 +131,8 @@ class SaslClusterTest
         cluster = EmbeddedCluster.startWithQuorum(3, 3, overrides);
 
         final Map<String, String> bob = client(ca, "SCRAM-SHA-512",
-            "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"bob\" password=\"bob-secret\";",
+            "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"bob\" "
+                + "password=\"bob-secret\";",
             cluster.bootstrapServers());
         try (Admin admin = Admin.create(properties(bob)))
         {
