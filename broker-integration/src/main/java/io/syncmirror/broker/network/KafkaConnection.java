@@ -172,6 +172,13 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
                 principal = security.principal(ctx.pipeline().get(SslHandler.class).engine().getSession(),
                     clientAddress);
             }
+            else if (handshake.cause() instanceof java.nio.channels.ClosedChannelException)
+            {
+                // The peer went away mid-handshake (a client giving up on a connection attempt): no failed login.
+                closed = true;
+                LOG.debug("Connection {} from {} on listener {} closed during its TLS handshake", connectionId,
+                    client, listenerName);
+            }
             else
             {
                 closed = true;
