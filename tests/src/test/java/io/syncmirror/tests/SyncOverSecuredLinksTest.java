@@ -24,9 +24,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.security.scram.internals.ScramCredentialUtils;
-import org.apache.kafka.common.security.scram.internals.ScramFormatter;
-import org.apache.kafka.common.security.scram.internals.ScramMechanism;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -34,6 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.syncmirror.broker.cluster.EmbeddedCluster;
 import io.syncmirror.broker.network.TestCertificates;
+import io.syncmirror.broker.network.TestScramCredentials;
 import io.syncmirror.tools.ClusterMirrorsCommand;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -94,18 +92,8 @@ class SyncOverSecuredLinksTest
         broker.put("listener.name.controller.plain.sasl.jaas.config",
             "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"broker\" "
                 + "password=\"broker-secret\" user_broker=\"broker-secret\";");
-        final Properties credentials = new Properties();
-        for (final String[] user : new String[][] {{"broker", "broker-secret"}, {"operator", "operator-secret"},
-            {"mirror-link", "link-secret"}})
-        {
-            credentials.put("SCRAM-SHA-512." + user[0], ScramCredentialUtils.credentialToString(
-                new ScramFormatter(ScramMechanism.SCRAM_SHA_512).generateCredential(user[1], 4096)));
-        }
-        final Path credentialsFile = dir.resolve("scram.properties");
-        try (Writer writer = Files.newBufferedWriter(credentialsFile, StandardCharsets.UTF_8))
-        {
-            credentials.store(writer, null);
-        }
+        final Path credentialsFile = TestScramCredentials.write(dir.resolve("scram.properties"), Map.of(
+            "broker", "broker-secret", "operator", "operator-secret", "mirror-link", "link-secret"));
         broker.put("syncmirror.sasl.scram.credentials.file", credentialsFile.toString());
         final Map<String, String> client = new HashMap<>(ca.sslConfigs(null));
         client.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SASL_SSL");

@@ -1,8 +1,5 @@
 package io.syncmirror.broker.server;
 
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -22,9 +19,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
-import org.apache.kafka.common.security.scram.internals.ScramCredentialUtils;
-import org.apache.kafka.common.security.scram.internals.ScramFormatter;
-import org.apache.kafka.common.security.scram.internals.ScramMechanism;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
@@ -35,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.syncmirror.broker.cluster.EmbeddedCluster;
 import io.syncmirror.broker.network.TestCertificates;
+import io.syncmirror.broker.network.TestScramCredentials;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -155,18 +150,7 @@ class SaslClusterTest
     /** A credentials file with a SCRAM-SHA-512 credential for each user and password. */
     private Path credentials(final Map<String, String> passwords) throws Exception
     {
-        final Path file = dir.resolve("scram-" + passwords.size() + ".properties");
-        final Properties scram = new Properties();
-        for (final Map.Entry<String, String> entry : passwords.entrySet())
-        {
-            scram.put("SCRAM-SHA-512." + entry.getKey(), ScramCredentialUtils.credentialToString(
-                new ScramFormatter(ScramMechanism.SCRAM_SHA_512).generateCredential(entry.getValue(), 4096)));
-        }
-        try (Writer writer = Files.newBufferedWriter(file, StandardCharsets.UTF_8))
-        {
-            scram.store(writer, null);
-        }
-        return file;
+        return TestScramCredentials.write(dir.resolve("scram-" + passwords.size() + ".properties"), passwords);
     }
 
     private Map<String, String> client(final TestCertificates ca, final String mechanism, final String jaas)
