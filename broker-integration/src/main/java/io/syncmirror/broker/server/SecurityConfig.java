@@ -230,13 +230,12 @@ public final class SecurityConfig
         final Map<String, Object> values = listenerConfigs(listenerName);
         @SuppressWarnings("unchecked")
         final List<String> mechanisms = (List<String>)values.get(BrokerSecurityConfigs.SASL_ENABLED_MECHANISMS_CONFIG);
-        final ListenerName listener = new ListenerName(listenerName);
         final Map<String, Object> jaas = new HashMap<>();
         for (final String mechanism : mechanisms)
         {
             // Kafka's JaasContext reads the key as the listener's channel builder sees it: the prefix stripped.
             final String stripped = ListenerName.saslMechanismPrefix(mechanism) + SaslConfigs.SASL_JAAS_CONFIG;
-            final Object value = config.originals().get(listener.configPrefix() + stripped);
+            final Object value = config.originals().get(jaasKey(listenerName, mechanism));
             if (value != null)
             {
                 jaas.put(stripped, value instanceof Password password ? password : new Password(value.toString()));
