@@ -112,6 +112,13 @@ final class AckLedger
      */
     Verdict verify(final String bootstrap, final int partitions, final long timeoutMs)
     {
+        return verify(bootstrap, Map.of(), partitions, timeoutMs);
+    }
+
+    /** The same with {@code security} (Kafka client settings) on the consumer. */
+    Verdict verify(final String bootstrap, final Map<String, Object> security, final int partitions,
+        final long timeoutMs)
+    {
         final Map<Integer, Map<Long, byte[]>> expected;
         synchronized (this)
         {
@@ -119,7 +126,8 @@ final class AckLedger
             acked.forEach((p, byOffset) -> expected.put(p, new HashMap<>(byOffset)));
         }
         final Map<Integer, Map<Long, byte[]>> found = new HashMap<>();
-        for (final ConsumerRecord<byte[], byte[]> record : Clients.readToEnd(bootstrap, topic, partitions, timeoutMs))
+        for (final ConsumerRecord<byte[], byte[]> record : Clients.readToEnd(bootstrap, security, topic, partitions,
+            timeoutMs))
         {
             found.computeIfAbsent(record.partition(), p -> new HashMap<>()).put(record.offset(), record.value());
         }

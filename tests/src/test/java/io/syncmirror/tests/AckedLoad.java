@@ -2,6 +2,7 @@ package io.syncmirror.tests;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.Semaphore;
@@ -45,13 +46,23 @@ final class AckedLoad implements AutoCloseable
     AckedLoad(final String bootstrap, final AckLedger ledger, final int partitions, final long seed,
         final double recordsPerSec)
     {
+        this(bootstrap, Map.of(), ledger, partitions, seed, recordsPerSec);
+    }
+
+    /** The same with {@code security} (Kafka client settings) on the producer. */
+    AckedLoad(final String bootstrap, final Map<String, Object> security, final AckLedger ledger,
+        final int partitions, final long seed, final double recordsPerSec)
+    {
         this.ledger = ledger;
         this.partitions = partitions;
         this.seed = seed;
         this.recordsPerSec = recordsPerSec;
         // A short max.block.ms: once the source is dead, send() must not hold the thread for a minute.
-        this.producer = Clients.producer(bootstrap, Map.of(ProducerConfig.LINGER_MS_CONFIG, 2,
-            ProducerConfig.MAX_BLOCK_MS_CONFIG, 2_000, ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 5));
+        final Map<String, Object> settings = new HashMap<>(security);
+        settings.put(ProducerConfig.LINGER_MS_CONFIG, 2);
+        settings.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 2_000);
+        settings.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 5);
+        this.producer = Clients.producer(bootstrap, settings);
         this.thread = new Thread(this::run, "acked-load-" + ledger.topic());
         this.thread.setDaemon(true);
     }

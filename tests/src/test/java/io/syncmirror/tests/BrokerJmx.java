@@ -62,6 +62,16 @@ final class BrokerJmx implements AutoCloseable
             nodeId), attribute);
     }
 
+    /**
+     * Kafka's {@code socket-server-metrics} attribute {@code attribute} (e.g. {@code failed-authentication-total})
+     * of listener {@code listener}.
+     */
+    long socketServerTotal(final String listener, final String attribute) throws IOException, JMException
+    {
+        return (long)(double)(Double)server.getAttribute(new ObjectName("kafka.server:type=socket-server-metrics,"
+            + "listener=" + listener + ",broker=" + nodeId), attribute);
+    }
+
     /** Runs a full GC in the broker and returns its heap in use after it, in bytes. */
     long heapUsedAfterGc() throws IOException, JMException
     {

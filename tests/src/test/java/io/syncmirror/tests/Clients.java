@@ -35,10 +35,17 @@ final class Clients
 
     static Admin admin(final String bootstrap)
     {
+        return admin(bootstrap, Map.of());
+    }
+
+    /** An admin client with {@code overrides} (security settings) on top of the tests' timeouts. */
+    static Admin admin(final String bootstrap, final Map<String, Object> overrides)
+    {
         final Properties props = new Properties();
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
         props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
+        props.putAll(overrides);
         return Admin.create(props);
     }
 
@@ -137,13 +144,22 @@ final class Clients
     static List<ConsumerRecord<byte[], byte[]>> readToEnd(final String bootstrap, final String topic,
         final int partitions, final long timeoutMs)
     {
+        return readToEnd(bootstrap, Map.of(), topic, partitions, timeoutMs);
+    }
+
+    /** The same with {@code security} (Kafka client settings) on the consumer. */
+    static List<ConsumerRecord<byte[], byte[]>> readToEnd(final String bootstrap, final Map<String, Object> security,
+        final String topic, final int partitions, final long timeoutMs)
+    {
         final List<TopicPartition> tps = new ArrayList<>();
         for (int p = 0; p < partitions; p++)
         {
             tps.add(new TopicPartition(topic, p));
         }
-        try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap,
-            Map.of("isolation.level", "read_uncommitted", "max.poll.records", 5000)))
+        final Map<String, Object> settings = new HashMap<>(security);
+        settings.put("isolation.level", "read_uncommitted");
+        settings.put("max.poll.records", 5000);
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap, settings))
         {
             consumer.assign(tps);
             consumer.seekToBeginning(tps);

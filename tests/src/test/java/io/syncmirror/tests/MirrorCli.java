@@ -71,40 +71,77 @@ final class MirrorCli
         return result;
     }
 
-    /** {@code --create}: a mirror on the destination of the topics of {@code sourceBootstrap}. */
-    static void create(final ProcessCluster destination, final String mirror, final String sourceBootstrap)
-        throws IOException, InterruptedException
-    {
-        ok("--bootstrap-server", destination.bootstrapServers(), "--create", "--mirror", mirror,
-            "--source-bootstrap-server", sourceBootstrap);
-    }
-
-    /** {@code --add}, with {@code --sync} when asked. */
-    static void add(final ProcessCluster destination, final String mirror, final String topics, final boolean sync)
+    /**
+     * {@code --create}: a mirror on the destination of the topics of {@code source}, with the destination
+     * operator's {@code --command-config} and the source cluster's mirror-link settings as
+     * {@code --source-config-file} when the clusters are secured.
+     */
+    static void create(final ProcessCluster destination, final String mirror, final ProcessCluster source)
         throws IOException, InterruptedException
     {
         final List<String> args = new ArrayList<>(List.of("--bootstrap-server", destination.bootstrapServers(),
+            "--create", "--mirror", mirror, "--source-bootstrap-server", source.bootstrapServers()));
+        args.addAll(destination.commandConfigArgs());
+        if (!source.security().plaintext())
+        {
+            final Path link = Files.createTempFile("mirror-link", ".properties");
+            try
+            {
+                ClusterSecurity.write(link, source.security().linkConfig());
+                args.addAll(List.of("--source-config-file", link.toString()));
+                ok(args.toArray(String[]::new));
+            }
+            finally
+            {
+                Files.deleteIfExists(link);
+            }
+            return;
+        }
+        ok(args.toArray(String[]::new));
+    }
+
+    /**
+     * {@code --add}, with {@code --sync} when asked; the probe that {@code --sync} makes of {@code source} gets the
+     * source operator's settings ({@code --source-command-config}) when it is secured.
+     */
+    static void add(final ProcessCluster destination, final String mirror, final String topics, final boolean sync,
+        final ProcessCluster source) throws IOException, InterruptedException
+    {
+        final List<String> args = new ArrayList<>(List.of("--bootstrap-server", destination.bootstrapServers(),
             "--add", "--mirror", mirror, "--topics", topics));
+        args.addAll(destination.commandConfigArgs());
         if (sync)
         {
             args.add("--sync");
+            final List<String> sourceConfig = source.commandConfigArgs();
+            if (!sourceConfig.isEmpty())
+            {
+                args.addAll(List.of("--source-command-config", sourceConfig.get(1)));
+            }
         }
-        ok(args.toArray(String[]::new));
+        final Result result = ok(args.toArray(String[]::new));
+        assertTrue(!result.stderr().contains("could not probe the source"),
+            () -> "the --sync probe did not reach the source: " + result);
     }
 
     /** {@code --stop}: fails the topics over to writable topics of the destination. */
     static void failOver(final ProcessCluster destination, final String mirror, final String topics)
         throws IOException, InterruptedException
     {
-        ok("--bootstrap-server", destination.bootstrapServers(), "--stop", "--mirror", mirror, "--topics", topics);
+        final List<String> args = new ArrayList<>(List.of("--bootstrap-server", destination.bootstrapServers(),
+            "--stop", "--mirror", mirror, "--topics", topics));
+        args.addAll(destination.commandConfigArgs());
+        ok(args.toArray(String[]::new));
     }
 
     /** {@code --release-sync}, run against the source: drops the mirror's sync gate on the topics. */
     static void releaseSync(final ProcessCluster source, final String mirror, final String topics)
         throws IOException, InterruptedException
     {
-        final Result result = ok("--bootstrap-server", source.bootstrapServers(), "--release-sync", "--mirror",
-            mirror, "--topics", topics);
+        final List<String> args = new ArrayList<>(List.of("--bootstrap-server", source.bootstrapServers(),
+            "--release-sync", "--mirror", mirror, "--topics", topics));
+        args.addAll(source.commandConfigArgs());
+        final Result result = ok(args.toArray(String[]::new));
         assertTrue(!result.stdout().isBlank(), () -> "--release-sync printed nothing: " + result);
     }
 }

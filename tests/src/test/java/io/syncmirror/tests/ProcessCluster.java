@@ -49,6 +49,9 @@ final class ProcessCluster implements AutoCloseable
     private final Process[] processes;
     private final int[] launches;
     private final String heapOptions;
+    private final ClusterSecurity security;
+    /** The operator's client settings as a file, for the CLI's --command-config; null in plaintext. */
+    private final Path commandConfig;
 
     /**
      * Writes the properties of {@code size} brokers (at most the example's 3 templates; brokers past 3 follow
@@ -57,7 +60,15 @@ final class ProcessCluster implements AutoCloseable
     ProcessCluster(final String name, final Path dir, final int size, final Map<String, String> overrides,
         final String heapOptions) throws IOException
     {
+        this(name, dir, size, overrides, heapOptions, ClusterSecurity.PLAINTEXT);
+    }
+
+    /** The same, every broker secured as {@code security} says (its broker settings below the overrides). */
+    ProcessCluster(final String name, final Path dir, final int size, final Map<String, String> overrides,
+        final String heapOptions, final ClusterSecurity security) throws IOException
+    {
         this.name = name;
+        this.security = security;
         this.dir = Files.createDirectories(dir.resolve(name));
         this.ports = new int[size];
         this.controllerPorts = new int[size];
@@ -72,10 +83,14 @@ final class ProcessCluster implements AutoCloseable
             ports[i] = listenerPort();
             controllerPorts[i] = i < voters ? listenerPort() : -1;
         }
+        final Map<String, String> config = new HashMap<>(security.brokerConfig());
+        config.putAll(overrides);
         for (int node = 1; node <= size; node++)
         {
-            propertiesFiles[node - 1] = write(node, properties(node, overrides));
+            propertiesFiles[node - 1] = write(node, properties(node, config));
         }
+        this.commandConfig = security.plaintext() ? null :
+            ClusterSecurity.write(this.dir.resolve("operator-client.properties"), security.operatorConfig());
     }
 
     /** A free loopback port below the kernel's ephemeral range, never one handed out before in this JVM. */
@@ -213,6 +228,29 @@ final class ProcessCluster implements AutoCloseable
         return ports.length;
     }
 
+    ClusterSecurity security()
+    {
+        return security;
+    }
+
+    /** The CLI's {@code --command-config} and its file for this cluster's operator; none in plaintext. */
+    List<String> commandConfigArgs()
+    {
+        return commandConfig == null ? List.of() : List.of("--command-config", commandConfig.toString());
+    }
+
+    /** An admin client of this cluster with the operator's security settings. */
+    Admin admin()
+    {
+        return admin(bootstrapServers());
+    }
+
+    /** The same on {@code bootstrap} (some of this cluster's brokers). */
+    Admin admin(final String bootstrap)
+    {
+        return Clients.admin(bootstrap, security.clientOverrides());
+    }
+
     int port(final int node)
     {
         return ports[node - 1];
@@ -320,7 +358,7 @@ final class ProcessCluster implements AutoCloseable
     /** Waits until exactly {@code nodes} are registered and unfenced (DescribeCluster lists them). */
     void awaitNodes(final List<Integer> nodes) throws InterruptedException
     {
-        try (Admin admin = Clients.admin(bootstrapServers()))
+        try (Admin admin = admin())
         {
             Clients.awaitCondition(() ->
             {

@@ -31,7 +31,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.syncmirror.broker.cluster.EmbeddedCluster;
 import io.syncmirror.broker.network.TestCertificates;
-import io.syncmirror.broker.network.TestScramCredentials;
 import io.syncmirror.tools.ClusterMirrorsCommand;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -80,35 +79,8 @@ class SyncOverSecuredLinksTest
         + "is on the destination after the source is killed and the topic fails over, and no login failed")
     void shouldMirrorInSyncOverSaslSslAndLoseNothingOnFailover() throws Exception
     {
-        final TestCertificates ca = new TestCertificates(dir, "sasl-dr-ca");
-        final Map<String, String> broker = new HashMap<>(ca.sslConfigs(ca.keystore("broker")));
-        broker.put("listener.security.protocol.map", "PLAINTEXT:SASL_SSL,CONTROLLER:SASL_SSL");
-        broker.put("sasl.enabled.mechanisms", "SCRAM-SHA-512,PLAIN");
-        broker.put("sasl.mechanism.inter.broker.protocol", "SCRAM-SHA-512");
-        broker.put("sasl.mechanism.controller.protocol", "PLAIN");
-        broker.put("listener.name.plaintext.scram-sha-512.sasl.jaas.config", scram("broker", "broker-secret"));
-        broker.put("listener.name.plaintext.plain.sasl.jaas.config",
-            "org.apache.kafka.common.security.plain.PlainLoginModule required user_nobody=\"-\";");
-        broker.put("listener.name.controller.plain.sasl.jaas.config",
-            "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"broker\" "
-                + "password=\"broker-secret\" user_broker=\"broker-secret\";");
-        final Path credentialsFile = TestScramCredentials.write(dir.resolve("scram.properties"), Map.of(
-            "broker", "broker-secret", "operator", "operator-secret", "mirror-link", "link-secret"));
-        broker.put("syncmirror.sasl.scram.credentials.file", credentialsFile.toString());
-        final Map<String, String> client = new HashMap<>(ca.sslConfigs(null));
-        client.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SASL_SSL");
-        client.put("sasl.mechanism", "SCRAM-SHA-512");
-        final Map<String, String> operator = new HashMap<>(client);
-        operator.put("sasl.jaas.config", scram("operator", "operator-secret"));
-        final Map<String, String> link = new HashMap<>(client);
-        link.put("sasl.jaas.config", scram("mirror-link", "link-secret"));
-        mirrorInSyncAndFailOver(broker, operator, link);
-    }
-
-    private static String scram(final String user, final String password)
-    {
-        return "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"" + user
-            + "\" password=\"" + password + "\";";
+        final ClusterSecurity security = ClusterSecurity.saslSsl(dir);
+        mirrorInSyncAndFailOver(security.brokerConfig(), security.operatorConfig(), security.linkConfig());
     }
 
     /**

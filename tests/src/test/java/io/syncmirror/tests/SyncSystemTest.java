@@ -192,7 +192,7 @@ class SyncSystemTest
             }
             phase(report, "source topics created", t0);
             final ProcessCluster destination = trial.destination(0);
-            MirrorCli.create(destination, MIRROR, trial.source().bootstrapServers());
+            MirrorCli.create(destination, MIRROR, trial.source());
             // One --add of every topic. Measured: 31 s for 100 topics of 100 partitions on 2 cores, past the
             // command's default 30 s; --topic-regex instead promoted 30 of the 100 topics in 10 minutes. Both are
             // the mirror control plane at scale, left for the scale work; this test states and bounds the first.

@@ -26,6 +26,7 @@ import io.syncmirror.protocol.MirrorWireClient;
 import io.syncmirror.protocol.RemoveTopicsFromMirrorRequestData;
 import io.syncmirror.protocol.RemoveTopicsFromMirrorResponseData;
 import io.syncmirror.protocol.TopicResultsResponseData;
+import io.syncmirror.protocol.WireSecurity;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -42,7 +43,12 @@ final class TrialMirrors
 
     static MirrorWireClient client(final int port) throws IOException
     {
-        return MirrorWireClient.connect("127.0.0.1", port, "sync-mirror-test", 10_000, 30_000);
+        return client(port, WireSecurity.PLAINTEXT);
+    }
+
+    static MirrorWireClient client(final int port, final WireSecurity security) throws IOException
+    {
+        return MirrorWireClient.connect("127.0.0.1", port, "sync-mirror-test", 10_000, 30_000, security);
     }
 
     static void create(final int destinationPort, final String mirror, final String sourceBootstrap)
@@ -102,7 +108,14 @@ final class TrialMirrors
     static DescribeClusterMirrorsResponseData.MirrorTopic describe(final int destinationPort, final String mirror,
         final String topic) throws IOException
     {
-        try (MirrorWireClient client = client(destinationPort))
+        return describe(destinationPort, WireSecurity.PLAINTEXT, mirror, topic);
+    }
+
+    /** The same over a connection secured as {@code security} says. */
+    static DescribeClusterMirrorsResponseData.MirrorTopic describe(final int destinationPort,
+        final WireSecurity security, final String mirror, final String topic) throws IOException
+    {
+        try (MirrorWireClient client = client(destinationPort, security))
         {
             for (final DescribeClusterMirrorsResponseData.MirrorDescription description : client.send(
                 new DescribeClusterMirrorsRequestData().setMirrorNames(List.of(mirror)),
@@ -123,9 +136,22 @@ final class TrialMirrors
     /** One line of what describe shows of the topic, for failure messages and the trial's log. */
     static String summary(final int destinationPort, final String mirror, final String topic)
     {
+        return summary(destinationPort, WireSecurity.PLAINTEXT, mirror, topic);
+    }
+
+    /** The same for broker 1 of a cluster of broker processes, with its operator's security. */
+    static String summary(final ProcessCluster destination, final String mirror, final String topic)
+    {
+        return summary(destination.port(1), destination.security().wire(), mirror, topic);
+    }
+
+    private static String summary(final int destinationPort, final WireSecurity security, final String mirror,
+        final String topic)
+    {
         try
         {
-            final DescribeClusterMirrorsResponseData.MirrorTopic described = describe(destinationPort, mirror, topic);
+            final DescribeClusterMirrorsResponseData.MirrorTopic described = describe(destinationPort, security,
+                mirror, topic);
             if (described == null)
             {
                 return mirror + "/" + topic + " not described";
@@ -144,12 +170,13 @@ final class TrialMirrors
         }
     }
 
-    private static boolean allIn(final int destinationPort, final String mirror, final String topic,
-        final int partitions, final MirrorPartitionState state)
+    private static boolean allIn(final int destinationPort, final WireSecurity security, final String mirror,
+        final String topic, final int partitions, final MirrorPartitionState state)
     {
         try
         {
-            final DescribeClusterMirrorsResponseData.MirrorTopic described = describe(destinationPort, mirror, topic);
+            final DescribeClusterMirrorsResponseData.MirrorTopic described = describe(destinationPort, security,
+                mirror, topic);
             return described != null && described.partitions().size() == partitions &&
                 described.partitions().stream().allMatch(p -> p.state() == state.id());
         }
@@ -163,17 +190,38 @@ final class TrialMirrors
     static void awaitState(final int destinationPort, final String mirror, final String topic, final int partitions,
         final MirrorPartitionState state, final long timeoutMs) throws InterruptedException
     {
-        awaitOrFail(() -> allIn(destinationPort, mirror, topic, partitions, state), timeoutMs,
-            () -> "partitions never all " + state + ": " + summary(destinationPort, mirror, topic));
+        awaitState(destinationPort, WireSecurity.PLAINTEXT, mirror, topic, partitions, state, timeoutMs);
+    }
+
+    /** The same for broker 1 of a cluster of broker processes, with its operator's security. */
+    static void awaitState(final ProcessCluster destination, final String mirror, final String topic,
+        final int partitions, final MirrorPartitionState state, final long timeoutMs) throws InterruptedException
+    {
+        awaitState(destination.port(1), destination.security().wire(), mirror, topic, partitions, state, timeoutMs);
+    }
+
+    private static void awaitState(final int destinationPort, final WireSecurity security, final String mirror,
+        final String topic, final int partitions, final MirrorPartitionState state, final long timeoutMs)
+        throws InterruptedException
+    {
+        awaitOrFail(() -> allIn(destinationPort, security, mirror, topic, partitions, state), timeoutMs,
+            () -> "partitions never all " + state + ": " + summary(destinationPort, security, mirror, topic));
     }
 
     /** Whether describe shows {@code type} as the topic's effective mirror type. */
     static boolean effectiveIs(final int destinationPort, final String mirror, final String topic,
         final MirrorType type)
     {
+        return effectiveIs(destinationPort, WireSecurity.PLAINTEXT, mirror, topic, type);
+    }
+
+    private static boolean effectiveIs(final int destinationPort, final WireSecurity security, final String mirror,
+        final String topic, final MirrorType type)
+    {
         try
         {
-            final DescribeClusterMirrorsResponseData.MirrorTopic described = describe(destinationPort, mirror, topic);
+            final DescribeClusterMirrorsResponseData.MirrorTopic described = describe(destinationPort, security,
+                mirror, topic);
             return described != null && described.effectiveMirrorType() == type.id();
         }
         catch (final IOException | RuntimeException e)
@@ -186,8 +234,22 @@ final class TrialMirrors
     static void awaitEffective(final int destinationPort, final String mirror, final String topic,
         final MirrorType type, final long timeoutMs) throws InterruptedException
     {
-        awaitOrFail(() -> effectiveIs(destinationPort, mirror, topic, type), timeoutMs,
-            () -> "the effective mirror type never became " + type + ": " + summary(destinationPort, mirror, topic));
+        awaitEffective(destinationPort, WireSecurity.PLAINTEXT, mirror, topic, type, timeoutMs);
+    }
+
+    /** The same for broker 1 of a cluster of broker processes, with its operator's security. */
+    static void awaitEffective(final ProcessCluster destination, final String mirror, final String topic,
+        final MirrorType type, final long timeoutMs) throws InterruptedException
+    {
+        awaitEffective(destination.port(1), destination.security().wire(), mirror, topic, type, timeoutMs);
+    }
+
+    private static void awaitEffective(final int destinationPort, final WireSecurity security, final String mirror,
+        final String topic, final MirrorType type, final long timeoutMs) throws InterruptedException
+    {
+        awaitOrFail(() -> effectiveIs(destinationPort, security, mirror, topic, type), timeoutMs,
+            () -> "the effective mirror type never became " + type + ": " +
+                summary(destinationPort, security, mirror, topic));
     }
 
     /**

@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -80,6 +81,51 @@ class ZeroRpoScenarioTest
         {
             startSyncLoad(trial);
             killSourceAndCheck(trial);
+        }
+    }
+
+    @ParameterizedTest(name = "zero-RPO (a) over SASL_SSL: every listener, link and client TLS with SCRAM or PLAIN "
+        + "logins, SIGKILL of every source broker, failover, and no broker saw a failed authentication: seed {0}")
+    @MethodSource("seeds")
+    @Timeout(300)
+    void shouldLoseNothingWhenTheWholeSourceDiesOverSaslSsl(final long seed) throws Exception
+    {
+        final ClusterSecurity security = ClusterSecurity.saslSsl(dir);
+        try (ZeroRpoTrial trial = new ZeroRpoTrial(dir, seed, 1, INJECTED_DELAY_MS, Map.of(),
+            ProcessCluster.DEFAULT_HEAP, security))
+        {
+            startSyncLoad(trial);
+            trial.awaitAcked(killPoint(trial), MIRROR, 0);
+            // The source's counts before it dies: a plaintext connection to any listener is a failed TLS handshake.
+            assertAuthenticatedOnly(trial, trial.source());
+            trial.assertNothingLost(trial.killSourceAndCheck(0, MIRROR));
+            assertAuthenticatedOnly(trial, trial.destination(0));
+        }
+    }
+
+    /**
+     * Every broker of {@code cluster} counted logins on both listeners (clients and brokers on PLAINTEXT, which
+     * the map makes SASL_SSL; brokers on CONTROLLER) and no failed authentication: nothing reached it in plaintext
+     * or with wrong credentials.
+     */
+    private static void assertAuthenticatedOnly(final ZeroRpoTrial trial, final ProcessCluster cluster)
+        throws Exception
+    {
+        for (int node = 1; node <= cluster.size(); node++)
+        {
+            try (BrokerJmx jmx = BrokerJmx.attach(cluster, node))
+            {
+                for (final String listener : List.of("PLAINTEXT", "CONTROLLER"))
+                {
+                    final long failed = jmx.socketServerTotal(listener, "failed-authentication-total");
+                    final long succeeded = jmx.socketServerTotal(listener, "successful-authentication-total");
+                    trial.note("%s broker %d listener %s: %d logins, %d failed authentications", cluster.name(), node,
+                        listener, succeeded, failed);
+                    assertEquals(0, failed, cluster.name() + " broker " + node + " " + listener +
+                        ": failed authentications");
+                    assertTrue(succeeded > 0, cluster.name() + " broker " + node + " " + listener + ": no login");
+                }
+            }
         }
     }
 
@@ -194,7 +240,7 @@ class ZeroRpoScenarioTest
             final ProcessCluster source = trial.source();
             final ProcessCluster destinationB = trial.destination(1);
             final int controller = trial.activeController(source);
-            MirrorCli.create(destinationB, "dr-b", source.bootstrapServers());
+            MirrorCli.create(destinationB, "dr-b", source);
             // dr-b's promotion registers at the source's controller and dr-a's release is decided there; its node
             // dies under both, at a seeded point after the two commands start (each is a JVM of its own).
             final ExecutorService operators = Executors.newFixedThreadPool(2);
@@ -202,7 +248,7 @@ class ZeroRpoScenarioTest
             {
                 final Future<?> add = operators.submit(() ->
                 {
-                    MirrorCli.add(destinationB, "dr-b", ZeroRpoTrial.TOPIC, true);
+                    MirrorCli.add(destinationB, "dr-b", ZeroRpoTrial.TOPIC, true, source);
                     return null;
                 });
                 final Future<MirrorCli.Result> release = operators.submit(() -> MirrorCli.run("--bootstrap-server",

@@ -83,6 +83,17 @@ final class ZeroRpoTrial implements AutoCloseable
     ZeroRpoTrial(final Path dir, final long seed, final int destinationCount, final double injectedDelayMs,
         final Map<String, String> brokerConfig, final String heap) throws IOException, InterruptedException
     {
+        this(dir, seed, destinationCount, injectedDelayMs, brokerConfig, heap, ClusterSecurity.PLAINTEXT);
+    }
+
+    /**
+     * The same with every cluster secured as {@code security} says: the brokers' listeners and links, and every
+     * client of the trial (its admin, load, checker, the CLI and the mirror link) with the settings it names.
+     */
+    ZeroRpoTrial(final Path dir, final long seed, final int destinationCount, final double injectedDelayMs,
+        final Map<String, String> brokerConfig, final String heap, final ClusterSecurity security)
+        throws IOException, InterruptedException
+    {
         this.seed = seed;
         this.random = new Random(seed);
         this.injectedDelayMs = injectedDelayMs;
@@ -95,13 +106,13 @@ final class ZeroRpoTrial implements AutoCloseable
         common.putAll(brokerConfig);
         final Map<String, String> destination = new HashMap<>(common);
         destination.put("mirror.link.injected.delay.ms", Double.toString(injectedDelayMs));
-        this.source = new ProcessCluster("source", dir, BROKERS, common, heap);
+        this.source = new ProcessCluster("source", dir, BROKERS, common, heap, security);
         try
         {
             for (int i = 0; i < destinationCount; i++)
             {
                 destinations.add(new ProcessCluster("destination-" + (char)('a' + i), dir, BROKERS, destination,
-                    heap));
+                    heap, security));
             }
             source.launch();
             for (final ProcessCluster cluster : destinations)
@@ -179,7 +190,7 @@ final class ZeroRpoTrial implements AutoCloseable
     /** Creates the topic on the source (RF 3, min ISR 2) and waits for every partition's full ISR. */
     void createTopic() throws Exception
     {
-        try (Admin admin = Clients.admin(source.bootstrapServers()))
+        try (Admin admin = source.admin())
         {
             Clients.createTopic(admin, TOPIC, partitions, REPLICATION_FACTOR,
                 Map.of("min.insync.replicas", Integer.toString(MIN_INSYNC_REPLICAS)));
@@ -206,15 +217,14 @@ final class ZeroRpoTrial implements AutoCloseable
         throws Exception
     {
         final ProcessCluster destination = destinations.get(index);
-        MirrorCli.create(destination, mirror, source.bootstrapServers());
-        MirrorCli.add(destination, mirror, String.join(",", topics), type == MirrorType.SYNC);
-        final int port = destination.port(1);
+        MirrorCli.create(destination, mirror, source);
+        MirrorCli.add(destination, mirror, String.join(",", topics), type == MirrorType.SYNC, source);
         for (final String topic : topics)
         {
-            TrialMirrors.awaitState(port, mirror, topic, partitions, MirrorPartitionState.MIRRORING, WAIT_MS);
-            TrialMirrors.awaitEffective(port, mirror, topic, type, WAIT_MS);
+            TrialMirrors.awaitState(destination, mirror, topic, partitions, MirrorPartitionState.MIRRORING, WAIT_MS);
+            TrialMirrors.awaitEffective(destination, mirror, topic, type, WAIT_MS);
         }
-        try (Admin admin = Clients.admin(destination.bootstrapServers()))
+        try (Admin admin = destination.admin())
         {
             for (final String topic : topics)
             {
@@ -242,17 +252,18 @@ final class ZeroRpoTrial implements AutoCloseable
     /** Starts the acks=all load on the source at {@code rate} records per second. */
     void startLoad(final double rate)
     {
-        load = new AckedLoad(source.bootstrapServers(), ledger, partitions, seed, rate).start();
+        load = new AckedLoad(source.bootstrapServers(), source.security().clientOverrides(), ledger, partitions, seed,
+            rate).start();
         note("load started at %.0f records/s", rate);
     }
 
     /** Waits until at least {@code count} records are acknowledged; fails with the mirror's state if not. */
     void awaitAcked(final long count, final String mirror, final int index) throws InterruptedException
     {
-        final int port = destinations.get(index).port(1);
+        final ProcessCluster destination = destinations.get(index);
         TrialMirrors.awaitOrFail(() -> ledger.ackedCount() >= count, WAIT_MS,
             () -> "only " + ledger.ackedCount() + " of " + count + " records acknowledged (" +
-                ledger.failedCount() + " sends failed); " + TrialMirrors.summary(port, mirror, TOPIC) + "; " +
+                ledger.failedCount() + " sends failed); " + TrialMirrors.summary(destination, mirror, TOPIC) + "; " +
                 sourceSummary());
         note("%d records acknowledged", ledger.ackedCount());
     }
@@ -264,7 +275,7 @@ final class ZeroRpoTrial implements AutoCloseable
     String sourceSummary()
     {
         final StringBuilder text = new StringBuilder("source " + TOPIC + ":");
-        try (Admin admin = Clients.admin(source.bootstrapServers()))
+        try (Admin admin = source.admin())
         {
             final List<TopicPartitionInfo> described = admin.describeTopics(List.of(TOPIC)).allTopicNames()
                 .get(10, TimeUnit.SECONDS).get(TOPIC).partitions();
@@ -326,7 +337,7 @@ final class ZeroRpoTrial implements AutoCloseable
     /** The leader's node id of {@code partition} of the topic on {@code cluster}, -1 when it has none. */
     int leader(final ProcessCluster cluster, final int partition) throws Exception
     {
-        try (Admin admin = Clients.admin(cluster.bootstrapServers()))
+        try (Admin admin = cluster.admin())
         {
             final TopicPartitionInfo info = Clients.describe(admin, TOPIC).partitions().get(partition);
             return info.leader() == null ? -1 : info.leader().id();
@@ -336,7 +347,7 @@ final class ZeroRpoTrial implements AutoCloseable
     /** Waits until every partition of the topic on {@code cluster} has a leader other than {@code node}. */
     void awaitLeadersAwayFrom(final ProcessCluster cluster, final int node) throws InterruptedException
     {
-        try (Admin admin = Clients.admin(cluster.bootstrapServersExcept(node)))
+        try (Admin admin = cluster.admin(cluster.bootstrapServersExcept(node)))
         {
             Clients.awaitCondition(() ->
             {
@@ -357,7 +368,7 @@ final class ZeroRpoTrial implements AutoCloseable
     /** Waits until every partition of the topic on {@code cluster} has all {@value #BROKERS} replicas in its ISR. */
     void awaitFullIsr(final ProcessCluster cluster) throws InterruptedException
     {
-        try (Admin admin = Clients.admin(cluster.bootstrapServers()))
+        try (Admin admin = cluster.admin())
         {
             Clients.awaitCondition(() ->
             {
@@ -381,7 +392,7 @@ final class ZeroRpoTrial implements AutoCloseable
      */
     void awaitOutOfIsr(final ProcessCluster cluster, final int node) throws InterruptedException
     {
-        try (Admin admin = Clients.admin(cluster.bootstrapServersExcept(node)))
+        try (Admin admin = cluster.admin(cluster.bootstrapServersExcept(node)))
         {
             Clients.awaitCondition(() ->
             {
@@ -420,7 +431,7 @@ final class ZeroRpoTrial implements AutoCloseable
     /** The node whose controller is active on {@code cluster} now: the metadata quorum's leader. */
     int activeController(final ProcessCluster cluster) throws Exception
     {
-        try (Admin admin = Clients.admin(cluster.bootstrapServers()))
+        try (Admin admin = cluster.admin())
         {
             return admin.describeMetadataQuorum().quorumInfo().get(30, TimeUnit.SECONDS).leaderId();
         }
@@ -456,7 +467,7 @@ final class ZeroRpoTrial implements AutoCloseable
         MirrorCli.failOver(destination, mirror, String.join(",", topics));
         for (final String topic : topics)
         {
-            TrialMirrors.awaitState(destination.port(1), mirror, topic, partitions, MirrorPartitionState.STOPPED,
+            TrialMirrors.awaitState(destination, mirror, topic, partitions, MirrorPartitionState.STOPPED,
                 WAIT_MS);
         }
         note("failed over on %s: every partition of %s STOPPED", destination.name(), topics);
@@ -466,7 +477,8 @@ final class ZeroRpoTrial implements AutoCloseable
     AckLedger.Verdict check(final int index)
     {
         final ProcessCluster destination = destinations.get(index);
-        final AckLedger.Verdict verdict = ledger.verify(destination.bootstrapServers(), partitions, WAIT_MS);
+        final AckLedger.Verdict verdict = ledger.verify(destination.bootstrapServers(),
+            destination.security().clientOverrides(), partitions, WAIT_MS);
         note("check on %s: %s; min ack latency %.1f ms, longest stall %.0f ms", destination.name(), verdict,
             load.minAckLatencyMs(), load.longestAckGapMs());
         return verdict;

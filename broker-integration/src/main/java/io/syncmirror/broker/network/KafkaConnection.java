@@ -12,7 +12,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.LongAdder;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -37,6 +36,7 @@ import org.apache.kafka.common.requests.SaslAuthenticateRequest;
 import org.apache.kafka.common.requests.SaslHandshakeRequest;
 import org.apache.kafka.common.requests.ResponseHeader;
 import org.apache.kafka.common.security.auth.KafkaPrincipal;
+import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -84,7 +84,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
     private final long connectionId;
     private final String listenerName;
     private final ListenerSecurity security;
-    private final LongAdder failedAuthentications;
+    private final AuthenticationMetrics.Listener authentications;
     /** Complete from the start on a listener without SASL; owned by the event loop. */
     private final SaslAuthentication sasl;
     private final int maxInFlight;
@@ -110,9 +110,9 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
         final long connectionId,
         final ListenerSecurity security,
         final int maxInFlight,
-        final LongAdder failedAuthentications)
+        final AuthenticationMetrics.Listener authentications)
     {
-        this.failedAuthentications = failedAuthentications;
+        this.authentications = authentications;
         this.handler = handler;
         this.apiVersions = apiVersions;
         this.connectionId = connectionId;
@@ -129,6 +129,11 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
         final SocketAddress remote = ctx.channel().remoteAddress();
         this.clientAddress = remote instanceof InetSocketAddress inet ? inet.getAddress() : null;
         this.client = String.valueOf(remote);
+        if (security.protocol() == SecurityProtocol.PLAINTEXT)
+        {
+            // As Kafka counts them: a plaintext connection is authenticated (as ANONYMOUS) once it is open.
+            authentications.succeeded();
+        }
     }
 
     @Override
@@ -171,6 +176,11 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
             {
                 principal = security.principal(ctx.pipeline().get(SslHandler.class).engine().getSession(),
                     clientAddress);
+                if (security.protocol() == SecurityProtocol.SSL)
+                {
+                    // On SASL_SSL the login that follows is what authenticates.
+                    authentications.succeeded();
+                }
             }
             else if (handshake.cause() instanceof java.nio.channels.ClosedChannelException)
             {
@@ -182,9 +192,9 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
             else
             {
                 closed = true;
-                failedAuthentications.increment();
+                authentications.failed();
                 LOG.info("TLS handshake failed on connection {} from {} on listener {}: {}", connectionId, client,
-                    listenerName, handshake.cause().toString());
+                    listenerName, abbreviated(handshake.cause().toString()));
             }
             return;
         }
@@ -212,6 +222,12 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
         }
         closed = true;
         ctx.close();
+    }
+
+    /** At most 200 characters of {@code text}: Netty's NotSslRecordException quotes the whole record in hex. */
+    private static String abbreviated(final String text)
+    {
+        return text.length() <= 200 ? text : text.substring(0, 200) + "... (" + text.length() + " characters)";
     }
 
     /** The largest request frame this connection may send now (smaller before its SASL authentication). */
@@ -255,7 +271,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
         {
             if (!sasl.complete())
             {
-                failedAuthentications.increment();
+                authentications.failed();
                 closeOnBadInput(ctx, "a mirror request before SASL authentication");
                 return;
             }
@@ -278,7 +294,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
             key != ApiKeys.SASL_AUTHENTICATE)
         {
             // As Kafka's authenticator: nothing but the SASL exchange is served before it completes.
-            failedAuthentications.increment();
+            authentications.failed();
             closeOnBadInput(ctx, key + " before SASL authentication (correlation id " + header.correlationId() + ")");
             return;
         }
@@ -356,6 +372,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
      */
     private void onSasl(final RequestHeader header, final AbstractRequest request)
     {
+        final boolean loggedIn = sasl.complete();
         final SaslAuthentication.Outcome outcome = request instanceof SaslHandshakeRequest handshake ?
             sasl.onHandshake(handshake) : sasl.onAuthenticate((SaslAuthenticateRequest)request, clientAddress,
                 tlsSession());
@@ -365,11 +382,15 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
         slot.complete(outcome.response(), null);
         if (outcome.close())
         {
-            failedAuthentications.increment();
+            authentications.failed();
             LOG.info("SASL authentication failed on connection {} from {} on listener {}: {}", connectionId, client,
                 listenerName, outcome.reason());
             closeOnceAnswered(outcome.reason());
             return;
+        }
+        if (!loggedIn && sasl.complete())
+        {
+            authentications.succeeded();
         }
         afterDispatch();
     }

@@ -12,7 +12,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -64,7 +63,7 @@ public final class KafkaSocketServer implements AutoCloseable
     private final Map<String, RequestHandler> listenerHandlers;
     private final Map<String, ApiVersionsResponder> listenerApiVersions = new HashMap<>();
     private final AtomicLong nextConnectionId = new AtomicLong();
-    private final LongAdder failedAuthentications = new LongAdder();
+    private final AuthenticationMetrics authentications;
     private final Map<String, InetSocketAddress> boundAddresses = new LinkedHashMap<>();
     private final List<Channel> serverChannels = new ArrayList<>();
     private EventLoopGroup acceptGroup;
@@ -83,13 +82,10 @@ public final class KafkaSocketServer implements AutoCloseable
         final SocketServerConfig config,
         final ApiVersionsFeatures features)
     {
-        this(listeners, handler, Map.of(), config, features);
+        this(listeners, handler, Map.of(), config, features, AuthenticationMetrics.unreported());
     }
 
-    /**
-     * @param listenerHandlers listeners (by name) whose requests go to a handler of their own instead of
-     *                         {@code handler}; their ApiVersions answers list what that handler serves
-     */
+    /** As below, with authentication counts nobody exports. */
     public KafkaSocketServer(
         final List<Listener> listeners,
         final RequestHandler handler,
@@ -97,6 +93,23 @@ public final class KafkaSocketServer implements AutoCloseable
         final SocketServerConfig config,
         final ApiVersionsFeatures features)
     {
+        this(listeners, handler, listenerHandlers, config, features, AuthenticationMetrics.unreported());
+    }
+
+    /**
+     * @param listenerHandlers listeners (by name) whose requests go to a handler of their own instead of
+     *                         {@code handler}; their ApiVersions answers list what that handler serves
+     * @param authentications  where each connection's login or refusal is counted; closed with this server
+     */
+    public KafkaSocketServer(
+        final List<Listener> listeners,
+        final RequestHandler handler,
+        final Map<String, RequestHandler> listenerHandlers,
+        final SocketServerConfig config,
+        final ApiVersionsFeatures features,
+        final AuthenticationMetrics authentications)
+    {
+        this.authentications = Objects.requireNonNull(authentications, "authentications");
         Objects.requireNonNull(listeners, "listeners");
         if (listeners.isEmpty())
         {
@@ -182,7 +195,13 @@ public final class KafkaSocketServer implements AutoCloseable
      */
     public long failedAuthentications()
     {
-        return failedAuthentications.sum();
+        return authentications.failedTotal();
+    }
+
+    /** The authentication counts of each listener (Kafka's socket-server-metrics). */
+    public AuthenticationMetrics authentications()
+    {
+        return authentications;
     }
 
     /** The bound address of each listener, by name; empty before {@link #start}. */
@@ -211,12 +230,15 @@ public final class KafkaSocketServer implements AutoCloseable
         shutdown(acceptGroup);
         shutdown(ioGroup);
         listeners.forEach(listener -> listener.security().close());
+        authentications.close();
         boundAddresses.clear();
     }
 
     private Channel bind(final Listener listener)
     {
         final String name = listener.name();
+        // Made now, so a listener nobody reached yet shows its zeros to an operator's JMX tool.
+        final AuthenticationMetrics.Listener counts = authentications.listener(name);
         final ServerBootstrap bootstrap = new ServerBootstrap()
             .group(acceptGroup, ioGroup)
             .channel(NioServerSocketChannel.class)
@@ -231,7 +253,7 @@ public final class KafkaSocketServer implements AutoCloseable
                     final KafkaConnection connection = new KafkaConnection(
                         listenerHandlers.getOrDefault(name, handler),
                         listenerApiVersions.getOrDefault(name, apiVersions), nextConnectionId.incrementAndGet(),
-                        listener.security(), config.maxInFlightRequestsPerConnection(), failedAuthentications);
+                        listener.security(), config.maxInFlightRequestsPerConnection(), counts);
                     final SslHandler tls = listener.security().newSslHandler(channel);
                     if (tls != null)
                     {

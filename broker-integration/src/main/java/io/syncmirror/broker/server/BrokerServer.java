@@ -53,6 +53,7 @@ import io.syncmirror.broker.mirror.MirrorCoordinator;
 import io.syncmirror.broker.mirror.MirrorMetrics;
 import io.syncmirror.broker.mirror.SourceCluster;
 import io.syncmirror.broker.mirror.TopicMirrorStateStore;
+import io.syncmirror.broker.network.AuthenticationMetrics;
 import io.syncmirror.broker.network.KafkaSocketServer;
 import io.syncmirror.broker.network.GroupVersionFeature;
 import io.syncmirror.broker.network.MirrorSyncVersionFeature;
@@ -332,7 +333,7 @@ public final class BrokerServer implements AutoCloseable
                 .withMaxRequestBytes(config.getInt(BrokerConfig.SOCKET_REQUEST_MAX_BYTES_CONFIG))
                 .withNetworkThreads(config.getInt(BrokerConfig.NUM_NETWORK_THREADS_CONFIG)),
             new MirrorSyncVersionFeature(syncVersion, syncVersion > 0 ? 0L : -1L)
-                .andThen(new GroupVersionFeature()));
+                .andThen(new GroupVersionFeature()), AuthenticationMetrics.reportedToJmx(id));
         socketServer.start();
 
         // Registered: the inter-broker listener first, and every advertised listener, so that each client is answered

@@ -153,7 +153,11 @@ class KafkaSocketServerSaslTest
         }
         assertNull(handler.nextReceived(0));
         assertEquals(3, server.failedAuthentications());
+        assertEquals(3, server.authentications().failedTotal("SASL"), "Kafka's failed-authentication-total");
+        assertEquals(0, server.authentications().successfulTotal("SASL"));
         metadata("PLAIN", plain("alice", "alice-secret")).get(WAIT_S, TimeUnit.SECONDS);
+        assertEquals(1, server.authentications().successfulTotal("SASL"), "Kafka's successful-authentication-total");
+        assertEquals(0, server.authentications().failedTotal("PLAINTEXT"));
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.syncmirror.broker.server;
 
+import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -8,6 +9,9 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
 
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
@@ -34,6 +38,7 @@ import io.syncmirror.broker.network.TestScramCredentials;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Real Kafka 4.4 clients over SASL_SSL, with SCRAM-SHA-512 and with PLAIN, on a 3-broker cluster whose brokers
@@ -141,9 +146,18 @@ class SaslClusterTest
             admin.describeTopics(List.of(TOPIC)).allTopicNames().get(30, TimeUnit.SECONDS).get(TOPIC).partitions()
                 .forEach(p -> assertEquals(3, p.isr().size(), "ISR of " + p));
         }
+        final MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
         for (int node = 1; node <= 3; node++)
         {
             assertEquals(0, cluster.broker(node).failedAuthentications(), "failed logins on node " + node);
+            for (final String listener : List.of("PLAINTEXT", "CONTROLLER"))
+            {
+                // Kafka's socket-server-metrics, as an operator's JMX tool reads them.
+                final ObjectName name = new ObjectName("kafka.server:type=socket-server-metrics,listener=" + listener
+                    + ",broker=" + node);
+                assertEquals(0.0, (Double)jmx.getAttribute(name, "failed-authentication-total"), name.toString());
+                assertTrue((Double)jmx.getAttribute(name, "successful-authentication-total") > 0, name.toString());
+            }
         }
     }
 
