@@ -16,6 +16,8 @@ import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.NotControllerException;
 import org.apache.kafka.common.message.AllocateProducerIdsRequestData;
+import org.apache.kafka.common.message.AlterUserScramCredentialsRequestData;
+import org.apache.kafka.common.message.AlterUserScramCredentialsResponseData;
 import org.apache.kafka.common.message.AllocateProducerIdsResponseData;
 import org.apache.kafka.common.message.AlterPartitionRequestData;
 import org.apache.kafka.common.message.AlterPartitionResponseData;
@@ -90,6 +92,7 @@ public final class Controller
     private final TopicConfigControl configs = new TopicConfigControl();
     private final ReplicationControl replication;
     private final ProducerIdControl producerIds = new ProducerIdControl();
+    private final ScramControl scram = new ScramControl();
     private final MirrorControl mirrors;
 
     /** Records of the operation in progress: applied to the state as they are emitted, appended at commit. */
@@ -505,6 +508,16 @@ public final class Controller
         return response.setProducerIdStart(start).setProducerIdLen(PRODUCER_ID_BLOCK_SIZE);
     }
 
+    /** Kafka's AlterUserScramCredentials: its changes as records, answered per user (ScramControl). */
+    public AlterUserScramCredentialsResponseData alterUserScramCredentials(
+        final AlterUserScramCredentialsRequestData request)
+    {
+        final ScramControl.Alteration alteration = scram.alter(request);
+        alteration.records().forEach(this::emit);
+        commit();
+        return alteration.response();
+    }
+
     // -------------------------------------------------------------------------------------- log and replay
 
     private void emit(final MetadataRecord record)
@@ -593,6 +606,14 @@ public final class Controller
         {
             mirrors.replay(r);
         }
+        else if (record instanceof MetadataRecord.UserScramCredential r)
+        {
+            scram.replay(r);
+        }
+        else if (record instanceof MetadataRecord.RemoveUserScramCredential r)
+        {
+            scram.replay(r);
+        }
     }
 
     // ------------------------------------------------------------------------------------------ snapshots
@@ -612,6 +633,7 @@ public final class Controller
         replication.snapshot(out::add);
         producerIds.snapshot(out::add);
         mirrors.snapshot(out::add);
+        scram.snapshot(out::add);
         return out;
     }
 

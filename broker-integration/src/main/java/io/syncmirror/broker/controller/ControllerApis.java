@@ -27,6 +27,8 @@ import org.apache.kafka.common.record.internal.Records;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.AllocateProducerIdsRequest;
+import org.apache.kafka.common.requests.AlterUserScramCredentialsRequest;
+import org.apache.kafka.common.requests.AlterUserScramCredentialsResponse;
 import org.apache.kafka.common.requests.AllocateProducerIdsResponse;
 import org.apache.kafka.common.requests.AlterPartitionRequest;
 import org.apache.kafka.common.requests.AlterPartitionResponse;
@@ -88,6 +90,8 @@ public final class ControllerApis implements RequestHandler, AutoCloseable
             ApiKeys.CREATE_PARTITIONS.latestVersion()));
         VERSIONS.put(ApiKeys.INCREMENTAL_ALTER_CONFIGS, range(ApiKeys.INCREMENTAL_ALTER_CONFIGS.oldestVersion(),
             ApiKeys.INCREMENTAL_ALTER_CONFIGS.latestVersion()));
+        VERSIONS.put(ApiKeys.ALTER_USER_SCRAM_CREDENTIALS, range(ApiKeys.ALTER_USER_SCRAM_CREDENTIALS.oldestVersion(),
+            ApiKeys.ALTER_USER_SCRAM_CREDENTIALS.latestVersion()));
         // Topic ids in Fetch (v13+) are what brokers send; older versions by name work too.
         VERSIONS.put(ApiKeys.FETCH, range(ApiKeys.FETCH.oldestVersion(), FetchRequestData.HIGHEST_SUPPORTED_VERSION));
         VERSIONS.put(ApiKeys.FETCH_SNAPSHOT, range(ApiKeys.FETCH_SNAPSHOT.oldestVersion(),
@@ -217,6 +221,9 @@ public final class ControllerApis implements RequestHandler, AutoCloseable
             case INCREMENTAL_ALTER_CONFIGS:
                 return onActiveController(c -> new IncrementalAlterConfigsResponse(
                     c.incrementalAlterConfigs(((IncrementalAlterConfigsRequest) request).data())));
+            case ALTER_USER_SCRAM_CREDENTIALS:
+                return onActiveController(c -> new AlterUserScramCredentialsResponse(
+                    c.alterUserScramCredentials(((AlterUserScramCredentialsRequest) request).data())));
             case FETCH:
                 return fetch((FetchRequest) request);
             case FETCH_SNAPSHOT:

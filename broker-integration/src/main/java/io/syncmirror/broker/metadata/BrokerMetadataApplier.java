@@ -45,7 +45,8 @@ public final class BrokerMetadataApplier implements MetadataView
         this.brokerId = brokerId;
         this.controllerId = controllerId;
         this.listener = listener;
-        this.image = new MetadataImage(-1, -1, controllerId, Map.of(), Map.of(), Map.of(), Map.of(), Map.of());
+        this.image = new MetadataImage(-1, -1, controllerId, Map.of(), Map.of(), Map.of(), Map.of(), Map.of(),
+            Map.of());
     }
 
     /**
@@ -250,6 +251,9 @@ public final class BrokerMetadataApplier implements MetadataView
                 delta.apply(new MetadataRecord.MirrorSyncRegistrationChange(topicId, mirror, false)));
             delta.apply(new MetadataRecord.MirrorTopicTypeChange(topicId, (byte) 0));
         });
+        // So are SCRAM credentials: one the snapshot does not hold was deleted.
+        before.scramCredentials().forEach((user, byMechanism) -> byMechanism.keySet().forEach(mechanism ->
+            delta.apply(new MetadataRecord.RemoveUserScramCredential(user, mechanism))));
         records.forEach(delta::apply);
         delta.appliedOffset = Math.max(before.appliedOffset(), endOffset - 1);
         publish(delta, Math.max(before.latestKnownOffset(), endOffset - 1));
@@ -371,6 +375,7 @@ public final class BrokerMetadataApplier implements MetadataView
         private Map<Integer, MetadataImage.Broker> brokers;
         private Map<String, MirrorDefinition> mirrors;
         private Map<Uuid, MetadataImage.TopicSyncState> syncStates;
+        private Map<String, Map<Byte, MetadataRecord.UserScramCredential>> scramCredentials;
         private final Map<Uuid, List<PartitionState>> partitionsInProgress = new HashMap<>();
         private final Map<Uuid, Map<String, String>> configsInProgress = new HashMap<>();
         final LinkedHashMap<Uuid, Set<Integer>> changedPartitions = new LinkedHashMap<>();
@@ -388,6 +393,19 @@ public final class BrokerMetadataApplier implements MetadataView
             this.brokers = base.brokers();
             this.mirrors = base.mirrorsMap();
             this.syncStates = base.syncStatesMap();
+            this.scramCredentials = base.scramCredentials();
+        }
+
+        /** Credentials are few: a change copies the whole map, two levels deep, once per apply. */
+        private Map<String, Map<Byte, MetadataRecord.UserScramCredential>> scramForWrite()
+        {
+            if (scramCredentials == base.scramCredentials())
+            {
+                final Map<String, Map<Byte, MetadataRecord.UserScramCredential>> copy = new TreeMap<>();
+                scramCredentials.forEach((user, byMechanism) -> copy.put(user, new TreeMap<>(byMechanism)));
+                scramCredentials = copy;
+            }
+            return scramCredentials;
         }
 
         private Map<Uuid, MetadataImage.TopicSyncState> syncStatesForWrite()
@@ -576,6 +594,23 @@ public final class BrokerMetadataApplier implements MetadataView
                         r.mirrorType()));
                 }
             }
+            else if (record instanceof MetadataRecord.UserScramCredential r)
+            {
+                scramForWrite().computeIfAbsent(r.user(), u -> new TreeMap<>()).put(r.mechanism(), r);
+            }
+            else if (record instanceof MetadataRecord.RemoveUserScramCredential r)
+            {
+                final Map<Byte, MetadataRecord.UserScramCredential> held = scramCredentials.get(r.user());
+                if (held != null && held.containsKey(r.mechanism()))
+                {
+                    final Map<Byte, MetadataRecord.UserScramCredential> user = scramForWrite().get(r.user());
+                    user.remove(r.mechanism());
+                    if (user.isEmpty())
+                    {
+                        scramCredentials.remove(r.user());
+                    }
+                }
+            }
             else if (record instanceof MetadataRecord.ProducerIdFloor r)
             {
                 // The controller allocates blocks above it; a transaction coordinator holding an older block
@@ -617,7 +652,16 @@ public final class BrokerMetadataApplier implements MetadataView
                     : Collections.unmodifiableMap(topicIdsByName),
                 brokers == base.brokers() ? brokers : Collections.unmodifiableMap(brokers),
                 mirrors == base.mirrorsMap() ? mirrors : Collections.unmodifiableMap(mirrors),
-                syncStates == base.syncStatesMap() ? syncStates : Collections.unmodifiableMap(syncStates));
+                syncStates == base.syncStatesMap() ? syncStates : Collections.unmodifiableMap(syncStates),
+                scramCredentials == base.scramCredentials() ? scramCredentials : unmodifiable(scramCredentials));
+        }
+
+        private static Map<String, Map<Byte, MetadataRecord.UserScramCredential>> unmodifiable(
+            final Map<String, Map<Byte, MetadataRecord.UserScramCredential>> credentials)
+        {
+            final Map<String, Map<Byte, MetadataRecord.UserScramCredential>> out = new TreeMap<>();
+            credentials.forEach((user, byMechanism) -> out.put(user, Collections.unmodifiableMap(byMechanism)));
+            return Collections.unmodifiableMap(out);
         }
     }
 }

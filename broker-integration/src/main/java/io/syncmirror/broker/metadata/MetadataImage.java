@@ -35,7 +35,7 @@ public final class MetadataImage implements MetadataView
     }
 
     public static final MetadataImage EMPTY = new MetadataImage(-1, -1, -1, Map.of(), Map.of(), Map.of(), Map.of(),
-        Map.of());
+        Map.of(), Map.of());
 
     private final long appliedOffset;
     private final long latestKnownOffset;
@@ -45,12 +45,15 @@ public final class MetadataImage implements MetadataView
     private final Map<Integer, Broker> brokers;
     private final Map<String, MirrorDefinition> mirrors;
     private final Map<Uuid, TopicSyncState> syncStates;
+    private final Map<String, Map<Byte, MetadataRecord.UserScramCredential>> scramCredentials;
 
     MetadataImage(final long appliedOffset, final long latestKnownOffset, final int controllerId,
         final Map<Uuid, TopicMetadata> topicsById, final Map<String, Uuid> topicIdsByName,
         final Map<Integer, Broker> brokers, final Map<String, MirrorDefinition> mirrors,
-        final Map<Uuid, TopicSyncState> syncStates)
+        final Map<Uuid, TopicSyncState> syncStates,
+        final Map<String, Map<Byte, MetadataRecord.UserScramCredential>> scramCredentials)
     {
+        this.scramCredentials = scramCredentials;
         this.mirrors = mirrors;
         this.syncStates = syncStates;
         this.appliedOffset = appliedOffset;
@@ -214,5 +217,14 @@ public final class MetadataImage implements MetadataView
     Map<Uuid, TopicSyncState> syncStatesMap()
     {
         return syncStates;
+    }
+
+    /**
+     * The SCRAM credentials of the cluster metadata: user, then Kafka's mechanism type (sorted). The same map
+     * instance until a credential changes, so a listener tells a change by identity.
+     */
+    public Map<String, Map<Byte, MetadataRecord.UserScramCredential>> scramCredentials()
+    {
+        return scramCredentials;
     }
 }

@@ -150,4 +150,42 @@ public sealed interface MetadataRecord
             this(topicId, mirrorType, SyncCommitFence.NONE);
         }
     }
+
+    /**
+     * A user's salted SCRAM credential for one mechanism (Kafka's UserScramCredentialRecord): what the server side
+     * of a SCRAM exchange needs, never the password. {@code mechanism} is Kafka's ScramMechanism type (1
+     * SCRAM-SHA-256, 2 SCRAM-SHA-512).
+     */
+    record UserScramCredential(String user, byte mechanism, byte[] salt, byte[] storedKey, byte[] serverKey,
+        int iterations) implements MetadataRecord
+    {
+        @Override
+        public boolean equals(final Object o)
+        {
+            return o instanceof UserScramCredential other && user.equals(other.user) &&
+                mechanism == other.mechanism && java.util.Arrays.equals(salt, other.salt) &&
+                java.util.Arrays.equals(storedKey, other.storedKey) &&
+                java.util.Arrays.equals(serverKey, other.serverKey) && iterations == other.iterations;
+        }
+
+        @Override
+        public int hashCode()
+        {
+            return java.util.Objects.hash(user, mechanism, java.util.Arrays.hashCode(salt),
+                java.util.Arrays.hashCode(storedKey), java.util.Arrays.hashCode(serverKey), iterations);
+        }
+
+        /** The keys stay out of logs. */
+        @Override
+        public String toString()
+        {
+            return "UserScramCredential[user=" + user + ", mechanism=" + mechanism + ", iterations=" + iterations +
+                ", salt, storedKey and serverKey hidden]";
+        }
+    }
+
+    /** A user's SCRAM credential for one mechanism is deleted (Kafka's RemoveUserScramCredentialRecord). */
+    record RemoveUserScramCredential(String user, byte mechanism) implements MetadataRecord
+    {
+    }
 }

@@ -47,6 +47,8 @@ public final class MetadataRecordCodec
     static final byte TYPE_REMOVE_MIRROR = 12;
     static final byte TYPE_MIRROR_SYNC_REGISTRATION_CHANGE = 13;
     static final byte TYPE_MIRROR_TOPIC_TYPE_CHANGE = 14;
+    static final byte TYPE_USER_SCRAM_CREDENTIAL = 15;
+    static final byte TYPE_REMOVE_USER_SCRAM_CREDENTIAL = 16;
 
     private static final short TYPE_VERSION = 0;
     /** RegisterBroker v1 adds every advertised listener (name, host, port) after v0's fields. */
@@ -209,6 +211,22 @@ public final class MetadataRecordCodec
             w.putInt(r.mirrorType());
             w.putLong(r.driverEpoch());
         }
+        else if (record instanceof MetadataRecord.UserScramCredential r)
+        {
+            w.header(TYPE_USER_SCRAM_CREDENTIAL);
+            w.putString(r.user());
+            w.putInt(r.mechanism());
+            w.putBytes(r.salt());
+            w.putBytes(r.storedKey());
+            w.putBytes(r.serverKey());
+            w.putInt(r.iterations());
+        }
+        else if (record instanceof MetadataRecord.RemoveUserScramCredential r)
+        {
+            w.header(TYPE_REMOVE_USER_SCRAM_CREDENTIAL);
+            w.putString(r.user());
+            w.putInt(r.mechanism());
+        }
         else
         {
             throw new IllegalArgumentException("unknown metadata record " + record);
@@ -296,6 +314,11 @@ public final class MetadataRecordCodec
                     // The driver's number came later: a record written before it ends after the type.
                     return new MetadataRecord.MirrorTopicTypeChange(getUuid(b), (byte)b.getInt(),
                         b.remaining() >= Long.BYTES ? b.getLong() : SyncCommitFence.NONE);
+                case TYPE_USER_SCRAM_CREDENTIAL:
+                    return new MetadataRecord.UserScramCredential(getString(b), (byte)b.getInt(), getBytes(b),
+                        getBytes(b), getBytes(b), b.getInt());
+                case TYPE_REMOVE_USER_SCRAM_CREDENTIAL:
+                    return new MetadataRecord.RemoveUserScramCredential(getString(b), (byte)b.getInt());
                 default:
                     throw new CorruptRecordException("unknown metadata record type " + type);
             }
@@ -321,6 +344,18 @@ public final class MetadataRecordCodec
         final byte[] bytes = new byte[length];
         b.get(bytes);
         return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    private static byte[] getBytes(final ByteBuffer b)
+    {
+        final int length = b.getInt();
+        if (length < 0 || length > b.remaining())
+        {
+            throw new CorruptRecordException("bad byte array length " + length);
+        }
+        final byte[] bytes = new byte[length];
+        b.get(bytes);
+        return bytes;
     }
 
     private static List<Integer> getInts(final ByteBuffer b)
@@ -433,6 +468,13 @@ public final class MetadataRecordCodec
                 throw new IllegalArgumentException("string too long for a metadata record: " + bytes.length);
             }
             putShort((short) bytes.length);
+            ensure(bytes.length);
+            buffer.put(bytes);
+        }
+
+        void putBytes(final byte[] bytes)
+        {
+            putInt(bytes.length);
             ensure(bytes.length);
             buffer.put(bytes);
         }

@@ -13,10 +13,8 @@ import javax.security.sasl.SaslServer;
 import org.apache.kafka.common.network.ListenerName;
 import org.apache.kafka.common.security.JaasContext;
 import org.apache.kafka.common.security.auth.AuthenticateCallbackHandler;
-import org.apache.kafka.common.security.authenticator.CredentialCache;
 import org.apache.kafka.common.security.plain.internals.PlainSaslServer;
 import org.apache.kafka.common.security.plain.internals.PlainServerCallbackHandler;
-import org.apache.kafka.common.security.scram.ScramCredential;
 import org.apache.kafka.common.security.scram.internals.ScramMechanism;
 import org.apache.kafka.common.security.scram.internals.ScramSaslServer;
 import org.apache.kafka.common.security.scram.internals.ScramServerCallbackHandler;
@@ -57,13 +55,12 @@ public final class SaslServers implements AutoCloseable
      *                         (Kafka's {@code Password}) under their key without the listener prefix,
      *                         {@code <mechanism>.sasl.jaas.config}, as Kafka's {@code JaasContext} reads them; PLAIN
      *                         needs one
-     * @param scramCredentials salted SCRAM credentials: mechanism, then user name
+     * @param scramCredentials the broker's SCRAM credentials (the file's and the cluster metadata's)
      * @param maxReceiveBytes  {@code sasl.server.max.receive.size}: the largest frame before authentication
      * @throws IllegalArgumentException a mechanism is not served, or PLAIN has no JAAS configuration
      */
     public static SaslServers create(final String listenerName, final List<String> enabled,
-        final Map<String, ?> jaasConfigs, final Map<String, Map<String, ScramCredential>> scramCredentials,
-        final int maxReceiveBytes)
+        final Map<String, ?> jaasConfigs, final ScramCredentialStore scramCredentials, final int maxReceiveBytes)
     {
         if (enabled.isEmpty())
         {
@@ -89,11 +86,8 @@ public final class SaslServers implements AutoCloseable
                 }
                 else
                 {
-                    final CredentialCache cache = new CredentialCache();
-                    final CredentialCache.Cache<ScramCredential> credentials =
-                        cache.createCache(mechanism, ScramCredential.class);
-                    scramCredentials.getOrDefault(mechanism, Map.of()).forEach(credentials::put);
-                    final ScramServerCallbackHandler scram = new ScramServerCallbackHandler(credentials,
+                    final ScramServerCallbackHandler scram = new ScramServerCallbackHandler(
+                        scramCredentials.cache(mechanism),
                         new DelegationTokenCache(ScramMechanism.mechanismNames()));
                     scram.configure(jaasConfigs, mechanism, List.of());
                     handlers.put(mechanism, scram);

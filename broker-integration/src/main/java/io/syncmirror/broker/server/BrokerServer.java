@@ -42,6 +42,8 @@ import io.syncmirror.broker.metadata.BrokerMetadataApplier;
 import io.syncmirror.broker.metadata.ControllerIsrChannel;
 import io.syncmirror.broker.metadata.IsrChangeChannel;
 import io.syncmirror.broker.metadata.MetadataApis;
+import io.syncmirror.broker.metadata.ScramCredentialApis;
+import io.syncmirror.broker.metadata.ScramCredentialsFeed;
 import io.syncmirror.broker.metadata.KafkaImageBridge;
 import io.syncmirror.broker.metadata.MetadataListener;
 import io.syncmirror.broker.metadata.MirrorTopicConfig;
@@ -65,6 +67,7 @@ import io.syncmirror.broker.network.NodeClientConfig;
 import io.syncmirror.broker.network.NodeClients;
 import io.syncmirror.broker.network.RequestContext;
 import io.syncmirror.broker.network.RequestHandler;
+import io.syncmirror.broker.network.ScramCredentialStore;
 import io.syncmirror.broker.network.SocketServerConfig;
 import io.syncmirror.broker.replica.DataPathApis;
 import io.syncmirror.broker.replica.OffsetApis;
@@ -288,6 +291,9 @@ public final class BrokerServer implements AutoCloseable
         metadata.addImageListener(imageBridge::onImage);
         final GroupApis groupApis = new GroupApis(groupCoordinator.coordinator(), metadata);
         metadataApis = new MetadataApis(id, clusterId, metadata, controllerClient, props);
+        final ScramCredentialApis scramApis = new ScramCredentialApis(metadata, controllerClient);
+        final ScramCredentialStore scramCredentials = config.security().scramCredentialStore();
+        metadata.addImageListener(new ScramCredentialsFeed(scramCredentials));
 
         // Session ids differ from run to run: seeded with the broker id alone, a restarted broker handed out its
         // previous run's ids again, and a peer's fetcher still holding one was taken for another session's client.
@@ -310,6 +316,7 @@ public final class BrokerServer implements AutoCloseable
         groups.add(group(coordinators.apis()::maxVersion, coordinators.apis()::minVersion,
             coordinators.apis()::handle));
         groups.add(group(groupApis::maxVersion, groupApis::minVersion, groupApis::handle));
+        groups.add(group(scramApis::maxVersion, scramApis::minVersion, scramApis::handle));
 
         startMirroring();
 
@@ -322,7 +329,7 @@ public final class BrokerServer implements AutoCloseable
                 protocol == SecurityProtocol.PLAINTEXT ? ListenerSecurity.plaintext(listener.name()) :
                     ListenerSecurity.create(listener.name(), protocol,
                         config.security().listenerConfigs(listener.name()),
-                        sasl ? config.security().saslServers(listener.name()) : null)));
+                        sasl ? config.security().saslServers(listener.name(), scramCredentials) : null)));
         }
         final short syncVersion = config.getShort(BrokerConfig.MIRROR_SYNC_VERSION_CONFIG);
         final Map<String, RequestHandler> listenerHandlers = raftApis == null ? Map.of() :

@@ -21,6 +21,7 @@ import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.apache.kafka.common.security.authenticator.DefaultKafkaPrincipalBuilder;
 
 import io.syncmirror.broker.network.SaslServers;
+import io.syncmirror.broker.network.ScramCredentialStore;
 
 /**
  * The broker's security settings, read as Kafka reads them: {@code listener.security.protocol.map} gives each
@@ -225,7 +226,7 @@ public final class SecurityConfig
      *
      * @throws ConfigException a mechanism's configuration is missing or the credentials cannot be read
      */
-    public SaslServers saslServers(final String listenerName)
+    public SaslServers saslServers(final String listenerName, final ScramCredentialStore scramCredentials)
     {
         final Map<String, Object> values = listenerConfigs(listenerName);
         @SuppressWarnings("unchecked")
@@ -243,14 +244,24 @@ public final class SecurityConfig
         }
         try
         {
-            return SaslServers.create(listenerName, mechanisms, jaas, ScramCredentials.load(
-                config.getString(SCRAM_CREDENTIALS_FILE_CONFIG)),
+            return SaslServers.create(listenerName, mechanisms, jaas, scramCredentials,
                 (Integer)values.get(BrokerSecurityConfigs.SASL_SERVER_MAX_RECEIVE_SIZE_CONFIG));
         }
         catch (final IllegalArgumentException e)
         {
             throw new ConfigException("listener " + listenerName + ": " + e.getMessage());
         }
+    }
+
+    /**
+     * The broker's SCRAM credential store, seeded with the credentials file
+     * ({@value #SCRAM_CREDENTIALS_FILE_CONFIG}; none when unset); the cluster metadata's are applied to it later.
+     *
+     * @throws ConfigException the file cannot be read or holds a malformed credential
+     */
+    public ScramCredentialStore scramCredentialStore()
+    {
+        return new ScramCredentialStore(ScramCredentials.load(config.getString(SCRAM_CREDENTIALS_FILE_CONFIG)));
     }
 
     /** The security protocol of {@code listenerName}, one of the broker's listeners. */

@@ -14,6 +14,7 @@ import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.AllocateProducerIdsRequestData;
+import org.apache.kafka.common.message.AlterUserScramCredentialsRequestData;
 import org.apache.kafka.common.message.DeleteTopicsRequestData;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.Records;
@@ -33,10 +34,11 @@ import io.syncmirror.broker.metadata.TopicMetadata;
 /**
  * A metadata snapshot stands for the log it replaces: after a seeded run of every kind of controller change
  * (brokers registered, fenced by expired sessions and re-registered; topics created, deleted, reconfigured; ISRs
- * changed; mirrors, mirror topics, sync registrations and mirror types; producer id blocks and floors), the
- * controller's snapshot records rebuild an identical controller, and a broker that loads the snapshot, from an
- * empty image or from one that stopped part-way through the log, holds the image of a broker that applied the
- * whole log, without dropping a partition that still exists. A failing seed reproduces.
+ * changed; mirrors, mirror topics, sync registrations and mirror types; producer id blocks and floors; SCRAM
+ * credentials set and deleted), the controller's snapshot records rebuild an identical controller, and a broker
+ * that loads the snapshot, from an empty image or from one that stopped part-way through the log, holds the image
+ * of a broker that applied the whole log, without dropping a partition that still exists. A failing seed
+ * reproduces.
  */
 class ControllerSnapshotTest
 {
@@ -102,7 +104,7 @@ class ControllerSnapshotTest
         {
             final List<String> topics = new ArrayList<>(c.topicNames());
             final String someTopic = topics.isEmpty() ? null : topics.get(random.nextInt(topics.size()));
-            switch (random.nextInt(12))
+            switch (random.nextInt(13))
             {
                 case 0, 1, 2 -> ControllerFixture.createTopic(c, "t" + random.nextInt(40), 1 + random.nextInt(3),
                     1 + random.nextInt(3), random.nextBoolean() ? Map.of() : Map.of("retention.ms", "" + i));
@@ -190,6 +192,28 @@ class ControllerSnapshotTest
                         c.raiseProducerIdFloor(1_000L * random.nextInt(100));
                     }
                 }
+                case 11 ->
+                {
+                    final String user = "user-" + random.nextInt(4);
+                    final byte mechanism = (byte)(1 + random.nextInt(2));
+                    final AlterUserScramCredentialsRequestData alter = new AlterUserScramCredentialsRequestData();
+                    if (random.nextInt(3) == 0)
+                    {
+                        alter.deletions().add(new AlterUserScramCredentialsRequestData.ScramCredentialDeletion()
+                            .setName(user).setMechanism(mechanism));
+                    }
+                    else
+                    {
+                        final byte[] salt = new byte[16];
+                        random.nextBytes(salt);
+                        final byte[] salted = new byte[mechanism == 1 ? 32 : 64];
+                        random.nextBytes(salted);
+                        alter.upsertions().add(new AlterUserScramCredentialsRequestData.ScramCredentialUpsertion()
+                            .setName(user).setMechanism(mechanism).setIterations(4096 + i).setSalt(salt)
+                            .setSaltedPassword(salted));
+                    }
+                    c.alterUserScramCredentials(alter);
+                }
                 default ->
                 {
                     if (someTopic != null)
@@ -232,6 +256,7 @@ class ControllerSnapshotTest
         assertEquals(byId(e), byId(a), what + ": topics");
         assertEquals(List.copyOf(e.registeredBrokers()), List.copyOf(a.registeredBrokers()), what + ": brokers");
         assertEquals(e.mirrors(), a.mirrors(), what + ": mirrors");
+        assertEquals(e.scramCredentials(), a.scramCredentials(), what + ": SCRAM credentials");
         for (final TopicMetadata t : e.topics())
         {
             assertEquals(e.syncState(t.id()), a.syncState(t.id()), what + ": sync state of " + t.name());

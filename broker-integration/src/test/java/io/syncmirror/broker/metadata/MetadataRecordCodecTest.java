@@ -46,7 +46,10 @@ class MetadataRecordCodecTest
             new MetadataRecord.RemoveMirror("m1"),
             new MetadataRecord.MirrorSyncRegistrationChange(new Uuid(5L, 6L), "dr", true),
             new MetadataRecord.MirrorSyncRegistrationChange(new Uuid(5L, 7L), "dr", false),
-            new MetadataRecord.MirrorTopicTypeChange(new Uuid(5L, 8L), (byte)1));
+            new MetadataRecord.MirrorTopicTypeChange(new Uuid(5L, 8L), (byte)1),
+            new MetadataRecord.UserScramCredential("carol", (byte)2, new byte[] {1, 2, 3}, new byte[64],
+                new byte[] {-1, 0, 7}, 8192),
+            new MetadataRecord.RemoveUserScramCredential("carol", (byte)1));
     }
 
     @Test

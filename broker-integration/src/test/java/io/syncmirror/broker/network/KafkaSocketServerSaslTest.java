@@ -64,6 +64,7 @@ class KafkaSocketServerSaslTest
         .serve(ApiKeys.METADATA, 0, ApiKeys.METADATA.latestVersion(false));
     private final List<AutoCloseable> toClose = new ArrayList<>();
     private KafkaSocketServer server;
+    private ScramCredentialStore scramCredentials;
     private int saslPort;
     private int plainPort;
 
@@ -86,7 +87,8 @@ class KafkaSocketServerSaslTest
             4096);
         final SaslServers sasl = SaslServers.create("SASL", List.of("PLAIN", "SCRAM-SHA-512"),
             Map.of("plain.sasl.jaas.config", new Password(PLAIN_JAAS)),
-            Map.of("SCRAM-SHA-512", Map.of("bob", bob)), MAX_RECEIVE_BYTES);
+            scramCredentials = new ScramCredentialStore(Map.of("SCRAM-SHA-512", Map.of("bob", bob))),
+            MAX_RECEIVE_BYTES);
         server = new KafkaSocketServer(List.of(
             new Listener("SASL", "127.0.0.1", 0, ListenerSecurity.create("SASL", SecurityProtocol.SASL_PLAINTEXT,
                 Map.of(), sasl)),
@@ -135,6 +137,30 @@ class KafkaSocketServerSaslTest
         metadata("SCRAM-SHA-512", scram("bob", "bob-secret")).get(WAIT_S, TimeUnit.SECONDS);
         received = handler.nextReceived(0);
         assertEquals(new KafkaPrincipal(KafkaPrincipal.USER_TYPE, "bob"), received.context().principal());
+    }
+
+    @Test
+    @DisplayName("SCRAM credentials applied to the store while the listener runs take effect for the next login: a "
+        + "user added logs in, the file's user overridden logs in with the new password only, and a user deleted "
+        + "is refused while the file's user falls back to the file's password")
+    void shouldLogInWithCredentialsAppliedLive() throws Exception
+    {
+        startServer();
+        final ScramFormatter formatter = new ScramFormatter(ScramMechanism.SCRAM_SHA_512);
+        scramCredentials.apply(Map.of("SCRAM-SHA-512", Map.of(
+            "carol", formatter.generateCredential("carol-secret", 4096),
+            "bob", formatter.generateCredential("bob-new-secret", 4096))));
+        metadata("SCRAM-SHA-512", scram("carol", "carol-secret")).get(WAIT_S, TimeUnit.SECONDS);
+        metadata("SCRAM-SHA-512", scram("bob", "bob-new-secret")).get(WAIT_S, TimeUnit.SECONDS);
+        final ExecutionException old = assertThrows(ExecutionException.class,
+            () -> metadata("SCRAM-SHA-512", scram("bob", "bob-secret")).get(WAIT_S, TimeUnit.SECONDS));
+        assertInstanceOf(SaslAuthenticationException.class, old.getCause(), String.valueOf(old.getCause()));
+
+        scramCredentials.apply(Map.of());
+        final ExecutionException deleted = assertThrows(ExecutionException.class,
+            () -> metadata("SCRAM-SHA-512", scram("carol", "carol-secret")).get(WAIT_S, TimeUnit.SECONDS));
+        assertInstanceOf(SaslAuthenticationException.class, deleted.getCause(), String.valueOf(deleted.getCause()));
+        metadata("SCRAM-SHA-512", scram("bob", "bob-secret")).get(WAIT_S, TimeUnit.SECONDS);
     }
 
     @Test
