@@ -201,12 +201,13 @@ class EveryApiVersionTest
             assertTrue(client.closedByPeer(), "InitProducerId v6 left the connection open");
         }
         // An API this broker does not serve at all.
-        assertTrue(!advertised.containsKey(ApiKeys.DESCRIBE_ACLS.id), "DescribeAcls is served now: pick another");
+        assertTrue(!advertised.containsKey(ApiKeys.DESCRIBE_CLIENT_QUOTAS.id),
+            "DescribeClientQuotas is served now: pick another");
         try (WireClient client = new WireClient(cluster.port(1), READ_TIMEOUT_MS))
         {
-            client.send(ApiKeys.DESCRIBE_ACLS, ApiKeys.DESCRIBE_ACLS.latestVersion(),
-                ApiKeys.DESCRIBE_ACLS.messageType.newRequest());
-            assertTrue(client.closedByPeer(), "an unserved DescribeAcls left the connection open");
+            client.send(ApiKeys.DESCRIBE_CLIENT_QUOTAS, ApiKeys.DESCRIBE_CLIENT_QUOTAS.latestVersion(),
+                ApiKeys.DESCRIBE_CLIENT_QUOTAS.messageType.newRequest());
+            assertTrue(client.closedByPeer(), "an unserved DescribeClientQuotas left the connection open");
         }
         assertStillServing();
     }

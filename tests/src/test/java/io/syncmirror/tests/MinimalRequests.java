@@ -10,7 +10,10 @@ import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.acl.AclPermissionType;
 import org.apache.kafka.common.message.AddOffsetsToTxnRequestData;
+import org.apache.kafka.common.message.DescribeAclsRequestData;
 import org.apache.kafka.common.message.AddPartitionsToTxnRequestData;
 import org.apache.kafka.common.message.AllocateProducerIdsRequestData;
 import org.apache.kafka.common.message.AlterConfigsRequestData;
@@ -52,6 +55,8 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
+import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ListOffsetsRequest;
 
@@ -205,6 +210,11 @@ final class MinimalRequests
                 new org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData().setGroupId(GROUP + "-848")
                     .setMemberId(Uuid.randomUuid().toString()).setMemberEpoch(0).setRebalanceTimeoutMs(5_000)
                     .setSubscribedTopicNames(List.of(f.topic())).setTopicPartitions(List.of()), NO_CHECK));
+            // Every ACL (ANY filters; v0 knows LITERAL patterns only): SECURITY_DISABLED without an authorizer.
+            case DESCRIBE_ACLS -> probes.add(new Probe("every ACL", new DescribeAclsRequestData()
+                .setResourceTypeFilter(ResourceType.ANY.code()).setPatternTypeFilter(version == 0 ?
+                    PatternType.LITERAL.code() : PatternType.ANY.code()).setOperation(AclOperation.ANY.code())
+                .setPermissionType(AclPermissionType.ANY.code()), NO_CHECK));
             default -> probes.add(new Probe("the default request data", key.messageType.newRequest(), NO_CHECK));
         }
         return probes;

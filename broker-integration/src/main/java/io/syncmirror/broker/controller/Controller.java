@@ -15,7 +15,15 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.NotControllerException;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclBindingFilter;
 import org.apache.kafka.common.message.AllocateProducerIdsRequestData;
+import org.apache.kafka.common.message.CreateAclsResponseData;
+import org.apache.kafka.common.message.DeleteAclsResponseData;
+import org.apache.kafka.common.requests.ApiError;
+import org.apache.kafka.common.requests.DeleteAclsResponse;
+import org.apache.kafka.server.authorizer.AclCreateResult;
+import org.apache.kafka.server.authorizer.AclDeleteResult;
 import org.apache.kafka.common.message.AlterUserScramCredentialsRequestData;
 import org.apache.kafka.common.message.AlterUserScramCredentialsResponseData;
 import org.apache.kafka.common.message.AllocateProducerIdsResponseData;
@@ -93,6 +101,7 @@ public final class Controller
     private final ReplicationControl replication;
     private final ProducerIdControl producerIds = new ProducerIdControl();
     private final ScramControl scram = new ScramControl();
+    private final AclControl acls;
     private final MirrorControl mirrors;
 
     /** Records of the operation in progress: applied to the state as they are emitted, appended at commit. */
@@ -144,6 +153,7 @@ public final class Controller
             Boolean.parseBoolean(config.getOrDefault(UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG,
                 String.valueOf(UNCLEAN_LEADER_ELECTION_ENABLE_DEFAULT)).trim()));
         this.mirrors = new MirrorControl(cluster, replication, configs, writer, maxSyncMirrors(config));
+        this.acls = new AclControl(topicIds);
         replayLog();
     }
 
@@ -518,6 +528,33 @@ public final class Controller
         return alteration.response();
     }
 
+    /** Kafka's CreateAcls: the new ACLs as records, answered per creation (AclControl). */
+    public CreateAclsResponseData createAcls(final List<AclBinding> bindings)
+    {
+        final AclControl.Outcome<AclCreateResult> outcome = acls.create(bindings);
+        outcome.records().forEach(this::emit);
+        commit();
+        final CreateAclsResponseData response = new CreateAclsResponseData();
+        for (final AclCreateResult result : outcome.results())
+        {
+            final ApiError error = result.exception().map(ApiError::fromThrowable).orElse(ApiError.NONE);
+            response.results().add(new CreateAclsResponseData.AclCreationResult().setErrorCode(error.error().code())
+                .setErrorMessage(error.isFailure() ? error.message() : null));
+        }
+        return response;
+    }
+
+    /** Kafka's DeleteAcls: the matching ACLs' removal as records, answered per filter with what matched. */
+    public DeleteAclsResponseData deleteAcls(final List<AclBindingFilter> filters)
+    {
+        final AclControl.Outcome<AclDeleteResult> outcome = acls.delete(filters);
+        outcome.records().forEach(this::emit);
+        commit();
+        final DeleteAclsResponseData response = new DeleteAclsResponseData();
+        outcome.results().forEach(result -> response.filterResults().add(DeleteAclsResponse.filterResult(result)));
+        return response;
+    }
+
     // -------------------------------------------------------------------------------------- log and replay
 
     private void emit(final MetadataRecord record)
@@ -614,6 +651,14 @@ public final class Controller
         {
             scram.replay(r);
         }
+        else if (record instanceof MetadataRecord.Acl r)
+        {
+            acls.replay(r);
+        }
+        else if (record instanceof MetadataRecord.RemoveAcl r)
+        {
+            acls.replay(r);
+        }
     }
 
     // ------------------------------------------------------------------------------------------ snapshots
@@ -634,6 +679,7 @@ public final class Controller
         producerIds.snapshot(out::add);
         mirrors.snapshot(out::add);
         scram.snapshot(out::add);
+        acls.snapshot(out::add);
         return out;
     }
 

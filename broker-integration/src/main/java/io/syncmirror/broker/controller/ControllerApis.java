@@ -18,6 +18,9 @@ import java.util.function.Function;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.NotControllerException;
 import org.apache.kafka.common.internals.Topic;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.message.CreateAclsRequestData;
+import org.apache.kafka.common.message.CreateAclsResponseData;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -28,6 +31,10 @@ import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.AllocateProducerIdsRequest;
 import org.apache.kafka.common.requests.AlterUserScramCredentialsRequest;
+import org.apache.kafka.common.requests.CreateAclsRequest;
+import org.apache.kafka.common.requests.CreateAclsResponse;
+import org.apache.kafka.common.requests.DeleteAclsRequest;
+import org.apache.kafka.common.requests.DeleteAclsResponse;
 import org.apache.kafka.common.requests.AlterUserScramCredentialsResponse;
 import org.apache.kafka.common.requests.AllocateProducerIdsResponse;
 import org.apache.kafka.common.requests.AlterPartitionRequest;
@@ -90,6 +97,10 @@ public final class ControllerApis implements RequestHandler, AutoCloseable
             ApiKeys.CREATE_PARTITIONS.latestVersion()));
         VERSIONS.put(ApiKeys.INCREMENTAL_ALTER_CONFIGS, range(ApiKeys.INCREMENTAL_ALTER_CONFIGS.oldestVersion(),
             ApiKeys.INCREMENTAL_ALTER_CONFIGS.latestVersion()));
+        VERSIONS.put(ApiKeys.CREATE_ACLS, range(ApiKeys.CREATE_ACLS.oldestVersion(),
+            ApiKeys.CREATE_ACLS.latestVersion()));
+        VERSIONS.put(ApiKeys.DELETE_ACLS, range(ApiKeys.DELETE_ACLS.oldestVersion(),
+            ApiKeys.DELETE_ACLS.latestVersion()));
         VERSIONS.put(ApiKeys.ALTER_USER_SCRAM_CREDENTIALS, range(ApiKeys.ALTER_USER_SCRAM_CREDENTIALS.oldestVersion(),
             ApiKeys.ALTER_USER_SCRAM_CREDENTIALS.latestVersion()));
         // Topic ids in Fetch (v13+) are what brokers send; older versions by name work too.
@@ -221,6 +232,11 @@ public final class ControllerApis implements RequestHandler, AutoCloseable
             case INCREMENTAL_ALTER_CONFIGS:
                 return onActiveController(c -> new IncrementalAlterConfigsResponse(
                     c.incrementalAlterConfigs(((IncrementalAlterConfigsRequest) request).data())));
+            case CREATE_ACLS:
+                return onActiveController(c -> new CreateAclsResponse(createAcls(c, (CreateAclsRequest) request)));
+            case DELETE_ACLS:
+                return onActiveController(c -> new DeleteAclsResponse(
+                    c.deleteAcls(((DeleteAclsRequest) request).filters()), request.version()));
             case ALTER_USER_SCRAM_CREDENTIALS:
                 return onActiveController(c -> new AlterUserScramCredentialsResponse(
                     c.alterUserScramCredentials(((AlterUserScramCredentialsRequest) request).data())));
@@ -234,6 +250,37 @@ public final class ControllerApis implements RequestHandler, AutoCloseable
                 return CompletableFuture.failedFuture(new org.apache.kafka.common.errors.UnsupportedVersionException(
                     "the controller does not serve " + request.apiKey()));
         }
+    }
+
+    /**
+     * CreateAcls with one result per creation in order: a creation that is no ACL at all (an ANY or MATCH pattern,
+     * which Kafka's binding refuses to hold) is INVALID_REQUEST, the others go to the controller.
+     */
+    private static CreateAclsResponseData createAcls(final Controller controller, final CreateAclsRequest request)
+    {
+        final List<AclBinding> bindings = new ArrayList<>();
+        final List<String> refusals = new ArrayList<>();
+        for (final CreateAclsRequestData.AclCreation creation : request.aclCreations())
+        {
+            try
+            {
+                bindings.add(CreateAclsRequest.aclBinding(creation));
+                refusals.add(null);
+            }
+            catch (final IllegalArgumentException e)
+            {
+                refusals.add(e.getMessage());
+            }
+        }
+        final Iterator<CreateAclsResponseData.AclCreationResult> created =
+            controller.createAcls(bindings).results().iterator();
+        final CreateAclsResponseData response = new CreateAclsResponseData();
+        for (final String refusal : refusals)
+        {
+            response.results().add(refusal == null ? created.next() : new CreateAclsResponseData.AclCreationResult()
+                .setErrorCode(Errors.INVALID_REQUEST.code()).setErrorMessage(refusal));
+        }
+        return response;
     }
 
     /**

@@ -60,6 +60,7 @@ import org.apache.kafka.coordinator.group.GroupCoordinator;
 import io.syncmirror.broker.coordinator.CoordinatorLogs;
 import io.syncmirror.broker.metadata.MetadataView;
 import io.syncmirror.broker.metadata.TopicMetadata;
+import io.syncmirror.broker.network.AuthorizableContext;
 import io.syncmirror.broker.network.RequestContext;
 
 /**
@@ -121,7 +122,7 @@ public final class GroupApis
     public CompletableFuture<AbstractResponse> handle(final RequestContext requestContext,
         final AbstractRequest request)
     {
-        final GroupRequestContext context = new GroupRequestContext(requestContext);
+        final AuthorizableContext context = new AuthorizableContext(requestContext);
         final CompletableFuture<AbstractResponse> answer;
         try
         {
@@ -134,7 +135,7 @@ public final class GroupApis
         return answer.exceptionally(error -> request.getErrorResponse(CoordinatorLogs.unwrap(error)));
     }
 
-    private CompletableFuture<AbstractResponse> dispatch(final GroupRequestContext context,
+    private CompletableFuture<AbstractResponse> dispatch(final AuthorizableContext context,
         final AbstractRequest request)
     {
         final short version = request.version();
@@ -179,7 +180,7 @@ public final class GroupApis
 
     // ----------------------------------------------------------------------------------------------- membership
 
-    private CompletableFuture<AbstractResponse> syncGroup(final GroupRequestContext context,
+    private CompletableFuture<AbstractResponse> syncGroup(final AuthorizableContext context,
         final SyncGroupRequest request)
     {
         if (!request.areMandatoryProtocolTypeAndNamePresent())
@@ -192,7 +193,7 @@ public final class GroupApis
             .thenApply(SyncGroupResponse::new);
     }
 
-    private CompletableFuture<AbstractResponse> leaveGroup(final GroupRequestContext context,
+    private CompletableFuture<AbstractResponse> leaveGroup(final AuthorizableContext context,
         final LeaveGroupRequest request)
     {
         final short version = request.version();
@@ -203,7 +204,7 @@ public final class GroupApis
             Errors.forCode(data.errorCode()), data.throttleTimeMs(), version));
     }
 
-    private CompletableFuture<AbstractResponse> consumerGroupDescribe(final GroupRequestContext context,
+    private CompletableFuture<AbstractResponse> consumerGroupDescribe(final AuthorizableContext context,
         final ConsumerGroupDescribeRequest request)
     {
         final boolean includeOperations = request.data().includeAuthorizedOperations();
@@ -223,7 +224,7 @@ public final class GroupApis
         });
     }
 
-    private CompletableFuture<AbstractResponse> describeGroups(final GroupRequestContext context,
+    private CompletableFuture<AbstractResponse> describeGroups(final AuthorizableContext context,
         final DescribeGroupsRequest request)
     {
         final DescribeGroupsRequestData data = request.data();
@@ -296,7 +297,7 @@ public final class GroupApis
         return known;
     }
 
-    private CompletableFuture<AbstractResponse> offsetCommit(final GroupRequestContext context,
+    private CompletableFuture<AbstractResponse> offsetCommit(final AuthorizableContext context,
         final OffsetCommitRequest request)
     {
         final OffsetCommitRequestData data = request.data();
@@ -334,7 +335,7 @@ public final class GroupApis
         });
     }
 
-    private CompletableFuture<AbstractResponse> txnOffsetCommit(final GroupRequestContext context,
+    private CompletableFuture<AbstractResponse> txnOffsetCommit(final AuthorizableContext context,
         final TxnOffsetCommitRequest request)
     {
         final TxnOffsetCommitRequestData data = request.data();
@@ -376,7 +377,7 @@ public final class GroupApis
             });
     }
 
-    private CompletableFuture<AbstractResponse> offsetFetch(final GroupRequestContext context,
+    private CompletableFuture<AbstractResponse> offsetFetch(final AuthorizableContext context,
         final OffsetFetchRequest request)
     {
         final short version = request.version();
@@ -423,7 +424,7 @@ public final class GroupApis
     }
 
     private CompletableFuture<OffsetFetchResponseData.OffsetFetchResponseGroup> fetchGroup(
-        final GroupRequestContext context, final OffsetFetchRequestData.OffsetFetchRequestGroup group,
+        final AuthorizableContext context, final OffsetFetchRequestData.OffsetFetchRequestGroup group,
         final boolean useTopicIds, final boolean requireStable)
     {
         final List<OffsetFetchResponseData.OffsetFetchResponseTopics> unknown = new ArrayList<>();
@@ -481,7 +482,7 @@ public final class GroupApis
         });
     }
 
-    private CompletableFuture<AbstractResponse> offsetDelete(final GroupRequestContext context,
+    private CompletableFuture<AbstractResponse> offsetDelete(final AuthorizableContext context,
         final OffsetDeleteRequest request)
     {
         final OffsetDeleteRequestData data = request.data();

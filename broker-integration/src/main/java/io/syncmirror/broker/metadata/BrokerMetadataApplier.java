@@ -46,7 +46,7 @@ public final class BrokerMetadataApplier implements MetadataView
         this.controllerId = controllerId;
         this.listener = listener;
         this.image = new MetadataImage(-1, -1, controllerId, Map.of(), Map.of(), Map.of(), Map.of(), Map.of(),
-            Map.of());
+            Map.of(), Map.of());
     }
 
     /**
@@ -254,6 +254,8 @@ public final class BrokerMetadataApplier implements MetadataView
         // So are SCRAM credentials: one the snapshot does not hold was deleted.
         before.scramCredentials().forEach((user, byMechanism) -> byMechanism.keySet().forEach(mechanism ->
             delta.apply(new MetadataRecord.RemoveUserScramCredential(user, mechanism))));
+        // And ACLs.
+        before.acls().keySet().forEach(id -> delta.apply(new MetadataRecord.RemoveAcl(id)));
         records.forEach(delta::apply);
         delta.appliedOffset = Math.max(before.appliedOffset(), endOffset - 1);
         publish(delta, Math.max(before.latestKnownOffset(), endOffset - 1));
@@ -376,6 +378,7 @@ public final class BrokerMetadataApplier implements MetadataView
         private Map<String, MirrorDefinition> mirrors;
         private Map<Uuid, MetadataImage.TopicSyncState> syncStates;
         private Map<String, Map<Byte, MetadataRecord.UserScramCredential>> scramCredentials;
+        private Map<Uuid, org.apache.kafka.metadata.authorizer.StandardAcl> acls;
         private final Map<Uuid, List<PartitionState>> partitionsInProgress = new HashMap<>();
         private final Map<Uuid, Map<String, String>> configsInProgress = new HashMap<>();
         final LinkedHashMap<Uuid, Set<Integer>> changedPartitions = new LinkedHashMap<>();
@@ -394,6 +397,16 @@ public final class BrokerMetadataApplier implements MetadataView
             this.mirrors = base.mirrorsMap();
             this.syncStates = base.syncStatesMap();
             this.scramCredentials = base.scramCredentials();
+            this.acls = base.acls();
+        }
+
+        private Map<Uuid, org.apache.kafka.metadata.authorizer.StandardAcl> aclsForWrite()
+        {
+            if (acls == base.acls())
+            {
+                acls = new HashMap<>(acls);
+            }
+            return acls;
         }
 
         /** Credentials are few: a change copies the whole map, two levels deep, once per apply. */
@@ -611,6 +624,17 @@ public final class BrokerMetadataApplier implements MetadataView
                     }
                 }
             }
+            else if (record instanceof MetadataRecord.Acl r)
+            {
+                aclsForWrite().put(r.id(), r.acl());
+            }
+            else if (record instanceof MetadataRecord.RemoveAcl r)
+            {
+                if (acls.containsKey(r.id()))
+                {
+                    aclsForWrite().remove(r.id());
+                }
+            }
             else if (record instanceof MetadataRecord.ProducerIdFloor r)
             {
                 // The controller allocates blocks above it; a transaction coordinator holding an older block
@@ -653,7 +677,8 @@ public final class BrokerMetadataApplier implements MetadataView
                 brokers == base.brokers() ? brokers : Collections.unmodifiableMap(brokers),
                 mirrors == base.mirrorsMap() ? mirrors : Collections.unmodifiableMap(mirrors),
                 syncStates == base.syncStatesMap() ? syncStates : Collections.unmodifiableMap(syncStates),
-                scramCredentials == base.scramCredentials() ? scramCredentials : unmodifiable(scramCredentials));
+                scramCredentials == base.scramCredentials() ? scramCredentials : unmodifiable(scramCredentials),
+                acls == base.acls() ? acls : Collections.unmodifiableMap(acls));
         }
 
         private static Map<String, Map<Byte, MetadataRecord.UserScramCredential>> unmodifiable(

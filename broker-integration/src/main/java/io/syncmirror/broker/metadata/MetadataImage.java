@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.Set;
 
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.metadata.authorizer.StandardAcl;
 
 /**
  * One applied state of the cluster metadata on a broker: topics with their partitions and config overrides,
@@ -35,7 +36,7 @@ public final class MetadataImage implements MetadataView
     }
 
     public static final MetadataImage EMPTY = new MetadataImage(-1, -1, -1, Map.of(), Map.of(), Map.of(), Map.of(),
-        Map.of(), Map.of());
+        Map.of(), Map.of(), Map.of());
 
     private final long appliedOffset;
     private final long latestKnownOffset;
@@ -46,14 +47,17 @@ public final class MetadataImage implements MetadataView
     private final Map<String, MirrorDefinition> mirrors;
     private final Map<Uuid, TopicSyncState> syncStates;
     private final Map<String, Map<Byte, MetadataRecord.UserScramCredential>> scramCredentials;
+    private final Map<Uuid, StandardAcl> acls;
 
     MetadataImage(final long appliedOffset, final long latestKnownOffset, final int controllerId,
         final Map<Uuid, TopicMetadata> topicsById, final Map<String, Uuid> topicIdsByName,
         final Map<Integer, Broker> brokers, final Map<String, MirrorDefinition> mirrors,
         final Map<Uuid, TopicSyncState> syncStates,
-        final Map<String, Map<Byte, MetadataRecord.UserScramCredential>> scramCredentials)
+        final Map<String, Map<Byte, MetadataRecord.UserScramCredential>> scramCredentials,
+        final Map<Uuid, StandardAcl> acls)
     {
         this.scramCredentials = scramCredentials;
+        this.acls = acls;
         this.mirrors = mirrors;
         this.syncStates = syncStates;
         this.appliedOffset = appliedOffset;
@@ -226,5 +230,11 @@ public final class MetadataImage implements MetadataView
     public Map<String, Map<Byte, MetadataRecord.UserScramCredential>> scramCredentials()
     {
         return scramCredentials;
+    }
+
+    /** The access control entries of the cluster metadata, by id; the same instance until one changes. */
+    public Map<Uuid, StandardAcl> acls()
+    {
+        return acls;
     }
 }

@@ -188,4 +188,32 @@ public sealed interface MetadataRecord
     record RemoveUserScramCredential(String user, byte mechanism) implements MetadataRecord
     {
     }
+
+    /**
+     * An access control entry (Kafka's AccessControlEntryRecord), as Kafka's StandardAuthorizer holds it; the
+     * codes are Kafka's ResourceType, PatternType, AclOperation and AclPermissionType codes.
+     */
+    record Acl(Uuid id, byte resourceType, String resourceName, byte patternType, String principal, String host,
+        byte operation, byte permissionType) implements MetadataRecord
+    {
+        public static Acl of(final Uuid id, final org.apache.kafka.metadata.authorizer.StandardAcl acl)
+        {
+            return new Acl(id, acl.resourceType().code(), acl.resourceName(), acl.patternType().code(),
+                acl.principal(), acl.host(), acl.operation().code(), acl.permissionType().code());
+        }
+
+        public org.apache.kafka.metadata.authorizer.StandardAcl acl()
+        {
+            return new org.apache.kafka.metadata.authorizer.StandardAcl(
+                org.apache.kafka.common.resource.ResourceType.fromCode(resourceType), resourceName,
+                org.apache.kafka.common.resource.PatternType.fromCode(patternType), principal, host,
+                org.apache.kafka.common.acl.AclOperation.fromCode(operation),
+                org.apache.kafka.common.acl.AclPermissionType.fromCode(permissionType));
+        }
+    }
+
+    /** The access control entry {@code id} is deleted (Kafka's RemoveAccessControlEntryRecord). */
+    record RemoveAcl(Uuid id) implements MetadataRecord
+    {
+    }
 }

@@ -49,6 +49,8 @@ public final class MetadataRecordCodec
     static final byte TYPE_MIRROR_TOPIC_TYPE_CHANGE = 14;
     static final byte TYPE_USER_SCRAM_CREDENTIAL = 15;
     static final byte TYPE_REMOVE_USER_SCRAM_CREDENTIAL = 16;
+    static final byte TYPE_ACL = 17;
+    static final byte TYPE_REMOVE_ACL = 18;
 
     private static final short TYPE_VERSION = 0;
     /** RegisterBroker v1 adds every advertised listener (name, host, port) after v0's fields. */
@@ -227,6 +229,23 @@ public final class MetadataRecordCodec
             w.putString(r.user());
             w.putInt(r.mechanism());
         }
+        else if (record instanceof MetadataRecord.Acl r)
+        {
+            w.header(TYPE_ACL);
+            w.putUuid(r.id());
+            w.putInt(r.resourceType());
+            w.putString(r.resourceName());
+            w.putInt(r.patternType());
+            w.putString(r.principal());
+            w.putString(r.host());
+            w.putInt(r.operation());
+            w.putInt(r.permissionType());
+        }
+        else if (record instanceof MetadataRecord.RemoveAcl r)
+        {
+            w.header(TYPE_REMOVE_ACL);
+            w.putUuid(r.id());
+        }
         else
         {
             throw new IllegalArgumentException("unknown metadata record " + record);
@@ -319,6 +338,11 @@ public final class MetadataRecordCodec
                         getBytes(b), getBytes(b), b.getInt());
                 case TYPE_REMOVE_USER_SCRAM_CREDENTIAL:
                     return new MetadataRecord.RemoveUserScramCredential(getString(b), (byte)b.getInt());
+                case TYPE_ACL:
+                    return new MetadataRecord.Acl(getUuid(b), (byte)b.getInt(), getString(b), (byte)b.getInt(),
+                        getString(b), getString(b), (byte)b.getInt(), (byte)b.getInt());
+                case TYPE_REMOVE_ACL:
+                    return new MetadataRecord.RemoveAcl(getUuid(b));
                 default:
                     throw new CorruptRecordException("unknown metadata record type " + type);
             }

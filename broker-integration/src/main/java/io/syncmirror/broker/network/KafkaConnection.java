@@ -485,7 +485,8 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter
         CompletableFuture<ApiMessage> future;
         try
         {
-            future = mirrors.handle(header, request);
+            future = mirrors.handle(new RequestContext(null, clientAddress, connectionId, listenerName,
+                Optional.empty(), principal(), security.protocol()), header, request);
         }
         catch (final RuntimeException e)
         {

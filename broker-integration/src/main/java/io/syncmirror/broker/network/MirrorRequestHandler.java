@@ -20,4 +20,14 @@ public interface MirrorRequestHandler
     boolean serves(MirrorApiKeys key);
 
     CompletableFuture<ApiMessage> handle(MirrorRequestHeader header, ApiMessage request);
+
+    /**
+     * The same with who sent it ({@code context} has no Kafka request header: a mirror RPC's is
+     * {@code header}); a handler that authorizes callers overrides this one.
+     */
+    default CompletableFuture<ApiMessage> handle(final RequestContext context, final MirrorRequestHeader header,
+        final ApiMessage request)
+    {
+        return handle(header, request);
+    }
 }

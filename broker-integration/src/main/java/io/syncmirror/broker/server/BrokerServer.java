@@ -41,6 +41,9 @@ import io.syncmirror.broker.metadata.BrokerLifecycleManager;
 import io.syncmirror.broker.metadata.BrokerMetadataApplier;
 import io.syncmirror.broker.metadata.ControllerIsrChannel;
 import io.syncmirror.broker.metadata.IsrChangeChannel;
+import io.syncmirror.broker.authorization.AclApis;
+import io.syncmirror.broker.authorization.BrokerAuthorizer;
+import io.syncmirror.broker.authorization.RequestAuthorization;
 import io.syncmirror.broker.metadata.MetadataApis;
 import io.syncmirror.broker.metadata.ScramCredentialApis;
 import io.syncmirror.broker.metadata.ScramCredentialsFeed;
@@ -124,6 +127,8 @@ public final class BrokerServer implements AutoCloseable
     private KafkaImageBridge imageBridge;
     private GroupCoordinatorHost groupCoordinator;
     private MetadataApis metadataApis;
+    /** Null when no authorizer is configured. */
+    private BrokerAuthorizer authorizer;
     private MirrorController mirrorController;
     private MirrorMetadataManager mirrorMetadataManager;
     private volatile MirrorCoordinator mirrorCoordinator;
@@ -291,6 +296,12 @@ public final class BrokerServer implements AutoCloseable
         metadata.addImageListener(imageBridge::onImage);
         final GroupApis groupApis = new GroupApis(groupCoordinator.coordinator(), metadata);
         metadataApis = new MetadataApis(id, clusterId, metadata, controllerClient, props);
+        authorizer = BrokerAuthorizer.create(props, clusterId, id);
+        if (authorizer != null)
+        {
+            metadata.addImageListener(authorizer);
+        }
+        final AclApis aclApis = new AclApis(authorizer, metadata, controllerClient);
         final ScramCredentialApis scramApis = new ScramCredentialApis(metadata, controllerClient);
         final ScramCredentialStore scramCredentials = config.security().scramCredentialStore();
         metadata.addImageListener(new ScramCredentialsFeed(scramCredentials));
@@ -317,6 +328,7 @@ public final class BrokerServer implements AutoCloseable
             coordinators.apis()::handle));
         groups.add(group(groupApis::maxVersion, groupApis::minVersion, groupApis::handle));
         groups.add(group(scramApis::maxVersion, scramApis::minVersion, scramApis::handle));
+        groups.add(group(aclApis::maxVersion, aclApis::minVersion, aclApis::handle));
 
         startMirroring();
 
@@ -333,9 +345,10 @@ public final class BrokerServer implements AutoCloseable
         }
         final short syncVersion = config.getShort(BrokerConfig.MIRROR_SYNC_VERSION_CONFIG);
         final Map<String, RequestHandler> listenerHandlers = raftApis == null ? Map.of() :
-            Map.of(config.controllerListener().name(), new KafkaApis(List.of(new ControllerListenerApis(controllerApis,
-                raftApis, quorum)), mirrorApis.controllerListenerHandler(), false));
-        socketServer = new KafkaSocketServer(listeners, new KafkaApis(groups, mirrorApis, syncVersion > 0),
+            Map.of(config.controllerListener().name(), authorized(new KafkaApis(List.of(new ControllerListenerApis(
+                controllerApis, raftApis, quorum)), mirrorApis.controllerListenerHandler(), false), true));
+        socketServer = new KafkaSocketServer(listeners,
+            authorized(new KafkaApis(groups, mirrorApis, syncVersion > 0), false),
             listenerHandlers, SocketServerConfig.defaults()
                 .withMaxRequestBytes(config.getInt(BrokerConfig.SOCKET_REQUEST_MAX_BYTES_CONFIG))
                 .withNetworkThreads(config.getInt(BrokerConfig.NUM_NETWORK_THREADS_CONFIG)),
@@ -713,6 +726,17 @@ public final class BrokerServer implements AutoCloseable
         LOG.info("broker {} killed", nodeId());
     }
 
+    /**
+     * {@code apis} behind the authorizer's checks, or as they are when no authorizer is configured; on the
+     * controller listener every request but DescribeCluster and DescribeQuorum is a broker's or a voter's.
+     */
+    private RequestHandler authorized(final RequestHandler apis, final boolean controllerListener)
+    {
+        return authorizer == null ? apis : new RequestAuthorization(apis, authorizer,
+            topicId -> metadata.topic(topicId).map(TopicMetadata::name).orElse(null),
+            name -> metadata.image().topic(name).isPresent(), controllerListener);
+    }
+
     private void stopParts(final boolean crash)
     {
         closeQuietly(mirrorMetrics);
@@ -732,6 +756,7 @@ public final class BrokerServer implements AutoCloseable
         closeQuietly(quorumLeader);
         closeQuietly(clients);
         closeQuietly(controllerClients);
+        closeQuietly(authorizer);
         if (crash && logs instanceof DurableLogStore durable)
         {
             durable.crash();

@@ -13,6 +13,16 @@ import java.util.Set;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.acl.AccessControlEntry;
+import org.apache.kafka.common.acl.AccessControlEntryFilter;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclBindingFilter;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.acl.AclPermissionType;
+import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourcePattern;
+import org.apache.kafka.common.resource.ResourcePatternFilter;
+import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.message.AllocateProducerIdsRequestData;
 import org.apache.kafka.common.message.AlterUserScramCredentialsRequestData;
 import org.apache.kafka.common.message.DeleteTopicsRequestData;
@@ -35,9 +45,9 @@ import io.syncmirror.broker.metadata.TopicMetadata;
  * A metadata snapshot stands for the log it replaces: after a seeded run of every kind of controller change
  * (brokers registered, fenced by expired sessions and re-registered; topics created, deleted, reconfigured; ISRs
  * changed; mirrors, mirror topics, sync registrations and mirror types; producer id blocks and floors; SCRAM
- * credentials set and deleted), the controller's snapshot records rebuild an identical controller, and a broker
- * that loads the snapshot, from an empty image or from one that stopped part-way through the log, holds the image
- * of a broker that applied the whole log, without dropping a partition that still exists. A failing seed
+ * credentials and ACLs set and deleted), the controller's snapshot records rebuild an identical controller, and a
+ * broker that loads the snapshot, from an empty image or from one that stopped part-way through the log, holds the
+ * image of a broker that applied the whole log, without dropping a partition that still exists. A failing seed
  * reproduces.
  */
 class ControllerSnapshotTest
@@ -104,7 +114,7 @@ class ControllerSnapshotTest
         {
             final List<String> topics = new ArrayList<>(c.topicNames());
             final String someTopic = topics.isEmpty() ? null : topics.get(random.nextInt(topics.size()));
-            switch (random.nextInt(13))
+            switch (random.nextInt(14))
             {
                 case 0, 1, 2 -> ControllerFixture.createTopic(c, "t" + random.nextInt(40), 1 + random.nextInt(3),
                     1 + random.nextInt(3), random.nextBoolean() ? Map.of() : Map.of("retention.ms", "" + i));
@@ -214,6 +224,22 @@ class ControllerSnapshotTest
                     }
                     c.alterUserScramCredentials(alter);
                 }
+                case 12 ->
+                {
+                    final String principal = "User:u" + random.nextInt(3);
+                    if (random.nextInt(3) == 0)
+                    {
+                        c.deleteAcls(List.of(new AclBindingFilter(ResourcePatternFilter.ANY,
+                            new AccessControlEntryFilter(principal, null, AclOperation.ANY, AclPermissionType.ANY))));
+                    }
+                    else
+                    {
+                        c.createAcls(List.of(new AclBinding(new ResourcePattern(ResourceType.TOPIC,
+                            "t" + random.nextInt(5), random.nextBoolean() ? PatternType.LITERAL : PatternType.PREFIXED),
+                            new AccessControlEntry(principal, "*", random.nextBoolean() ? AclOperation.READ
+                                : AclOperation.WRITE, AclPermissionType.ALLOW))));
+                    }
+                }
                 default ->
                 {
                     if (someTopic != null)
@@ -257,6 +283,7 @@ class ControllerSnapshotTest
         assertEquals(List.copyOf(e.registeredBrokers()), List.copyOf(a.registeredBrokers()), what + ": brokers");
         assertEquals(e.mirrors(), a.mirrors(), what + ": mirrors");
         assertEquals(e.scramCredentials(), a.scramCredentials(), what + ": SCRAM credentials");
+        assertEquals(e.acls(), a.acls(), what + ": ACLs");
         for (final TopicMetadata t : e.topics())
         {
             assertEquals(e.syncState(t.id()), a.syncState(t.id()), what + ": sync state of " + t.name());

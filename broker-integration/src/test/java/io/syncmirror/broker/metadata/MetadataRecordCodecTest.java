@@ -49,7 +49,10 @@ class MetadataRecordCodecTest
             new MetadataRecord.MirrorTopicTypeChange(new Uuid(5L, 8L), (byte)1),
             new MetadataRecord.UserScramCredential("carol", (byte)2, new byte[] {1, 2, 3}, new byte[64],
                 new byte[] {-1, 0, 7}, 8192),
-            new MetadataRecord.RemoveUserScramCredential("carol", (byte)1));
+            new MetadataRecord.RemoveUserScramCredential("carol", (byte)1),
+            new MetadataRecord.Acl(new Uuid(9L, 10L), (byte)2, "orders", (byte)3, "User:carol", "*", (byte)4,
+                (byte)3),
+            new MetadataRecord.RemoveAcl(new Uuid(9L, 10L)));
     }
 
     @Test

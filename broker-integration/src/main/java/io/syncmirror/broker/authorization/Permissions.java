@@ -1,0 +1,303 @@
+package io.syncmirror.broker.authorization;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.errors.ClusterAuthorizationException;
+import org.apache.kafka.common.errors.GroupAuthorizationException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.errors.TransactionalIdAuthorizationException;
+import org.apache.kafka.common.message.AddPartitionsToTxnRequestData;
+import org.apache.kafka.common.message.DescribeConfigsRequestData;
+import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData;
+import org.apache.kafka.common.message.AlterConfigsRequestData;
+import org.apache.kafka.common.message.OffsetFetchRequestData;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.AddOffsetsToTxnRequest;
+import org.apache.kafka.common.requests.AddPartitionsToTxnRequest;
+import org.apache.kafka.common.requests.AlterConfigsRequest;
+import org.apache.kafka.common.requests.ConsumerGroupDescribeRequest;
+import org.apache.kafka.common.requests.ConsumerGroupHeartbeatRequest;
+import org.apache.kafka.common.requests.CreatePartitionsRequest;
+import org.apache.kafka.common.requests.CreateTopicsRequest;
+import org.apache.kafka.common.requests.DeleteGroupsRequest;
+import org.apache.kafka.common.requests.DeleteRecordsRequest;
+import org.apache.kafka.common.requests.DeleteTopicsRequest;
+import org.apache.kafka.common.requests.DescribeConfigsRequest;
+import org.apache.kafka.common.requests.DescribeGroupsRequest;
+import org.apache.kafka.common.requests.DescribeProducersRequest;
+import org.apache.kafka.common.requests.DescribeTransactionsRequest;
+import org.apache.kafka.common.requests.EndTxnRequest;
+import org.apache.kafka.common.requests.FindCoordinatorRequest;
+import org.apache.kafka.common.requests.HeartbeatRequest;
+import org.apache.kafka.common.requests.IncrementalAlterConfigsRequest;
+import org.apache.kafka.common.requests.InitProducerIdRequest;
+import org.apache.kafka.common.requests.JoinGroupRequest;
+import org.apache.kafka.common.requests.LeaveGroupRequest;
+import org.apache.kafka.common.requests.ListOffsetsRequest;
+import org.apache.kafka.common.requests.OffsetCommitRequest;
+import org.apache.kafka.common.requests.OffsetDeleteRequest;
+import org.apache.kafka.common.requests.OffsetFetchRequest;
+import org.apache.kafka.common.requests.OffsetsForLeaderEpochRequest;
+import org.apache.kafka.common.requests.SyncGroupRequest;
+import org.apache.kafka.common.requests.TxnOffsetCommitRequest;
+import org.apache.kafka.common.resource.ResourceType;
+
+import io.syncmirror.broker.network.RequestContext;
+
+/**
+ * The permission table of every API but Produce, Metadata and Fetch (which {@link RequestAuthorization} splits by
+ * topic), as Kafka's request handlers check them: the operation each needs on each resource it names. Stateless.
+ */
+final class Permissions
+{
+    private Permissions()
+    {
+    }
+
+    /** The denial of {@code request}, or null when every resource it names is allowed. */
+    static ApiException check(final RequestAuthorization auth, final RequestContext context,
+        final AbstractRequest request)
+    {
+        return switch (request.apiKey())
+        {
+            case LIST_OFFSETS -> ((ListOffsetsRequest)request).replicaId() >= 0 ? cluster(auth, context,
+                AclOperation.CLUSTER_ACTION) : topics(auth, context, AclOperation.DESCRIBE,
+                ((ListOffsetsRequest)request).data().topics().stream().map(t -> t.name()).toList());
+            case OFFSET_FOR_LEADER_EPOCH -> ((OffsetsForLeaderEpochRequest)request).data().replicaId() >= 0 ?
+                cluster(auth, context, AclOperation.CLUSTER_ACTION) : topics(auth, context, AclOperation.DESCRIBE,
+                ((OffsetsForLeaderEpochRequest)request).data().topics().stream().map(t -> t.topic()).toList());
+            case FIND_COORDINATOR -> findCoordinator(auth, context, (FindCoordinatorRequest)request);
+            case JOIN_GROUP -> group(auth, context, AclOperation.READ, ((JoinGroupRequest)request).data().groupId());
+            case SYNC_GROUP -> group(auth, context, AclOperation.READ, ((SyncGroupRequest)request).data().groupId());
+            case HEARTBEAT -> group(auth, context, AclOperation.READ, ((HeartbeatRequest)request).data().groupId());
+            case LEAVE_GROUP -> group(auth, context, AclOperation.READ, ((LeaveGroupRequest)request).data().groupId());
+            case OFFSET_COMMIT -> first(group(auth, context, AclOperation.READ,
+                ((OffsetCommitRequest)request).data().groupId()), topics(auth, context, AclOperation.READ,
+                ((OffsetCommitRequest)request).data().topics().stream()
+                    .map(t -> auth.topicName(t.name(), t.topicId())).toList()));
+            case OFFSET_FETCH -> offsetFetch(auth, context, (OffsetFetchRequest)request);
+            case TXN_OFFSET_COMMIT -> first(group(auth, context, AclOperation.READ,
+                ((TxnOffsetCommitRequest)request).data().groupId()), topics(auth, context, AclOperation.READ,
+                ((TxnOffsetCommitRequest)request).data().topics().stream().map(t -> t.name()).toList()));
+            case DESCRIBE_GROUPS -> groups(auth, context, AclOperation.DESCRIBE,
+                ((DescribeGroupsRequest)request).data().groups());
+            case CONSUMER_GROUP_DESCRIBE -> groups(auth, context, AclOperation.DESCRIBE,
+                ((ConsumerGroupDescribeRequest)request).data().groupIds());
+            case DELETE_GROUPS -> groups(auth, context, AclOperation.DELETE,
+                ((DeleteGroupsRequest)request).data().groupsNames());
+            case OFFSET_DELETE -> first(group(auth, context, AclOperation.DELETE,
+                ((OffsetDeleteRequest)request).data().groupId()), topics(auth, context, AclOperation.READ,
+                ((OffsetDeleteRequest)request).data().topics().stream().map(t -> t.name()).toList()));
+            case CONSUMER_GROUP_HEARTBEAT -> consumerGroupHeartbeat(auth, context,
+                (ConsumerGroupHeartbeatRequest)request);
+            case CREATE_TOPICS -> auth.clusterAllows(context, AclOperation.CREATE) ? null : topics(auth, context,
+                AclOperation.CREATE, ((CreateTopicsRequest)request).data().topics().stream().map(t -> t.name())
+                    .toList());
+            case DELETE_TOPICS -> topics(auth, context, AclOperation.DELETE, deletedTopics(auth,
+                (DeleteTopicsRequest)request));
+            case CREATE_PARTITIONS -> topics(auth, context, AclOperation.ALTER,
+                ((CreatePartitionsRequest)request).data().topics().stream().map(t -> t.name()).toList());
+            case DELETE_RECORDS -> topics(auth, context, AclOperation.DELETE,
+                ((DeleteRecordsRequest)request).data().topics().stream().map(t -> t.name()).toList());
+            case DESCRIBE_PRODUCERS -> topics(auth, context, AclOperation.READ,
+                ((DescribeProducersRequest)request).data().topics().stream().map(t -> t.name()).toList());
+            case DESCRIBE_CONFIGS -> configs(auth, context, AclOperation.DESCRIBE_CONFIGS,
+                ((DescribeConfigsRequest)request).data().resources().stream().map(r -> new Resource(
+                    r.resourceType(), r.resourceName())).toList());
+            case ALTER_CONFIGS -> configs(auth, context, AclOperation.ALTER_CONFIGS,
+                ((AlterConfigsRequest)request).data().resources().stream().map(r -> new Resource(
+                    r.resourceType(), r.resourceName())).toList());
+            case INCREMENTAL_ALTER_CONFIGS -> configs(auth, context, AclOperation.ALTER_CONFIGS,
+                ((IncrementalAlterConfigsRequest)request).data().resources().stream().map(r -> new Resource(
+                    r.resourceType(), r.resourceName())).toList());
+            case INIT_PRODUCER_ID -> initProducerId(auth, context, (InitProducerIdRequest)request);
+            case ADD_PARTITIONS_TO_TXN -> addPartitionsToTxn(auth, context, (AddPartitionsToTxnRequest)request);
+            case ADD_OFFSETS_TO_TXN -> first(transactionalId(auth, context,
+                ((AddOffsetsToTxnRequest)request).data().transactionalId()), group(auth, context, AclOperation.READ,
+                ((AddOffsetsToTxnRequest)request).data().groupId()));
+            case END_TXN -> transactionalId(auth, context, ((EndTxnRequest)request).data().transactionalId());
+            case DESCRIBE_TRANSACTIONS -> transactionalIds(auth, context, AclOperation.DESCRIBE,
+                ((DescribeTransactionsRequest)request).data().transactionalIds());
+            case DESCRIBE_ACLS, DESCRIBE_USER_SCRAM_CREDENTIALS, DESCRIBE_LOG_DIRS, DESCRIBE_QUORUM,
+                LIST_PARTITION_REASSIGNMENTS -> cluster(auth, context, AclOperation.DESCRIBE);
+            case CREATE_ACLS, DELETE_ACLS, ALTER_USER_SCRAM_CREDENTIALS, ELECT_LEADERS, ALTER_REPLICA_LOG_DIRS,
+                ALTER_PARTITION_REASSIGNMENTS -> cluster(auth, context, AclOperation.ALTER);
+            // Kafka answers DescribeCluster to any client; the operations it could report are not computed.
+            case DESCRIBE_CLUSTER -> null;
+            // Broker-to-broker and broker-to-controller APIs, and every API this table does not name.
+            default -> cluster(auth, context, AclOperation.CLUSTER_ACTION);
+        };
+    }
+
+    private record Resource(byte type, String name)
+    {
+    }
+
+    private static ApiException first(final ApiException a, final ApiException b)
+    {
+        return a != null ? a : b;
+    }
+
+    private static ApiException cluster(final RequestAuthorization auth, final RequestContext context,
+        final AclOperation operation)
+    {
+        return auth.clusterAllows(context, operation) ? null : new ClusterAuthorizationException(
+            "Request " + context.header().apiKey() + " needs " + operation + " on the cluster");
+    }
+
+    private static ApiException group(final RequestAuthorization auth, final RequestContext context,
+        final AclOperation operation, final String group)
+    {
+        return group == null || auth.allowed(context, operation, ResourceType.GROUP, group) ? null :
+            new GroupAuthorizationException("Not authorized to access group: " + group);
+    }
+
+    private static ApiException groups(final RequestAuthorization auth, final RequestContext context,
+        final AclOperation operation, final List<String> groups)
+    {
+        for (final String group : groups)
+        {
+            final ApiException denied = group(auth, context, operation, group);
+            if (denied != null)
+            {
+                return denied;
+            }
+        }
+        return null;
+    }
+
+    private static ApiException topics(final RequestAuthorization auth, final RequestContext context,
+        final AclOperation operation, final List<String> topics)
+    {
+        final List<String> denied = new ArrayList<>();
+        for (final String topic : topics)
+        {
+            if (topic != null && !auth.allowed(context, operation, ResourceType.TOPIC, topic))
+            {
+                denied.add(topic);
+            }
+        }
+        return denied.isEmpty() ? null : new TopicAuthorizationException(java.util.Set.copyOf(denied));
+    }
+
+    private static ApiException transactionalId(final RequestAuthorization auth, final RequestContext context,
+        final String transactionalId)
+    {
+        return transactionalIds(auth, context, AclOperation.WRITE, List.of(transactionalId));
+    }
+
+    private static ApiException transactionalIds(final RequestAuthorization auth, final RequestContext context,
+        final AclOperation operation, final List<String> ids)
+    {
+        for (final String id : ids)
+        {
+            if (id != null && !auth.allowed(context, operation, ResourceType.TRANSACTIONAL_ID, id))
+            {
+                return new TransactionalIdAuthorizationException("Transactional id " + id + " is not authorized");
+            }
+        }
+        return null;
+    }
+
+    private static ApiException findCoordinator(final RequestAuthorization auth, final RequestContext context,
+        final FindCoordinatorRequest request)
+    {
+        final List<String> keys = request.version() >= 4 ? request.data().coordinatorKeys() :
+            List.of(request.data().key());
+        return request.data().keyType() == FindCoordinatorRequest.CoordinatorType.TRANSACTION.id() ?
+            transactionalIds(auth, context, AclOperation.DESCRIBE, keys) :
+            groups(auth, context, AclOperation.DESCRIBE, keys);
+    }
+
+    private static ApiException offsetFetch(final RequestAuthorization auth, final RequestContext context,
+        final OffsetFetchRequest request)
+    {
+        final List<OffsetFetchRequestData.OffsetFetchRequestGroup> groups = request.data().groups();
+        if (groups.isEmpty())
+        {
+            final List<String> topics = request.data().topics() == null ? List.of() :
+                request.data().topics().stream().map(t -> t.name()).toList();
+            return first(group(auth, context, AclOperation.DESCRIBE, request.data().groupId()),
+                topics(auth, context, AclOperation.DESCRIBE, topics));
+        }
+        for (final OffsetFetchRequestData.OffsetFetchRequestGroup group : groups)
+        {
+            final List<String> topics = group.topics() == null ? List.of() :
+                group.topics().stream().map(t -> auth.topicName(t.name(), t.topicId())).toList();
+            final ApiException denied = first(group(auth, context, AclOperation.DESCRIBE, group.groupId()),
+                topics(auth, context, AclOperation.DESCRIBE, topics));
+            if (denied != null)
+            {
+                return denied;
+            }
+        }
+        return null;
+    }
+
+    private static ApiException consumerGroupHeartbeat(final RequestAuthorization auth,
+        final RequestContext context, final ConsumerGroupHeartbeatRequest request)
+    {
+        final List<String> subscribed = request.data().subscribedTopicNames();
+        return first(group(auth, context, AclOperation.READ, request.data().groupId()),
+            subscribed == null ? null : topics(auth, context, AclOperation.DESCRIBE, subscribed));
+    }
+
+    private static List<String> deletedTopics(final RequestAuthorization auth, final DeleteTopicsRequest request)
+    {
+        final List<String> names = new ArrayList<>(request.data().topicNames());
+        request.data().topics().forEach(t -> names.add(auth.topicName(t.name(), t.topicId())));
+        return names;
+    }
+
+    private static ApiException configs(final RequestAuthorization auth, final RequestContext context,
+        final AclOperation operation, final List<Resource> resources)
+    {
+        for (final Resource resource : resources)
+        {
+            final ConfigResource.Type type = ConfigResource.Type.forId(resource.type());
+            final ApiException denied = switch (type)
+            {
+                case TOPIC -> topics(auth, context, operation, List.of(resource.name()));
+                case GROUP -> group(auth, context, operation, resource.name());
+                default -> cluster(auth, context, operation);
+            };
+            if (denied != null)
+            {
+                return denied;
+            }
+        }
+        return null;
+    }
+
+    private static ApiException initProducerId(final RequestAuthorization auth, final RequestContext context,
+        final InitProducerIdRequest request)
+    {
+        final String transactionalId = request.data().transactionalId();
+        if (transactionalId != null)
+        {
+            return transactionalId(auth, context, transactionalId);
+        }
+        // An idempotent producer: IDEMPOTENT_WRITE on the cluster, or WRITE on some topic (Kafka's rule).
+        return auth.clusterAllows(context, AclOperation.IDEMPOTENT_WRITE) ||
+            auth.allowedAny(context, AclOperation.WRITE, ResourceType.TOPIC) ? null :
+            new ClusterAuthorizationException("An idempotent producer needs IDEMPOTENT_WRITE on the cluster or "
+                + "WRITE on a topic");
+    }
+
+    private static ApiException addPartitionsToTxn(final RequestAuthorization auth, final RequestContext context,
+        final AddPartitionsToTxnRequest request)
+    {
+        if (request.version() >= 4)
+        {
+            // Brokers verifying transactions for their produce requests.
+            return cluster(auth, context, AclOperation.CLUSTER_ACTION);
+        }
+        final AddPartitionsToTxnRequestData data = request.data();
+        return first(transactionalId(auth, context, data.v3AndBelowTransactionalId()), topics(auth, context,
+            AclOperation.WRITE, data.v3AndBelowTopics().stream().map(t -> t.name()).toList()));
+    }
+}

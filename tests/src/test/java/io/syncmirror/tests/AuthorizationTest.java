@@ -1,0 +1,211 @@
+package io.syncmirror.tests;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ScramCredentialInfo;
+import org.apache.kafka.clients.admin.ScramMechanism;
+import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.acl.AccessControlEntry;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.acl.AclPermissionType;
+import org.apache.kafka.common.errors.ClusterAuthorizationException;
+import org.apache.kafka.common.errors.GroupAuthorizationException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourcePattern;
+import org.apache.kafka.common.resource.ResourceType;
+import org.apache.kafka.tools.AclCommand;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.syncmirror.broker.cluster.EmbeddedCluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Kafka's StandardAuthorizer on a 3-node SASL_SSL cluster whose brokers and operator are super users: ACLs set and
+ * removed with Kafka's own {@code kafka-acls.sh} ({@link AclCommand}) are kept in the cluster metadata and enforced on
+ * every broker, with Kafka's errors for what a principal may not do.
+ */
+@Timeout(180)
+class AuthorizationTest
+{
+    private static final String TOPIC = "orders";
+    private static final String SECRET = "secret";
+
+    @TempDir
+    Path dir;
+    private ClusterSecurity security;
+    private Path operatorConfig;
+
+    @Test
+    @DisplayName("ACLs through kafka-acls.sh and StandardAuthorizer: WRITE lets a user produce and its absence is "
+        + "TOPIC_AUTHORIZATION_FAILED (CLUSTER_AUTHORIZATION_FAILED for a producer id without WRITE anywhere); --consumer lets a group read and commit, a group without READ is "
+        + "GROUP_AUTHORIZATION_FAILED; topics a user may not describe stay out of its metadata; ACL and SCRAM "
+        + "admin need the cluster permissions; a removed ACL stops the producer on every broker")
+    void shouldEnforceAclsSetWithKafkasTool() throws Exception
+    {
+        security = ClusterSecurity.saslSsl(dir);
+        final Map<String, String> broker = new HashMap<>(security.brokerConfig());
+        broker.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
+        broker.put("super.users", "User:broker;User:operator");
+        operatorConfig = ClusterSecurity.write(dir.resolve("operator.properties"), security.operatorConfig());
+        try (EmbeddedCluster cluster = EmbeddedCluster.startWithQuorum(3, 3, broker);
+             Admin operator = Clients.admin(cluster.bootstrapServers(), security.clientOverrides()))
+        {
+            Clients.createTopic(operator, TOPIC, 2, (short)3, Map.of());
+            Clients.createTopic(operator, SECRET, 1, (short)3, Map.of());
+            operator.alterUserScramCredentials(List.of(
+                new UserScramCredentialUpsertion("alice", new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512,
+                    4096), "alice-secret"),
+                new UserScramCredentialUpsertion("bob", new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096),
+                    "bob-secret"))).all().get(30, TimeUnit.SECONDS);
+
+            acls(cluster, "--add", "--allow-principal", "User:alice", "--operation", "Write", "--topic", TOPIC,
+                "--topic", "alice-topic");
+            acls(cluster, "--add", "--allow-principal", "User:alice", "--consumer", "--topic", TOPIC, "--group",
+                "app");
+            acls(cluster, "--add", "--allow-principal", "User:bob", "--operation", "Read", "--topic", TOPIC);
+            final KafkaTools.Output listed = acls(cluster, "--list", "--topic", TOPIC);
+            assertTrue(listed.out().contains("User:alice") && listed.out().contains("WRITE") &&
+                listed.out().contains("User:bob"), listed::toString);
+
+            final Map<String, Object> alice = user("alice", "alice-secret");
+            final Map<String, Object> bob = user("bob", "bob-secret");
+            awaitProduce(cluster, alice);
+            // An idempotent producer with WRITE on no topic at all is refused its producer id, as on Kafka.
+            final ExecutionException bobNoId = assertThrows(ExecutionException.class,
+                () -> produce(cluster.bootstrapServers(), bob));
+            assertInstanceOf(ClusterAuthorizationException.class, bobNoId.getCause(), bobNoId.toString());
+            acls(cluster, "--add", "--allow-principal", "User:bob", "--operation", "Write", "--topic", "bob-topic");
+            final ExecutionException bobWrites = assertThrows(ExecutionException.class,
+                () -> produce(cluster.bootstrapServers(), bob));
+            assertInstanceOf(TopicAuthorizationException.class, bobWrites.getCause(), bobWrites.toString());
+
+            final List<ConsumerRecord<byte[], byte[]>> read = consume(cluster, alice, "app");
+            assertTrue(!read.isEmpty(), "alice reads with group app");
+            final Exception bobReads = assertThrows(Exception.class, () -> consume(cluster, bob, "bob-app"));
+            assertInstanceOf(GroupAuthorizationException.class, bobReads, bobReads.toString());
+
+            try (Admin asAlice = Clients.admin(cluster.bootstrapServers(), alice))
+            {
+                final Set<String> visible = asAlice.listTopics().names().get(30, TimeUnit.SECONDS);
+                assertEquals(Set.of(TOPIC), visible, "alice describes only " + TOPIC);
+                final ExecutionException aclDenied = assertThrows(ExecutionException.class, () -> asAlice
+                    .createAcls(List.of(new AclBinding(new ResourcePattern(ResourceType.TOPIC, SECRET,
+                        PatternType.LITERAL), new AccessControlEntry("User:alice", "*", AclOperation.READ,
+                        AclPermissionType.ALLOW)))).all().get(30, TimeUnit.SECONDS));
+                assertInstanceOf(ClusterAuthorizationException.class, aclDenied.getCause(), aclDenied.toString());
+                final ExecutionException scramDenied = assertThrows(ExecutionException.class, () -> asAlice
+                    .describeUserScramCredentials().all().get(30, TimeUnit.SECONDS));
+                assertInstanceOf(ClusterAuthorizationException.class, scramDenied.getCause(),
+                    scramDenied.toString());
+            }
+
+            acls(cluster, "--remove", "--force", "--allow-principal", "User:alice", "--operation", "Write",
+                "--topic", TOPIC);
+            for (int node = 1; node <= 3; node++)
+            {
+                final String only = "127.0.0.1:" + cluster.port(node);
+                Clients.awaitCondition(() ->
+                {
+                    try
+                    {
+                        produce(only, alice);
+                        return false;
+                    }
+                    catch (final Exception e)
+                    {
+                        return e.getCause() instanceof TopicAuthorizationException;
+                    }
+                }, 30_000, "alice's WRITE is still honoured by broker " + node);
+            }
+        }
+    }
+
+    private KafkaTools.Output acls(final EmbeddedCluster cluster, final String... args) throws Exception
+    {
+        final List<String> all = new java.util.ArrayList<>(List.of("--bootstrap-server", cluster.bootstrapServers(),
+            "--command-config", operatorConfig.toString()));
+        all.addAll(List.of(args));
+        final KafkaTools.Output output = KafkaTools.run("kafka-acls", AclCommand::main, all);
+        assertEquals(0, output.status(), output::toString);
+        return output;
+    }
+
+    private Map<String, Object> user(final String name, final String password)
+    {
+        final Map<String, Object> settings = security.clientOverrides();
+        settings.put("sasl.jaas.config", "org.apache.kafka.common.security.scram.ScramLoginModule required "
+            + "username=\"" + name + "\" password=\"" + password + "\";");
+        return settings;
+    }
+
+    /** Waits until the user's first acks=all record goes through (its SCRAM login reaches every broker first). */
+    private void awaitProduce(final EmbeddedCluster cluster, final Map<String, Object> user)
+        throws InterruptedException
+    {
+        Clients.awaitCondition(() ->
+        {
+            try
+            {
+                produce(cluster.bootstrapServers(), user);
+                return true;
+            }
+            catch (final Exception e)
+            {
+                return false;
+            }
+        }, 30_000, "the user never produced");
+    }
+
+    private static void produce(final String bootstrap, final Map<String, Object> user) throws Exception
+    {
+        final Map<String, Object> settings = new HashMap<>(user);
+        settings.put("max.block.ms", 10_000);
+        settings.put("delivery.timeout.ms", 15_000);
+        settings.put("request.timeout.ms", 5_000);
+        try (KafkaProducer<byte[], byte[]> producer = Clients.producer(bootstrap, settings))
+        {
+            producer.send(new ProducerRecord<>(TOPIC, "r".getBytes())).get(20, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Subscribes with {@code group}, reads until it has records, commits them; throws what the consumer throws. */
+    private static List<ConsumerRecord<byte[], byte[]>> consume(final EmbeddedCluster cluster,
+        final Map<String, Object> user, final String group)
+    {
+        final Map<String, Object> settings = new HashMap<>(user);
+        settings.put("group.id", group);
+        try (KafkaConsumer<byte[], byte[]> consumer = Clients.consumer(cluster.bootstrapServers(), settings))
+        {
+            consumer.subscribe(List.of(TOPIC));
+            final List<ConsumerRecord<byte[], byte[]>> records = new java.util.ArrayList<>();
+            final long deadline = System.currentTimeMillis() + 30_000;
+            while (records.isEmpty() && System.currentTimeMillis() < deadline)
+            {
+                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+            }
+            consumer.commitSync();
+            return records;
+        }
+    }
+}
