@@ -1,5 +1,8 @@
 package io.syncmirror.tests;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -34,6 +37,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.syncmirror.broker.cluster.EmbeddedCluster;
+import io.syncmirror.protocol.ClusterMirrorsResource;
+import io.syncmirror.tools.ClusterMirrorsCommand;
+import io.syncmirror.tools.MirrorAclCommand;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -58,9 +64,11 @@ class AuthorizationTest
 
     @Test
     @DisplayName("ACLs through kafka-acls.sh and StandardAuthorizer: WRITE lets a user produce and its absence is "
-        + "TOPIC_AUTHORIZATION_FAILED (CLUSTER_AUTHORIZATION_FAILED for a producer id without WRITE anywhere); --consumer lets a group read and commit, a group without READ is "
-        + "GROUP_AUTHORIZATION_FAILED; topics a user may not describe stay out of its metadata; ACL and SCRAM "
-        + "admin need the cluster permissions; a removed ACL stops the producer on every broker")
+        + "TOPIC_AUTHORIZATION_FAILED (CLUSTER_AUTHORIZATION_FAILED for a producer id without WRITE anywhere); "
+        + "--consumer lets a group read and commit, a group without READ is GROUP_AUTHORIZATION_FAILED; topics and "
+        + "groups a user may not describe stay out of its metadata and lists; ACL and SCRAM admin need the cluster "
+        + "permissions; ALTER on CLUSTER_MIRRORS lets a user create and describe a mirror and its absence is "
+        + "CLUSTER_AUTHORIZATION_FAILED; a removed ACL stops the producer on every broker")
     void shouldEnforceAclsSetWithKafkasTool() throws Exception
     {
         security = ClusterSecurity.saslSsl(dir);
@@ -104,6 +112,12 @@ class AuthorizationTest
             assertTrue(!read.isEmpty(), "alice reads with group app");
             final Exception bobReads = assertThrows(Exception.class, () -> consume(cluster, bob, "bob-app"));
             assertInstanceOf(GroupAuthorizationException.class, bobReads, bobReads.toString());
+            // ListGroups: every group to the operator, none that bob may not describe.
+            assertTrue(groups(operator).contains("app"));
+            try (Admin asBob = Clients.admin(cluster.bootstrapServers(), bob))
+            {
+                assertTrue(!groups(asBob).contains("app"), "bob may not describe group app");
+            }
 
             try (Admin asAlice = Clients.admin(cluster.bootstrapServers(), alice))
             {
@@ -119,6 +133,8 @@ class AuthorizationTest
                 assertInstanceOf(ClusterAuthorizationException.class, scramDenied.getCause(),
                     scramDenied.toString());
             }
+
+            mirrorPermissions(cluster);
 
             acls(cluster, "--remove", "--force", "--allow-principal", "User:alice", "--operation", "Write",
                 "--topic", TOPIC);
@@ -139,6 +155,65 @@ class AuthorizationTest
                 }, 30_000, "alice's WRITE is still honoured by broker " + node);
             }
         }
+    }
+
+    /**
+     * The mirror RPCs' permissions: ALTER on CLUSTER_MIRRORS, granted with syncmirror-mirror-acls.sh, lets alice
+     * create and describe a mirror with the mirror CLI; bob, without it, is refused both.
+     */
+    private void mirrorPermissions(final EmbeddedCluster cluster) throws Exception
+    {
+        final ByteArrayOutputStream granted = new ByteArrayOutputStream();
+        final ByteArrayOutputStream grantErrors = new ByteArrayOutputStream();
+        assertEquals(0, MirrorAclCommand.run(new String[] {"--bootstrap-server", cluster.bootstrapServers(),
+            "--command-config", operatorConfig.toString(), "--add", "--allow-principal", "User:alice", "--operation",
+            "Alter"}, new PrintStream(granted, true, StandardCharsets.UTF_8),
+            new PrintStream(grantErrors, true, StandardCharsets.UTF_8)), grantErrors::toString);
+        assertTrue(granted.toString(StandardCharsets.UTF_8).contains("User:alice ALLOW ALTER"), granted::toString);
+        final KafkaTools.Output listed = acls(cluster, "--list");
+        assertTrue(listed.out().contains(ClusterMirrorsResource.NAME), listed::toString);
+
+        final Path aliceConfig = ClusterSecurity.write(dir.resolve("alice.properties"), strings(user("alice",
+            "alice-secret")));
+        final Path bobConfig = ClusterSecurity.write(dir.resolve("bob.properties"), strings(user("bob",
+            "bob-secret")));
+        final String created = mirrorCli(0, "--bootstrap-server", cluster.bootstrapServers(), "--command-config",
+            aliceConfig.toString(), "--create", "--mirror", "dr", "--source-bootstrap-server", "127.0.0.1:9");
+        assertTrue(!created.contains("Error"), created);
+        mirrorCli(0, "--bootstrap-server", cluster.bootstrapServers(), "--command-config", aliceConfig.toString(),
+            "--describe", "--mirror", "dr");
+        final String refused = mirrorCli(-1, "--bootstrap-server", cluster.bootstrapServers(), "--command-config",
+            bobConfig.toString(), "--create", "--mirror", "dr-bob", "--source-bootstrap-server", "127.0.0.1:9");
+        assertTrue(refused.contains("CLUSTER_AUTHORIZATION_FAILED") || refused.contains("authoriz"), refused);
+        final String hidden = mirrorCli(-1, "--bootstrap-server", cluster.bootstrapServers(), "--command-config",
+            bobConfig.toString(), "--describe", "--mirror", "dr");
+        assertTrue(hidden.contains("CLUSTER_AUTHORIZATION_FAILED") || hidden.contains("authoriz"), hidden);
+    }
+
+    private static Set<String> groups(final Admin admin) throws Exception
+    {
+        final Set<String> out = new java.util.HashSet<>();
+        admin.listGroups().all().get(30, TimeUnit.SECONDS).forEach(g -> out.add(g.groupId()));
+        return out;
+    }
+
+    /** Runs the mirror CLI in this JVM; {@code expectedExit} -1 means any failure. Returns what it printed. */
+    private static String mirrorCli(final int expectedExit, final String... args)
+    {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final int exit = ClusterMirrorsCommand.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(out, true, StandardCharsets.UTF_8));
+        final String printed = out.toString(StandardCharsets.UTF_8);
+        assertTrue(expectedExit < 0 ? exit != 0 : exit == expectedExit, () -> "exit " + exit + ": " +
+            String.join(" ", args) + "\n" + printed);
+        return printed;
+    }
+
+    private static Map<String, String> strings(final Map<String, Object> settings)
+    {
+        final Map<String, String> out = new HashMap<>();
+        settings.forEach((k, v) -> out.put(k, String.valueOf(v)));
+        return out;
     }
 
     private KafkaTools.Output acls(final EmbeddedCluster cluster, final String... args) throws Exception

@@ -48,8 +48,8 @@ class ScramCredentialsAdminTest
     private ClusterSecurity security;
 
     @Test
-    @DisplayName("AlterUserScramCredentials and DescribeUserScramCredentials through Admin and kafka-configs.sh: a user "
-        + "added logs in on every broker, a password replaced takes over, a user deleted is refused, Kafka's errors "
+    @DisplayName("AlterUserScramCredentials and DescribeUserScramCredentials through Admin and kafka-configs.sh: a "
+        + "user added logs in on every broker, a password replaced takes over, a user deleted is refused, Kafka's errors "
         + "for bad input, and the credentials outlive a broker's restart")
     void shouldManageScramUsersInTheMetadata() throws Exception
     {

@@ -23,7 +23,6 @@ import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.metadata.authorizer.StandardAcl;
 import org.apache.kafka.metadata.authorizer.StandardAuthorizer;
 import org.apache.kafka.server.authorizer.Action;
-import org.apache.kafka.server.authorizer.AuthorizableRequestContext;
 import org.apache.kafka.server.authorizer.AuthorizationResult;
 import org.apache.kafka.server.authorizer.AuthorizerServerInfo;
 import org.slf4j.Logger;
@@ -130,20 +129,29 @@ public final class BrokerAuthorizer implements Consumer<MetadataImage>, AutoClos
         }
     }
 
-    /** Whether {@code context}'s principal may do {@code operation} on the resource; a denial is logged. */
+    /**
+     * Whether {@code context}'s principal may do {@code operation} on the resource. Kafka's audit log
+     * ({@code kafka.authorizer.logger}) records a Kafka request's denial; a cluster-mirroring RPC has no Kafka api
+     * key for that log to name, so its caller logs its own.
+     */
     public boolean authorize(final RequestContext context, final AclOperation operation, final ResourceType type,
         final String name)
     {
-        return authorize(new AuthorizableContext(context), operation, type, name);
+        return authorize(context, operation, type, name, true);
     }
 
-    boolean authorize(final AuthorizableRequestContext context, final AclOperation operation,
-        final ResourceType type, final String name)
+    /**
+     * The same; a denial is logged only when {@code logDenial} (false where a denied resource is only left out of
+     * an answer, as Kafka's all-topics Metadata does).
+     */
+    public boolean authorize(final RequestContext context, final AclOperation operation, final ResourceType type,
+        final String name, final boolean logDenial)
     {
+        final boolean audited = context.header() != null;
         try
         {
-            return authorizer.authorize(context, List.of(new Action(operation,
-                new ResourcePattern(type, name, PatternType.LITERAL), 1, true, true))).get(0) ==
+            return authorizer.authorize(new AuthorizableContext(context), List.of(new Action(operation,
+                new ResourcePattern(type, name, PatternType.LITERAL), 1, audited, audited && logDenial))).get(0) ==
                 AuthorizationResult.ALLOWED;
         }
         catch (final AuthorizerNotReadyException e)

@@ -26,6 +26,8 @@ import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.FetchMetadata;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.FetchResponse;
+import org.apache.kafka.common.requests.ListGroupsResponse;
+import org.apache.kafka.common.requests.ListTransactionsResponse;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.MetadataResponse;
 import org.apache.kafka.common.requests.ProduceRequest;
@@ -40,11 +42,13 @@ import io.syncmirror.broker.network.RequestHandler;
  * Authorizes every request before the broker's handlers see it, as Kafka's request handlers do, with the
  * broker's {@link BrokerAuthorizer}: one place holds the table of which operation on which resource each API
  * needs (docs/security.md lists it). Produce and Metadata are split as Kafka splits them (the topics the caller
- * may use go on, the others are answered TOPIC_AUTHORIZATION_FAILED); Fetch answers a denied topic's partitions
+ * may use go on, the others are answered TOPIC_AUTHORIZATION_FAILED), ListGroups and ListTransactions leave out
+ * what the caller may not describe; Fetch answers a denied topic's partitions
  * TOPIC_AUTHORIZATION_FAILED, and a consumer's fetches are kept sessionless, so that every fetch names, and
  * authorizes, every partition it reads. Other APIs are answered with their own error response when any resource
  * they name is denied (stricter than Kafka for a request that mixes allowed and denied resources). An API the
- * table does not name needs CLUSTER_ACTION on the cluster (brokers, super users).
+ * table does not name needs CLUSTER_ACTION on the cluster (brokers, super users); the cluster-mirroring RPCs have
+ * their own table ({@link MirrorRpcAuthorization}).
  *
  * <p>Thread-safe: stateless beyond its immutable collaborators.
  */
@@ -128,6 +132,28 @@ public final class RequestAuthorization implements RequestHandler
                 return metadata(context, (MetadataRequest) request);
             case FETCH:
                 return fetch(context, (FetchRequest) request);
+            case LIST_GROUPS:
+                // As Kafka: DESCRIBE on the cluster lists every group, else those the caller may describe.
+                return clusterAllows(context, AclOperation.DESCRIBE) ? delegate.handle(context, request) :
+                    delegate.handle(context, request).thenApply(response ->
+                    {
+                        if (response instanceof ListGroupsResponse listed)
+                        {
+                            listed.data().groups().removeIf(group -> !authorizer.authorize(context,
+                                AclOperation.DESCRIBE, ResourceType.GROUP, group.groupId(), false));
+                        }
+                        return response;
+                    });
+            case LIST_TRANSACTIONS:
+                return delegate.handle(context, request).thenApply(response ->
+                {
+                    if (response instanceof ListTransactionsResponse listed)
+                    {
+                        listed.data().transactionStates().removeIf(state -> !authorizer.authorize(context,
+                            AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, state.transactionalId(), false));
+                    }
+                    return response;
+                });
             default:
                 final ApiException denied = Permissions.check(this, context, request);
                 return denied == null ? delegate.handle(context, request) :
@@ -230,8 +256,8 @@ public final class RequestAuthorization implements RequestHandler
             {
                 if (response instanceof MetadataResponse answered)
                 {
-                    answered.data().topics().removeIf(topic -> !allowed(context, AclOperation.DESCRIBE,
-                        ResourceType.TOPIC, topic.name()));
+                    answered.data().topics().removeIf(topic -> !authorizer.authorize(context,
+                        AclOperation.DESCRIBE, ResourceType.TOPIC, topic.name(), false));
                 }
                 return response;
             });
@@ -285,6 +311,12 @@ public final class RequestAuthorization implements RequestHandler
                 CompletableFuture.completedFuture(request.getErrorResponse(0,
                     new ClusterAuthorizationException("Fetching as replica " + request.replicaId() +
                         " needs CLUSTER_ACTION on the cluster")));
+        }
+        if (context.mirrorReplicaInfo().isPresent() && !clusterAllows(context, AclOperation.CLUSTER_ACTION))
+        {
+            // A sync destination's report moves this cluster's high watermark: a broker-to-broker act.
+            return CompletableFuture.completedFuture(request.getErrorResponse(0, new ClusterAuthorizationException(
+                "A fetch reporting a sync mirror's replicas needs CLUSTER_ACTION on the cluster")));
         }
         final FetchRequestData data = request.data();
         final LinkedHashMap<TopicIdPartition, FetchResponseData.PartitionData> denied = new LinkedHashMap<>();
