@@ -11,6 +11,25 @@ import org.apache.kafka.common.Uuid;
  */
 public interface MetadataListener
 {
+    /** A listener told nothing matters: for an applier that only builds images (tools, tests, benchmarks). */
+    MetadataListener NONE = new MetadataListener()
+    {
+        @Override
+        public void onPartitionChanged(final PartitionState state, final Map<String, String> topicConfig)
+        {
+        }
+
+        @Override
+        public void onPartitionRemoved(final TopicPartition partition)
+        {
+        }
+
+        @Override
+        public void onTopicConfigChanged(final String topic, final Map<String, String> topicConfig)
+        {
+        }
+    };
+
     /**
      * A partition with this broker in its assignment was created or changed (leader, ISR, epochs).
      * {@code topicConfig} is the topic's config overrides in force.

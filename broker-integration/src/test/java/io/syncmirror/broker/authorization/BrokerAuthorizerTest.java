@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.acl.AclPermissionType;
@@ -24,7 +23,6 @@ import io.syncmirror.broker.metadata.BrokerMetadataApplier;
 import io.syncmirror.broker.metadata.MetadataListener;
 import io.syncmirror.broker.metadata.MetadataRecord;
 import io.syncmirror.broker.metadata.MetadataRecordCodec;
-import io.syncmirror.broker.metadata.PartitionState;
 import io.syncmirror.broker.network.RequestContext;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -76,7 +74,7 @@ class BrokerAuthorizerTest
     {
         try (BrokerAuthorizer authorizer = BrokerAuthorizer.create(CONFIG, "c", 1))
         {
-            final BrokerMetadataApplier applier = new BrokerMetadataApplier(1, 0, new Ignoring());
+            final BrokerMetadataApplier applier = new BrokerMetadataApplier(1, 0, MetadataListener.NONE);
             applier.addImageListener(authorizer);
             assertTrue(authorizer.authorize(as("broker"), AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER,
                 "kafka-cluster"), "a super user before the load");
@@ -91,24 +89,6 @@ class BrokerAuthorizerTest
 
             apply(applier, 1, List.of(new MetadataRecord.RemoveAcl(ACL_ID)));
             assertFalse(authorizer.authorize(as("alice"), AclOperation.WRITE, ResourceType.TOPIC, "orders"));
-        }
-    }
-
-    private static final class Ignoring implements MetadataListener
-    {
-        @Override
-        public void onPartitionChanged(final PartitionState state, final Map<String, String> topicConfig)
-        {
-        }
-
-        @Override
-        public void onPartitionRemoved(final TopicPartition partition)
-        {
-        }
-
-        @Override
-        public void onTopicConfigChanged(final String topic, final Map<String, String> topicConfig)
-        {
         }
     }
 }

@@ -8,7 +8,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.acl.AclPermissionType;
@@ -26,7 +25,6 @@ import io.syncmirror.broker.metadata.BrokerMetadataApplier;
 import io.syncmirror.broker.metadata.MetadataListener;
 import io.syncmirror.broker.metadata.MetadataRecord;
 import io.syncmirror.broker.metadata.MetadataRecordCodec;
-import io.syncmirror.broker.metadata.PartitionState;
 import io.syncmirror.broker.network.MirrorRequestHandler;
 import io.syncmirror.broker.network.RequestContext;
 import io.syncmirror.protocol.ClusterMirrorsResource;
@@ -73,7 +71,7 @@ class MirrorRpcAuthorizationTest
         try (BrokerAuthorizer authorizer = BrokerAuthorizer.create(Map.of("authorizer.class.name",
             BrokerAuthorizer.STANDARD_AUTHORIZER), "c", 1))
         {
-            final BrokerMetadataApplier applier = new BrokerMetadataApplier(1, 0, new Ignoring());
+            final BrokerMetadataApplier applier = new BrokerMetadataApplier(1, 0, MetadataListener.NONE);
             applier.addImageListener(authorizer);
             final List<MetadataRecord> acls = List.of(
                 acl(ResourceType.CLUSTER, ClusterMirrorsResource.NAME, "ops", AclOperation.ALTER),
@@ -135,24 +133,6 @@ class MirrorRpcAuthorizationTest
         {
             handled.add(header.apiKey());
             return CompletableFuture.completedFuture(null);
-        }
-    }
-
-    private static final class Ignoring implements MetadataListener
-    {
-        @Override
-        public void onPartitionChanged(final PartitionState state, final Map<String, String> topicConfig)
-        {
-        }
-
-        @Override
-        public void onPartitionRemoved(final TopicPartition partition)
-        {
-        }
-
-        @Override
-        public void onTopicConfigChanged(final String topic, final Map<String, String> topicConfig)
-        {
         }
     }
 }

@@ -71,23 +71,7 @@ final class LeaderMirrorFixture implements AutoCloseable
     /** A metadata listener for an applier that only builds images (the test drives the replicas itself). */
     static MetadataListener ignoringListener()
     {
-        return new MetadataListener()
-        {
-            @Override
-            public void onPartitionChanged(final PartitionState state, final Map<String, String> topicConfig)
-            {
-            }
-
-            @Override
-            public void onPartitionRemoved(final TopicPartition partition)
-            {
-            }
-
-            @Override
-            public void onTopicConfigChanged(final String topic, final Map<String, String> topicConfig)
-            {
-            }
-        };
+        return MetadataListener.NONE;
     }
 
     @Override
