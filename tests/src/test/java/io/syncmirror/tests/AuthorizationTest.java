@@ -13,6 +13,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.CreateTopicsResult;
+import org.apache.kafka.clients.admin.DescribeConfigsResult;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.ScramCredentialInfo;
 import org.apache.kafka.clients.admin.ScramMechanism;
 import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
@@ -24,6 +27,7 @@ import org.apache.kafka.common.acl.AccessControlEntry;
 import org.apache.kafka.common.acl.AclBinding;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.acl.AclPermissionType;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
@@ -66,9 +70,10 @@ class AuthorizationTest
     @DisplayName("ACLs through kafka-acls.sh and StandardAuthorizer: WRITE lets a user produce and its absence is "
         + "TOPIC_AUTHORIZATION_FAILED (CLUSTER_AUTHORIZATION_FAILED for a producer id without WRITE anywhere); "
         + "--consumer lets a group read and commit, a group without READ is GROUP_AUTHORIZATION_FAILED; topics and "
-        + "groups a user may not describe stay out of its metadata and lists; ACL and SCRAM admin need the cluster "
-        + "permissions; ALTER on CLUSTER_MIRRORS lets a user create and describe a mirror and its absence is "
-        + "CLUSTER_AUTHORIZATION_FAILED; a removed ACL stops the producer on every broker")
+        + "groups a user may not describe stay out of its metadata and lists; CreateTopics and DescribeConfigs of "
+        + "allowed and denied topics are split per topic; ACL and SCRAM admin need the cluster permissions; ALTER on "
+        + "CLUSTER_MIRRORS lets a user create and describe a mirror and its absence is CLUSTER_AUTHORIZATION_FAILED; "
+        + "a removed ACL stops the producer on every broker")
     void shouldEnforceAclsSetWithKafkasTool() throws Exception
     {
         security = ClusterSecurity.saslSsl(dir);
@@ -134,6 +139,7 @@ class AuthorizationTest
                     scramDenied.toString());
             }
 
+            mixedAdminRequests(cluster, alice);
             mirrorPermissions(cluster);
 
             acls(cluster, "--remove", "--force", "--allow-principal", "User:alice", "--operation", "Write",
@@ -154,6 +160,34 @@ class AuthorizationTest
                     }
                 }, 30_000, "alice's WRITE is still honoured by broker " + node);
             }
+        }
+    }
+
+    /**
+     * Admin requests naming resources alice may and may not use are split as Kafka splits them: one CreateTopics of
+     * two topics creates the one she may create and answers TOPIC_AUTHORIZATION_FAILED for the other; one
+     * DescribeConfigs of two topics describes the one she may describe.
+     */
+    private void mixedAdminRequests(final EmbeddedCluster cluster, final Map<String, Object> alice) throws Exception
+    {
+        acls(cluster, "--add", "--allow-principal", "User:alice", "--operation", "Create", "--topic", "alice-new");
+        acls(cluster, "--add", "--allow-principal", "User:alice", "--operation", "DescribeConfigs", "--topic", TOPIC);
+        try (Admin asAlice = Clients.admin(cluster.bootstrapServers(), alice))
+        {
+            final CreateTopicsResult created = asAlice.createTopics(List.of(new NewTopic("alice-new", 1, (short)3),
+                new NewTopic("alice-forbidden", 1, (short)3)));
+            created.values().get("alice-new").get(30, TimeUnit.SECONDS);
+            final ExecutionException forbidden = assertThrows(ExecutionException.class,
+                () -> created.values().get("alice-forbidden").get(30, TimeUnit.SECONDS));
+            assertInstanceOf(TopicAuthorizationException.class, forbidden.getCause(), forbidden.toString());
+
+            final ConfigResource orders = new ConfigResource(ConfigResource.Type.TOPIC, TOPIC);
+            final ConfigResource secret = new ConfigResource(ConfigResource.Type.TOPIC, SECRET);
+            final DescribeConfigsResult described = asAlice.describeConfigs(List.of(orders, secret));
+            assertTrue(described.values().get(orders).get(30, TimeUnit.SECONDS).entries().size() > 0);
+            final ExecutionException hidden = assertThrows(ExecutionException.class,
+                () -> described.values().get(secret).get(30, TimeUnit.SECONDS));
+            assertInstanceOf(TopicAuthorizationException.class, hidden.getCause(), hidden.toString());
         }
     }
 

@@ -12,9 +12,9 @@ import java.util.Map;
 
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.acl.AclBindingFilter;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.quota.ClientQuotaFilter;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
@@ -22,7 +22,7 @@ import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
 import org.apache.kafka.common.requests.MetadataRequest;
-import org.apache.kafka.common.requests.DescribeAclsRequest;
+import org.apache.kafka.common.requests.DescribeClientQuotasRequest;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -150,9 +150,9 @@ class BadRequestsTest
         try (RawConnection asking = new RawConnection();
              RawConnection other = new RawConnection())
         {
-            // ACLs are not served: as Kafka 4.4 does with a disabled API, the connection is closed.
-            final AbstractRequest unserved = new DescribeAclsRequest.Builder(AclBindingFilter.ANY)
-                .build(ApiKeys.DESCRIBE_ACLS.latestVersion());
+            // Client quotas are not served: as Kafka 4.4 does with a disabled API, the connection is closed.
+            final AbstractRequest unserved = new DescribeClientQuotasRequest.Builder(ClientQuotaFilter.all())
+                .build(ApiKeys.DESCRIBE_CLIENT_QUOTAS.latestVersion());
             final RequestHeader header = new RequestHeader(unserved.apiKey(), unserved.version(), "raw-client", 1);
             asking.writeFrame(unserved.serializeWithHeader(header));
             assertTrue(asking.closedByPeer(), "a request for an unserved API left the connection open");

@@ -4,36 +4,27 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.apache.kafka.common.acl.AclOperation;
-import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.TransactionalIdAuthorizationException;
 import org.apache.kafka.common.message.AddPartitionsToTxnRequestData;
-import org.apache.kafka.common.message.DescribeConfigsRequestData;
-import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData;
-import org.apache.kafka.common.message.AlterConfigsRequestData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AddOffsetsToTxnRequest;
 import org.apache.kafka.common.requests.AddPartitionsToTxnRequest;
-import org.apache.kafka.common.requests.AlterConfigsRequest;
 import org.apache.kafka.common.requests.ConsumerGroupDescribeRequest;
 import org.apache.kafka.common.requests.ConsumerGroupHeartbeatRequest;
 import org.apache.kafka.common.requests.CreatePartitionsRequest;
-import org.apache.kafka.common.requests.CreateTopicsRequest;
 import org.apache.kafka.common.requests.DeleteGroupsRequest;
 import org.apache.kafka.common.requests.DeleteRecordsRequest;
-import org.apache.kafka.common.requests.DeleteTopicsRequest;
-import org.apache.kafka.common.requests.DescribeConfigsRequest;
 import org.apache.kafka.common.requests.DescribeGroupsRequest;
 import org.apache.kafka.common.requests.DescribeProducersRequest;
 import org.apache.kafka.common.requests.DescribeTransactionsRequest;
 import org.apache.kafka.common.requests.EndTxnRequest;
 import org.apache.kafka.common.requests.FindCoordinatorRequest;
 import org.apache.kafka.common.requests.HeartbeatRequest;
-import org.apache.kafka.common.requests.IncrementalAlterConfigsRequest;
 import org.apache.kafka.common.requests.InitProducerIdRequest;
 import org.apache.kafka.common.requests.JoinGroupRequest;
 import org.apache.kafka.common.requests.LeaveGroupRequest;
@@ -49,8 +40,9 @@ import org.apache.kafka.common.resource.ResourceType;
 import io.syncmirror.broker.network.RequestContext;
 
 /**
- * The permission table of every API but Produce, Metadata and Fetch (which {@link RequestAuthorization} splits by
- * topic), as Kafka's request handlers check them: the operation each needs on each resource it names. Stateless.
+ * The permission table of every API but Produce, Metadata, Fetch (which {@link RequestAuthorization} splits by
+ * topic) and those {@link ResourceSplits} splits, as Kafka's request handlers check them: the operation each needs
+ * on each resource it names; a request is denied whole when any is denied. Stateless.
  */
 final class Permissions
 {
@@ -75,10 +67,9 @@ final class Permissions
             case SYNC_GROUP -> group(auth, context, AclOperation.READ, ((SyncGroupRequest)request).data().groupId());
             case HEARTBEAT -> group(auth, context, AclOperation.READ, ((HeartbeatRequest)request).data().groupId());
             case LEAVE_GROUP -> group(auth, context, AclOperation.READ, ((LeaveGroupRequest)request).data().groupId());
-            case OFFSET_COMMIT -> first(group(auth, context, AclOperation.READ,
-                ((OffsetCommitRequest)request).data().groupId()), topics(auth, context, AclOperation.READ,
-                ((OffsetCommitRequest)request).data().topics().stream()
-                    .map(t -> auth.topicName(t.name(), t.topicId())).toList()));
+            // Its topics are split by ResourceSplits once the group is allowed.
+            case OFFSET_COMMIT -> group(auth, context, AclOperation.READ,
+                ((OffsetCommitRequest)request).data().groupId());
             case OFFSET_FETCH -> offsetFetch(auth, context, (OffsetFetchRequest)request);
             case TXN_OFFSET_COMMIT -> first(group(auth, context, AclOperation.READ,
                 ((TxnOffsetCommitRequest)request).data().groupId()), topics(auth, context, AclOperation.READ,
@@ -94,26 +85,14 @@ final class Permissions
                 ((OffsetDeleteRequest)request).data().topics().stream().map(t -> t.name()).toList()));
             case CONSUMER_GROUP_HEARTBEAT -> consumerGroupHeartbeat(auth, context,
                 (ConsumerGroupHeartbeatRequest)request);
-            case CREATE_TOPICS -> auth.clusterAllows(context, AclOperation.CREATE) ? null : topics(auth, context,
-                AclOperation.CREATE, ((CreateTopicsRequest)request).data().topics().stream().map(t -> t.name())
-                    .toList());
-            case DELETE_TOPICS -> topics(auth, context, AclOperation.DELETE, deletedTopics(auth,
-                (DeleteTopicsRequest)request));
+            // Split by resource in ResourceSplits.
+            case CREATE_TOPICS, DELETE_TOPICS, DESCRIBE_CONFIGS, ALTER_CONFIGS, INCREMENTAL_ALTER_CONFIGS -> null;
             case CREATE_PARTITIONS -> topics(auth, context, AclOperation.ALTER,
                 ((CreatePartitionsRequest)request).data().topics().stream().map(t -> t.name()).toList());
             case DELETE_RECORDS -> topics(auth, context, AclOperation.DELETE,
                 ((DeleteRecordsRequest)request).data().topics().stream().map(t -> t.name()).toList());
             case DESCRIBE_PRODUCERS -> topics(auth, context, AclOperation.READ,
                 ((DescribeProducersRequest)request).data().topics().stream().map(t -> t.name()).toList());
-            case DESCRIBE_CONFIGS -> configs(auth, context, AclOperation.DESCRIBE_CONFIGS,
-                ((DescribeConfigsRequest)request).data().resources().stream().map(r -> new Resource(
-                    r.resourceType(), r.resourceName())).toList());
-            case ALTER_CONFIGS -> configs(auth, context, AclOperation.ALTER_CONFIGS,
-                ((AlterConfigsRequest)request).data().resources().stream().map(r -> new Resource(
-                    r.resourceType(), r.resourceName())).toList());
-            case INCREMENTAL_ALTER_CONFIGS -> configs(auth, context, AclOperation.ALTER_CONFIGS,
-                ((IncrementalAlterConfigsRequest)request).data().resources().stream().map(r -> new Resource(
-                    r.resourceType(), r.resourceName())).toList());
             case INIT_PRODUCER_ID -> initProducerId(auth, context, (InitProducerIdRequest)request);
             case ADD_PARTITIONS_TO_TXN -> addPartitionsToTxn(auth, context, (AddPartitionsToTxnRequest)request);
             case ADD_OFFSETS_TO_TXN -> first(transactionalId(auth, context,
@@ -131,10 +110,6 @@ final class Permissions
             // Broker-to-broker and broker-to-controller APIs, and every API this table does not name.
             default -> cluster(auth, context, AclOperation.CLUSTER_ACTION);
         };
-    }
-
-    private record Resource(byte type, String name)
-    {
     }
 
     private static ApiException first(final ApiException a, final ApiException b)
@@ -244,33 +219,6 @@ final class Permissions
         final List<String> subscribed = request.data().subscribedTopicNames();
         return first(group(auth, context, AclOperation.READ, request.data().groupId()),
             subscribed == null ? null : topics(auth, context, AclOperation.DESCRIBE, subscribed));
-    }
-
-    private static List<String> deletedTopics(final RequestAuthorization auth, final DeleteTopicsRequest request)
-    {
-        final List<String> names = new ArrayList<>(request.data().topicNames());
-        request.data().topics().forEach(t -> names.add(auth.topicName(t.name(), t.topicId())));
-        return names;
-    }
-
-    private static ApiException configs(final RequestAuthorization auth, final RequestContext context,
-        final AclOperation operation, final List<Resource> resources)
-    {
-        for (final Resource resource : resources)
-        {
-            final ConfigResource.Type type = ConfigResource.Type.forId(resource.type());
-            final ApiException denied = switch (type)
-            {
-                case TOPIC -> topics(auth, context, operation, List.of(resource.name()));
-                case GROUP -> group(auth, context, operation, resource.name());
-                default -> cluster(auth, context, operation);
-            };
-            if (denied != null)
-            {
-                return denied;
-            }
-        }
-        return null;
     }
 
     private static ApiException initProducerId(final RequestAuthorization auth, final RequestContext context,

@@ -45,8 +45,9 @@ import io.syncmirror.broker.network.RequestHandler;
  * may use go on, the others are answered TOPIC_AUTHORIZATION_FAILED), ListGroups and ListTransactions leave out
  * what the caller may not describe; Fetch answers a denied topic's partitions
  * TOPIC_AUTHORIZATION_FAILED, and a consumer's fetches are kept sessionless, so that every fetch names, and
- * authorizes, every partition it reads. Other APIs are answered with their own error response when any resource
- * they name is denied (stricter than Kafka for a request that mixes allowed and denied resources). An API the
+ * authorizes, every partition it reads. The topic and config admin APIs and OffsetCommit are split by resource
+ * ({@link ResourceSplits}); other APIs are answered with their own error response when any resource they name is
+ * denied (stricter than Kafka for a request that mixes allowed and denied resources). An API the
  * table does not name needs CLUSTER_ACTION on the cluster (brokers, super users); the cluster-mirroring RPCs have
  * their own table ({@link MirrorRpcAuthorization}).
  *
@@ -156,8 +157,13 @@ public final class RequestAuthorization implements RequestHandler
                 });
             default:
                 final ApiException denied = Permissions.check(this, context, request);
-                return denied == null ? delegate.handle(context, request) :
-                    CompletableFuture.completedFuture(request.getErrorResponse(0, denied));
+                if (denied != null)
+                {
+                    return CompletableFuture.completedFuture(request.getErrorResponse(0, denied));
+                }
+                final CompletableFuture<AbstractResponse> split = ResourceSplits.handle(this, context, request,
+                    delegate);
+                return split != null ? split : delegate.handle(context, request);
         }
     }
 
