@@ -5,6 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.resource.Resource;
 import org.apache.kafka.common.resource.ResourceType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,7 +28,6 @@ import io.syncmirror.protocol.UnregisterMirrorSyncTopicRequestData;
  */
 final class MirrorRpcAuthorization implements MirrorRequestHandler
 {
-    private static final String CLUSTER = "kafka-cluster";
     /** Kafka's audit logger, where its authorizer records a Kafka request's denial. */
     private static final Logger LOG = LoggerFactory.getLogger("kafka.authorizer.logger");
 
@@ -93,6 +93,7 @@ final class MirrorRpcAuthorization implements MirrorRequestHandler
 
     private boolean cluster(final RequestContext context)
     {
-        return authorizer.authorize(context, AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER, CLUSTER);
+        return authorizer.authorize(context, AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER,
+            Resource.CLUSTER_NAME);
     }
 }

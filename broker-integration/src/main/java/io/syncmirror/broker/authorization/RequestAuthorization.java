@@ -32,6 +32,7 @@ import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.MetadataResponse;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.ProduceResponse;
+import org.apache.kafka.common.resource.Resource;
 import org.apache.kafka.common.resource.ResourceType;
 
 import io.syncmirror.broker.network.MirrorRequestHandler;
@@ -55,7 +56,6 @@ import io.syncmirror.broker.network.RequestHandler;
  */
 public final class RequestAuthorization implements RequestHandler
 {
-    private static final String CLUSTER = "kafka-cluster";
 
     private final RequestHandler delegate;
     private final BrokerAuthorizer authorizer;
@@ -180,7 +180,7 @@ public final class RequestAuthorization implements RequestHandler
 
     boolean clusterAllows(final RequestContext context, final AclOperation operation)
     {
-        return allowed(context, operation, ResourceType.CLUSTER, CLUSTER);
+        return allowed(context, operation, ResourceType.CLUSTER, Resource.CLUSTER_NAME);
     }
 
     /** A topic's name: as named, else by its id in this broker's image (null when neither). */
