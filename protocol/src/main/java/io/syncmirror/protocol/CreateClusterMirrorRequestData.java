@@ -6,6 +6,7 @@ import java.util.List;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Readable;
 import org.apache.kafka.common.protocol.Writable;
+import org.apache.kafka.common.protocol.types.RawTaggedField;
 
 /**
  * The CreateClusterMirror request (api key 102, version 0, flexible), which defines a mirror on the destination
@@ -15,15 +16,20 @@ import org.apache.kafka.common.protocol.Writable;
  * configs are Kafka client configs (security, timeouts) for the destination's connections to the source; a
  * null value is a config named without a value, for the handler to reject or default. Include and exclude
  * topics are Java regexes matched against whole source topic names: a topic is mirrored when it matches an
- * include pattern and no exclude pattern.
+ * include pattern and no exclude pattern. The mirror configs (tagged field 0, absent when empty) are the mirror's
+ * own settings, such as ACL sync ({@code acl.sync.enable}); a destination that does not know a name rejects it.
  */
 public final class CreateClusterMirrorRequestData extends MirrorStruct implements ApiMessage
 {
+    /** The tag of MirrorConfigs. */
+    public static final int MIRROR_CONFIGS_TAG = 0;
+
     private String mirrorName = "";
     private String sourceBootstrapServers = "";
     private List<SourceConfig> sourceConfigs = new ArrayList<>(0);
     private List<String> includeTopics = new ArrayList<>(0);
     private List<String> excludeTopics = new ArrayList<>(0);
+    private List<SourceConfig> mirrorConfigs = new ArrayList<>(0);
 
     @Override
     public short apiKey()
@@ -91,6 +97,46 @@ public final class CreateClusterMirrorRequestData extends MirrorStruct implement
         return this;
     }
 
+    /** The MirrorConfigs array (tagged), each element one setting of the mirror itself, shaped as a source config. */
+    public List<SourceConfig> mirrorConfigs()
+    {
+        return mirrorConfigs;
+    }
+
+    public CreateClusterMirrorRequestData setMirrorConfigs(final List<SourceConfig> value)
+    {
+        this.mirrorConfigs = value;
+        return this;
+    }
+
+    @Override
+    protected boolean readKnownTaggedField(final int tag, final Readable data)
+    {
+        if (tag != MIRROR_CONFIGS_TAG)
+        {
+            return false;
+        }
+        mirrorConfigs = readStructs(data, "CreateClusterMirrorRequest.MirrorConfigs", SourceConfig::new);
+        return true;
+    }
+
+    @Override
+    protected List<RawTaggedField> knownTaggedFields()
+    {
+        if (mirrorConfigs == null || mirrorConfigs.isEmpty())
+        {
+            return List.of();
+        }
+        return List.of(encodeStructsAsTaggedField(MIRROR_CONFIGS_TAG, mirrorConfigs,
+            "CreateClusterMirrorRequest.MirrorConfigs"));
+    }
+
+    @Override
+    protected void resetKnownTaggedFields()
+    {
+        mirrorConfigs = new ArrayList<>(0);
+    }
+
     @Override
     protected void readFields(final Readable readable)
     {
@@ -135,7 +181,7 @@ public final class CreateClusterMirrorRequestData extends MirrorStruct implement
         // Config values may be secrets (sasl.jaas.config, passwords), so SourceConfig prints names only.
         return "mirrorName=" + mirrorName + ", sourceBootstrapServers=" + sourceBootstrapServers
             + ", sourceConfigs=" + sourceConfigs + ", includeTopics=" + includeTopics + ", excludeTopics="
-            + excludeTopics;
+            + excludeTopics + ", mirrorConfigs=" + mirrorConfigs;
     }
 
     /** One client config for the destination's connections to the source cluster. */

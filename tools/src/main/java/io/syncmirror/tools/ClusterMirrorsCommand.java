@@ -124,6 +124,10 @@ public final class ClusterMirrorsCommand
             "With --create: a client config for the connections to the source; repeatable, wins over the file."),
         SOURCE_CONFIG_FILE("source-config-file", "FILE", false,
             "With --create: a properties file of client configs for the connections to the source."),
+        MIRROR_CONFIG("mirror-config", "KEY=VALUE", true,
+            "With --create: a setting of the mirror itself; repeatable. acl.sync.enable=true copies the source's ACLs "
+                + "of the mirror's topics and of the groups acl.sync.groups.include/exclude (comma-separated "
+                + "regexes) select."),
         INCLUDE("include", "REGEX", true,
             "With --create: mirror the source topics whose whole name matches; repeatable."),
         EXCLUDE("exclude", "REGEX", true,
@@ -185,7 +189,7 @@ public final class ClusterMirrorsCommand
     private enum Action
     {
         CREATE(Option.CREATE, EnumSet.of(Option.MIRROR, Option.SOURCE_BOOTSTRAP_SERVER, Option.SOURCE_CONFIG,
-            Option.SOURCE_CONFIG_FILE, Option.INCLUDE, Option.EXCLUDE)),
+            Option.SOURCE_CONFIG_FILE, Option.MIRROR_CONFIG, Option.INCLUDE, Option.EXCLUDE)),
         ADD(Option.ADD, EnumSet.of(Option.MIRROR, Option.TOPICS, Option.TOPIC_REGEX, Option.SYNC,
             Option.SOURCE_COMMAND_CONFIG)),
         ALTER(Option.ALTER, EnumSet.of(Option.MIRROR, Option.TOPICS, Option.SYNC, Option.ASYNC,
@@ -502,22 +506,37 @@ public final class ClusterMirrorsCommand
         {
             configs.putAll(readConfigFile(file));
         }
-        for (final String config : options.getOrDefault(Option.SOURCE_CONFIG, List.of()))
+        configs.putAll(keyValues(options, Option.SOURCE_CONFIG));
+        return new CreateClusterMirrorRequestData().setMirrorName(mirror).setSourceBootstrapServers(source)
+            .setSourceConfigs(configList(configs))
+            .setMirrorConfigs(configList(keyValues(options, Option.MIRROR_CONFIG)))
+            .setIncludeTopics(regexes(Option.INCLUDE, options.getOrDefault(Option.INCLUDE, List.of())))
+            .setExcludeTopics(regexes(Option.EXCLUDE, options.getOrDefault(Option.EXCLUDE, List.of())));
+    }
+
+    /** The KEY=VALUE arguments of a repeatable option, in key order. */
+    private static Map<String, String> keyValues(final Map<Option, List<String>> options, final Option option)
+        throws UsageException
+    {
+        final Map<String, String> configs = new TreeMap<>();
+        for (final String config : options.getOrDefault(option, List.of()))
         {
             final int equals = config.indexOf('=');
             if (equals <= 0 || config.substring(0, equals).isBlank())
             {
-                throw new UsageException(Option.SOURCE_CONFIG.flag + " must be KEY=VALUE, not '" + config + "'");
+                throw new UsageException(option.flag + " must be KEY=VALUE, not '" + config + "'");
             }
             configs.put(config.substring(0, equals).trim(), config.substring(equals + 1));
         }
-        final List<CreateClusterMirrorRequestData.SourceConfig> sourceConfigs = new ArrayList<>();
-        configs.forEach((name, value) -> sourceConfigs.add(
+        return configs;
+    }
+
+    private static List<CreateClusterMirrorRequestData.SourceConfig> configList(final Map<String, String> configs)
+    {
+        final List<CreateClusterMirrorRequestData.SourceConfig> out = new ArrayList<>();
+        configs.forEach((name, value) -> out.add(
             new CreateClusterMirrorRequestData.SourceConfig().setName(name).setValue(value)));
-        return new CreateClusterMirrorRequestData().setMirrorName(mirror).setSourceBootstrapServers(source)
-            .setSourceConfigs(sourceConfigs)
-            .setIncludeTopics(regexes(Option.INCLUDE, options.getOrDefault(Option.INCLUDE, List.of())))
-            .setExcludeTopics(regexes(Option.EXCLUDE, options.getOrDefault(Option.EXCLUDE, List.of())));
+        return out;
     }
 
     /** The connection security a config-file option names; plaintext when it is not given. */

@@ -16,7 +16,10 @@ import org.apache.kafka.common.acl.AclBindingFilter;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.errors.UnknownServerException;
+import org.apache.kafka.common.message.CreateAclsResponseData;
+import org.apache.kafka.common.message.DeleteAclsResponseData;
 import org.apache.kafka.common.requests.ApiError;
+import org.apache.kafka.common.requests.DeleteAclsResponse;
 import org.apache.kafka.metadata.authorizer.StandardAcl;
 import org.apache.kafka.server.authorizer.AclCreateResult;
 import org.apache.kafka.server.authorizer.AclDeleteResult;
@@ -41,7 +44,7 @@ final class AclControl
     private final Supplier<Uuid> ids;
     /** By id, sorted: a snapshot writes them in one order. */
     private final Map<Uuid, StandardAcl> byId = new TreeMap<>();
-    private final Set<StandardAcl> existing = new HashSet<>();
+    private final Map<StandardAcl, Uuid> existing = new java.util.HashMap<>();
 
     /** @param ids where new ACLs get their ids (the controller's id source, seeded in simulations) */
     AclControl(final Supplier<Uuid> ids)
@@ -53,7 +56,7 @@ final class AclControl
     {
         final StandardAcl acl = record.acl();
         byId.put(record.id(), acl);
-        existing.add(acl);
+        existing.put(acl, record.id());
     }
 
     void replay(final MetadataRecord.RemoveAcl record)
@@ -75,9 +78,34 @@ final class AclControl
         return byId.size();
     }
 
+    /** The id of {@code acl} when it is in force, or null. */
+    Uuid idOf(final StandardAcl acl)
+    {
+        return existing.get(acl);
+    }
+
     /** The outcome of a CreateAcls or DeleteAcls: one result per creation or filter, and the records. */
     record Outcome<R>(List<R> results, List<MetadataRecord> records)
     {
+    }
+
+    static CreateAclsResponseData createResponse(final Outcome<AclCreateResult> outcome)
+    {
+        final CreateAclsResponseData response = new CreateAclsResponseData();
+        for (final AclCreateResult result : outcome.results())
+        {
+            final ApiError error = result.exception().map(ApiError::fromThrowable).orElse(ApiError.NONE);
+            response.results().add(new CreateAclsResponseData.AclCreationResult().setErrorCode(error.error().code())
+                .setErrorMessage(error.isFailure() ? error.message() : null));
+        }
+        return response;
+    }
+
+    static DeleteAclsResponseData deleteResponse(final Outcome<AclDeleteResult> outcome)
+    {
+        final DeleteAclsResponseData response = new DeleteAclsResponseData();
+        outcome.results().forEach(result -> response.filterResults().add(DeleteAclsResponse.filterResult(result)));
+        return response;
     }
 
     Outcome<AclCreateResult> create(final List<AclBinding> bindings)
@@ -98,7 +126,7 @@ final class AclControl
                 continue;
             }
             final StandardAcl acl = StandardAcl.fromAclBinding(binding);
-            if (!existing.contains(acl) && created.add(acl))
+            if (!existing.containsKey(acl) && created.add(acl))
             {
                 if (records.size() >= MAX_RECORDS_PER_OPERATION)
                 {
@@ -152,7 +180,7 @@ final class AclControl
         return new Outcome<>(results, records);
     }
 
-    private Uuid newId()
+    Uuid newId()
     {
         Uuid id;
         do

@@ -24,6 +24,8 @@ import org.apache.kafka.clients.admin.ListTopicsOptions;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclBindingFilter;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
@@ -154,6 +156,12 @@ public final class AdminSourceClusterClient implements SourceClusterClient
         return out;
     }
 
+    @Override
+    public Collection<AclBinding> describeAcls(final AclBindingFilter filter)
+    {
+        return get(admin.describeAcls(filter).values(), "describe ACLs");
+    }
+
     private <T> T get(final KafkaFuture<T> future, final String what)
     {
         try
@@ -176,6 +184,11 @@ public final class AdminSourceClusterClient implements SourceClusterClient
             if (cause instanceof UnknownTopicOrPartitionException unknown)
             {
                 throw unknown;
+            }
+            if (cause instanceof org.apache.kafka.common.errors.SecurityDisabledException
+                || cause instanceof org.apache.kafka.common.errors.ClusterAuthorizationException)
+            {
+                throw (org.apache.kafka.common.errors.ApiException) cause;
             }
             if (cause instanceof org.apache.kafka.common.errors.UnsupportedVersionException)
             {

@@ -12,6 +12,7 @@ import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.metadata.authorizer.StandardAcl;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.NotControllerException;
@@ -20,8 +21,6 @@ import org.apache.kafka.common.acl.AclBindingFilter;
 import org.apache.kafka.common.message.AllocateProducerIdsRequestData;
 import org.apache.kafka.common.message.CreateAclsResponseData;
 import org.apache.kafka.common.message.DeleteAclsResponseData;
-import org.apache.kafka.common.requests.ApiError;
-import org.apache.kafka.common.requests.DeleteAclsResponse;
 import org.apache.kafka.server.authorizer.AclCreateResult;
 import org.apache.kafka.server.authorizer.AclDeleteResult;
 import org.apache.kafka.common.message.AlterUserScramCredentialsRequestData;
@@ -44,7 +43,6 @@ import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.record.internal.Records;
 
-import io.syncmirror.broker.adapter.MirrorLinks;
 import io.syncmirror.broker.metadata.BrokerEndpoint;
 import io.syncmirror.broker.metadata.ListenerEndpoint;
 import io.syncmirror.broker.metadata.MetadataRecord;
@@ -102,6 +100,7 @@ public final class Controller
     private final ProducerIdControl producerIds = new ProducerIdControl();
     private final ScramControl scram = new ScramControl();
     private final AclControl acls;
+    private final MirrorAclControl mirrorAcls;
     private final MirrorControl mirrors;
 
     /** Records of the operation in progress: applied to the state as they are emitted, appended at commit. */
@@ -152,29 +151,10 @@ public final class Controller
                 String.valueOf(DEFAULT_REPLICATION_FACTOR_DEFAULT)).trim()),
             Boolean.parseBoolean(config.getOrDefault(UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG,
                 String.valueOf(UNCLEAN_LEADER_ELECTION_ENABLE_DEFAULT)).trim()));
-        this.mirrors = new MirrorControl(cluster, replication, configs, writer, maxSyncMirrors(config));
         this.acls = new AclControl(topicIds);
+        this.mirrorAcls = new MirrorAclControl(acls, writer, topicIds);
+        this.mirrors = new MirrorControl(cluster, replication, configs, writer, mirrorAcls, MirrorControl.maxSyncMirrors(config));
         replayLog();
-    }
-
-    private static int maxSyncMirrors(final Map<String, String> config)
-    {
-        final String value = config.getOrDefault(MirrorLinks.LINKS_CONFIG, String.valueOf(MirrorLinks.LINKS_DEFAULT));
-        final int links;
-        try
-        {
-            links = Integer.parseInt(value.trim());
-        }
-        catch (final NumberFormatException e)
-        {
-            throw new IllegalArgumentException(MirrorLinks.LINKS_CONFIG + " must be a number, not '" + value + "'");
-        }
-        if (links < 1 || links > MirrorLinks.LINKS_MAX)
-        {
-            throw new IllegalArgumentException(MirrorLinks.LINKS_CONFIG + " must be between 1 and " +
-                MirrorLinks.LINKS_MAX + ", not " + links);
-        }
-        return links;
     }
 
     /** Topic ids drawn from a seeded generator, skipping the reserved ids as {@link Uuid#randomUuid} does. */
@@ -459,6 +439,18 @@ public final class Controller
         return mirrors.syncTopicConfigs(topic, sourceConfigs);
     }
 
+    public MirrorOpResult syncMirrorAcls(final String mirrorName, final Set<StandardAcl> inForce,
+        final Set<StandardAcl> held)
+    {
+        return mirrors.syncMirrorAcls(mirrorName, inForce, held);
+    }
+
+    /** Mirror ACL sync's entries of mirror {@code mirrorName}: in force and held back. */
+    public List<MetadataRecord.MirrorAcl> mirrorAcls(final String mirrorName)
+    {
+        return mirrorAcls.mirrorEntries(mirrorName);
+    }
+
     /**
      * Failover's epoch bump: for each listed partition a PartitionChange with the same leader and ISR, leader
      * epoch {@code max(current + 1, minLeaderEpoch)} (above every source epoch in the log, never below) and the
@@ -534,14 +526,7 @@ public final class Controller
         final AclControl.Outcome<AclCreateResult> outcome = acls.create(bindings);
         outcome.records().forEach(this::emit);
         commit();
-        final CreateAclsResponseData response = new CreateAclsResponseData();
-        for (final AclCreateResult result : outcome.results())
-        {
-            final ApiError error = result.exception().map(ApiError::fromThrowable).orElse(ApiError.NONE);
-            response.results().add(new CreateAclsResponseData.AclCreationResult().setErrorCode(error.error().code())
-                .setErrorMessage(error.isFailure() ? error.message() : null));
-        }
-        return response;
+        return AclControl.createResponse(outcome);
     }
 
     /** Kafka's DeleteAcls: the matching ACLs' removal as records, answered per filter with what matched. */
@@ -550,9 +535,7 @@ public final class Controller
         final AclControl.Outcome<AclDeleteResult> outcome = acls.delete(filters);
         outcome.records().forEach(this::emit);
         commit();
-        final DeleteAclsResponseData response = new DeleteAclsResponseData();
-        outcome.results().forEach(result -> response.filterResults().add(DeleteAclsResponse.filterResult(result)));
-        return response;
+        return AclControl.deleteResponse(outcome);
     }
 
     // -------------------------------------------------------------------------------------- log and replay
@@ -659,6 +642,14 @@ public final class Controller
         {
             acls.replay(r);
         }
+        else if (record instanceof MetadataRecord.MirrorAcl r)
+        {
+            mirrorAcls.replay(r);
+        }
+        else if (record instanceof MetadataRecord.RemoveMirrorAcl r)
+        {
+            mirrorAcls.replay(r);
+        }
     }
 
     // ------------------------------------------------------------------------------------------ snapshots
@@ -680,6 +671,7 @@ public final class Controller
         mirrors.snapshot(out::add);
         scram.snapshot(out::add);
         acls.snapshot(out::add);
+        mirrorAcls.snapshot(out::add);
         return out;
     }
 

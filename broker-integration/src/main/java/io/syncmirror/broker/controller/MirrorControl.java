@@ -18,6 +18,7 @@ import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.internals.Topic;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.metadata.authorizer.StandardAcl;
 
 import io.syncmirror.broker.adapter.MirrorLinks;
 import io.syncmirror.broker.metadata.MetadataRecord;
@@ -41,6 +42,7 @@ final class MirrorControl
     private final ReplicationControl replication;
     private final TopicConfigControl configs;
     private final MetadataWriter writer;
+    private final MirrorAclControl mirrorAcls;
     /**
      * The sync mirrors this source cluster gates produces on at once (MirrorLinks.LINKS_CONFIG): each of its
      * brokers gives every registered mirror one link, a block of every partition row, and has this many.
@@ -58,13 +60,35 @@ final class MirrorControl
     private final Map<Uuid, Long> typeFences = new HashMap<>();
 
     MirrorControl(final ClusterControl cluster, final ReplicationControl replication, final TopicConfigControl configs,
-        final MetadataWriter writer, final int maxSyncMirrors)
+        final MetadataWriter writer, final MirrorAclControl mirrorAcls, final int maxSyncMirrors)
     {
+        this.mirrorAcls = mirrorAcls;
         this.cluster = cluster;
         this.replication = replication;
         this.configs = configs;
         this.writer = writer;
         this.maxSyncMirrors = maxSyncMirrors;
+    }
+
+    /** {@value MirrorLinks#LINKS_CONFIG} from the controller's config, validated. */
+    static int maxSyncMirrors(final Map<String, String> config)
+    {
+        final String value = config.getOrDefault(MirrorLinks.LINKS_CONFIG, String.valueOf(MirrorLinks.LINKS_DEFAULT));
+        final int links;
+        try
+        {
+            links = Integer.parseInt(value.trim());
+        }
+        catch (final NumberFormatException e)
+        {
+            throw new IllegalArgumentException(MirrorLinks.LINKS_CONFIG + " must be a number, not '" + value + "'");
+        }
+        if (links < 1 || links > MirrorLinks.LINKS_MAX)
+        {
+            throw new IllegalArgumentException(MirrorLinks.LINKS_CONFIG + " must be between 1 and " +
+                MirrorLinks.LINKS_MAX + ", not " + links);
+        }
+        return links;
     }
 
     void replay(final MetadataRecord.Mirror record)
@@ -183,6 +207,12 @@ final class MirrorControl
                     + "': topic pattern '" + pattern + "' is not a valid regular expression: " + e.getDescription());
             }
         }
+        final String badConfig = io.syncmirror.broker.metadata.MirrorAclSyncConfig.invalidReason(
+            definition.mirrorConfigs());
+        if (badConfig != null)
+        {
+            return MirrorOpResult.error(Errors.INVALID_CONFIG, "mirror '" + definition.name() + "': " + badConfig);
+        }
         return null;
     }
 
@@ -263,6 +293,7 @@ final class MirrorControl
             return MirrorOpResult.error(Errors.INVALID_REQUEST, "mirror '" + mirrorName + "' still has "
                 + attached.size() + " topic(s) " + attached + ": remove the topics from the mirror first");
         }
+        mirrorAcls.forget(mirrorName);
         writer.emit(new MetadataRecord.RemoveMirror(mirrorName));
         writer.commit();
         return MirrorOpResult.OK;
@@ -462,7 +493,27 @@ final class MirrorControl
                 + mirrorName + "'" + (current == null ? "" : " (" + MirrorDefinition.MIRROR_NAME_CONFIG + "="
                 + current + ")"));
         }
-        return setMirrorName(topic, MirrorDefinition.removedName(mirrorName));
+        // The grants held back while the topic was read-only go in force in the same batch that makes it writable.
+        final int granted = mirrorAcls.grantAtFailover(mirrorName, topic);
+        final MirrorOpResult result = setMirrorName(topic, MirrorDefinition.removedName(mirrorName));
+        return granted == 0 || !result.isOk() ? result : MirrorOpResult.ok(granted + " ACL(s) held back while the "
+            + "topic was read-only are now in force");
+    }
+
+    /**
+     * Mirror ACL sync: makes the ACLs mirror {@code mirrorName} keeps here exactly {@code inForce} and {@code held}
+     * ({@link MirrorAclControl#sync}), in one batch. The message counts the changes.
+     */
+    MirrorOpResult syncMirrorAcls(final String mirrorName, final Set<StandardAcl> inForce,
+        final Set<StandardAcl> held)
+    {
+        if (definition(mirrorName) == null)
+        {
+            return unknown(mirrorName);
+        }
+        final MirrorAclControl.SyncCounts counts = mirrorAcls.sync(mirrorName, inForce, held);
+        writer.commit();
+        return MirrorOpResult.ok(counts.toString());
     }
 
     /**

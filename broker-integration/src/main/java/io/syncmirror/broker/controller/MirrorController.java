@@ -5,10 +5,13 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.metadata.authorizer.StandardAcl;
 
+import io.syncmirror.broker.metadata.MetadataRecord;
 import io.syncmirror.broker.metadata.MirrorDefinition;
 
 /**
@@ -87,6 +90,21 @@ public final class MirrorController
     {
         final Map<String, String> copy = Map.copyOf(sourceConfigs);
         return apis.onEventThread(c -> c.syncTopicConfigs(topic, copy));
+    }
+
+    /** Mirror ACL sync's one change: the mirror's ACLs here become exactly these (see Controller#syncMirrorAcls). */
+    public CompletableFuture<MirrorOpResult> syncMirrorAcls(final String mirrorName, final Set<StandardAcl> inForce,
+        final Set<StandardAcl> held)
+    {
+        final Set<StandardAcl> inForceCopy = Set.copyOf(inForce);
+        final Set<StandardAcl> heldCopy = Set.copyOf(held);
+        return apis.onEventThread(c -> c.syncMirrorAcls(mirrorName, inForceCopy, heldCopy));
+    }
+
+    /** The ACLs mirror {@code mirrorName}'s ACL sync keeps here, in force and held back. */
+    public CompletableFuture<List<MetadataRecord.MirrorAcl>> mirrorAcls(final String mirrorName)
+    {
+        return apis.onEventThread(c -> c.mirrorAcls(mirrorName));
     }
 
     public CompletableFuture<EpochBumpResult> bumpLeaderEpochs(final Uuid topicId,

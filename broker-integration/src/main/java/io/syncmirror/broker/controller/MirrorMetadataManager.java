@@ -56,7 +56,9 @@ import io.syncmirror.broker.metadata.MirrorTopicConfig;
  * topic has {@code unclean.leader.election.enable=true} (mirroring cannot reconcile an unclean election);</li>
  * <li>copies the committed offsets of the source's consumer groups on those topics to this cluster (through an
  * Admin on this cluster's own listener), also offsets above the mirrored log end: the mirror catches up to
- * them.</li>
+ * them;</li>
+ * <li>when the mirror's ACL sync is enabled, copies the source's ACLs of those topics and of the selected groups
+ * ({@link MirrorAclSync}).</li>
  * </ul>
  * Errors are logged and kept as the mirror's {@link #lastError}; they never stop the thread, and an unreachable
  * source is simply retried at the next cycle.
@@ -78,6 +80,7 @@ public final class MirrorMetadataManager implements AutoCloseable
     private final MirrorController controller;
     private final Function<MirrorDefinition, SourceClusterClient> clientFactory;
     private final GroupOffsetWriter offsetWriter;
+    private final MirrorAclSync aclSync;
     private final long refreshIntervalMs;
     private final LongSupplier nowMs;
     private final ScheduledExecutorService thread;
@@ -122,6 +125,7 @@ public final class MirrorMetadataManager implements AutoCloseable
         this.controller = controller;
         this.clientFactory = clientFactory;
         this.offsetWriter = offsetWriter;
+        this.aclSync = new MirrorAclSync(controller);
         this.refreshIntervalMs = refreshIntervalMs;
         this.nowMs = nowMs;
         this.thread = Executors.newSingleThreadScheduledExecutor(r ->
@@ -364,6 +368,7 @@ public final class MirrorMetadataManager implements AutoCloseable
             syncTopic(mirror, t, described.get(t.name()), errors);
         }
         syncGroupOffsets(mirror, source, attached, errors);
+        aclSync.sync(mirror, source, attached.keySet(), errors);
     }
 
     private void syncTopic(final MirrorDefinition mirror, final MirrorController.TopicView here,
@@ -714,7 +719,8 @@ public final class MirrorMetadataManager implements AutoCloseable
         }
     }
 
-    private static <T> T await(final CompletableFuture<T> future)
+    /** The controller's answer, waited for a bounded time; a failure as an IllegalStateException. */
+    static <T> T await(final CompletableFuture<T> future)
     {
         try
         {

@@ -8,6 +8,8 @@ import java.util.Set;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclBindingFilter;
 
 /**
  * What the {@link MirrorMetadataManager} asks of a mirror's source cluster. Calls block (bounded by the
@@ -40,6 +42,13 @@ public interface SourceClusterClient extends AutoCloseable
 
     /** The group's committed offsets at the source. */
     Map<TopicPartition, OffsetAndMetadata> listConsumerGroupOffsets(String groupId);
+
+    /**
+     * The source's ACLs matching {@code filter} (DescribeAcls).
+     *
+     * @throws org.apache.kafka.common.errors.SecurityDisabledException when the source has no authorizer
+     */
+    Collection<AclBinding> describeAcls(AclBindingFilter filter);
 
     @Override
     void close();

@@ -95,27 +95,37 @@ public sealed interface MetadataRecord
 
     /** A cluster mirror is defined (created, or replaced whole under the same name). */
     record Mirror(String name, String sourceBootstrapServers, Map<String, String> sourceConfigs,
-        List<String> includeTopics, List<String> excludeTopics) implements MetadataRecord
+        List<String> includeTopics, List<String> excludeTopics, Map<String, String> mirrorConfigs)
+        implements MetadataRecord
     {
         public Mirror
         {
             final MirrorDefinition normalized = new MirrorDefinition(name, sourceBootstrapServers, sourceConfigs,
-                includeTopics, excludeTopics);
+                includeTopics, excludeTopics, mirrorConfigs);
             sourceBootstrapServers = normalized.sourceBootstrapServers();
             sourceConfigs = normalized.sourceConfigs();
             includeTopics = normalized.includeTopics();
             excludeTopics = normalized.excludeTopics();
+            mirrorConfigs = normalized.mirrorConfigs();
+        }
+
+        /** A mirror without mirror configs. */
+        public Mirror(final String name, final String sourceBootstrapServers, final Map<String, String> sourceConfigs,
+            final List<String> includeTopics, final List<String> excludeTopics)
+        {
+            this(name, sourceBootstrapServers, sourceConfigs, includeTopics, excludeTopics, Map.of());
         }
 
         public static Mirror of(final MirrorDefinition d)
         {
             return new Mirror(d.name(), d.sourceBootstrapServers(), d.sourceConfigs(), d.includeTopics(),
-                d.excludeTopics());
+                d.excludeTopics(), d.mirrorConfigs());
         }
 
         public MirrorDefinition definition()
         {
-            return new MirrorDefinition(name, sourceBootstrapServers, sourceConfigs, includeTopics, excludeTopics);
+            return new MirrorDefinition(name, sourceBootstrapServers, sourceConfigs, includeTopics, excludeTopics,
+                mirrorConfigs);
         }
 
         @Override
@@ -214,6 +224,25 @@ public sealed interface MetadataRecord
 
     /** The access control entry {@code id} is deleted (Kafka's RemoveAccessControlEntryRecord). */
     record RemoveAcl(Uuid id) implements MetadataRecord
+    {
+    }
+
+    /**
+     * An ACL the destination keeps because a mirror's ACL sync copied it from the source; the entry is named by
+     * its {@code acl}'s id, an id of its own (not the id of the ACL in force). {@code held}: a grant on a read-only mirror topic kept back until failover, not in
+     * the ACLs; otherwise the ACL is in force, and {@code created} says whether the sync wrote it (so removing it
+     * at the source removes it here) or found it already there (a user's own, left alone). Controller state only.
+     */
+    record MirrorAcl(String mirrorName, boolean held, boolean created, Acl acl) implements MetadataRecord
+    {
+        public Uuid id()
+        {
+            return acl.id();
+        }
+    }
+
+    /** A mirror's ACL sync no longer keeps the entry (see {@link MirrorAcl}). */
+    record RemoveMirrorAcl(Uuid id) implements MetadataRecord
     {
     }
 }

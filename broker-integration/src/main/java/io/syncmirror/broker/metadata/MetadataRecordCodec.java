@@ -51,6 +51,8 @@ public final class MetadataRecordCodec
     static final byte TYPE_REMOVE_USER_SCRAM_CREDENTIAL = 16;
     static final byte TYPE_ACL = 17;
     static final byte TYPE_REMOVE_ACL = 18;
+    static final byte TYPE_MIRROR_ACL = 19;
+    static final byte TYPE_REMOVE_MIRROR_ACL = 20;
 
     private static final short TYPE_VERSION = 0;
     /** RegisterBroker v1 adds every advertised listener (name, host, port) after v0's fields. */
@@ -193,6 +195,10 @@ public final class MetadataRecordCodec
             w.putStringMap(r.sourceConfigs());
             w.putStrings(r.includeTopics());
             w.putStrings(r.excludeTopics());
+            if (!r.mirrorConfigs().isEmpty())
+            {
+                w.putStringMap(r.mirrorConfigs());
+            }
         }
         else if (record instanceof MetadataRecord.RemoveMirror r)
         {
@@ -232,14 +238,19 @@ public final class MetadataRecordCodec
         else if (record instanceof MetadataRecord.Acl r)
         {
             w.header(TYPE_ACL);
+            putAcl(w, r);
+        }
+        else if (record instanceof MetadataRecord.MirrorAcl r)
+        {
+            w.header(TYPE_MIRROR_ACL);
+            w.putString(r.mirrorName());
+            w.putInt((r.held() ? 1 : 0) | (r.created() ? 2 : 0));
+            putAcl(w, r.acl());
+        }
+        else if (record instanceof MetadataRecord.RemoveMirrorAcl r)
+        {
+            w.header(TYPE_REMOVE_MIRROR_ACL);
             w.putUuid(r.id());
-            w.putInt(r.resourceType());
-            w.putString(r.resourceName());
-            w.putInt(r.patternType());
-            w.putString(r.principal());
-            w.putString(r.host());
-            w.putInt(r.operation());
-            w.putInt(r.permissionType());
         }
         else if (record instanceof MetadataRecord.RemoveAcl r)
         {
@@ -323,8 +334,9 @@ public final class MetadataRecordCodec
                 case TYPE_PRODUCER_ID_FLOOR:
                     return new MetadataRecord.ProducerIdFloor(b.getLong());
                 case TYPE_MIRROR:
+                    // The mirror configs came later, written only when there are some: absent, the record ends.
                     return new MetadataRecord.Mirror(getString(b), getString(b), getStringMap(b), getStrings(b),
-                        getStrings(b));
+                        getStrings(b), b.hasRemaining() ? getStringMap(b) : Map.of());
                 case TYPE_REMOVE_MIRROR:
                     return new MetadataRecord.RemoveMirror(getString(b));
                 case TYPE_MIRROR_SYNC_REGISTRATION_CHANGE:
@@ -339,8 +351,15 @@ public final class MetadataRecordCodec
                 case TYPE_REMOVE_USER_SCRAM_CREDENTIAL:
                     return new MetadataRecord.RemoveUserScramCredential(getString(b), (byte)b.getInt());
                 case TYPE_ACL:
-                    return new MetadataRecord.Acl(getUuid(b), (byte)b.getInt(), getString(b), (byte)b.getInt(),
-                        getString(b), getString(b), (byte)b.getInt(), (byte)b.getInt());
+                    return getAcl(b);
+                case TYPE_MIRROR_ACL:
+                {
+                    final String mirrorName = getString(b);
+                    final int flags = b.getInt();
+                    return new MetadataRecord.MirrorAcl(mirrorName, (flags & 1) != 0, (flags & 2) != 0, getAcl(b));
+                }
+                case TYPE_REMOVE_MIRROR_ACL:
+                    return new MetadataRecord.RemoveMirrorAcl(getUuid(b));
                 case TYPE_REMOVE_ACL:
                     return new MetadataRecord.RemoveAcl(getUuid(b));
                 default:
@@ -351,6 +370,12 @@ public final class MetadataRecordCodec
         {
             throw new CorruptRecordException("truncated metadata record");
         }
+    }
+
+    private static MetadataRecord.Acl getAcl(final ByteBuffer b)
+    {
+        return new MetadataRecord.Acl(getUuid(b), (byte)b.getInt(), getString(b), (byte)b.getInt(), getString(b),
+            getString(b), (byte)b.getInt(), (byte)b.getInt());
     }
 
     private static Uuid getUuid(final ByteBuffer b)
@@ -439,6 +464,18 @@ public final class MetadataRecordCodec
     }
 
     /** A growable big-endian buffer; records are small, so doubling from 64 bytes is enough. */
+    private static void putAcl(final Writer w, final MetadataRecord.Acl r)
+    {
+        w.putUuid(r.id());
+        w.putInt(r.resourceType());
+        w.putString(r.resourceName());
+        w.putInt(r.patternType());
+        w.putString(r.principal());
+        w.putString(r.host());
+        w.putInt(r.operation());
+        w.putInt(r.permissionType());
+    }
+
     private static final class Writer
     {
         private ByteBuffer buffer = ByteBuffer.allocate(64);

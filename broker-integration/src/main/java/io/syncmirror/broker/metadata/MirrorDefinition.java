@@ -8,13 +8,13 @@ import java.util.TreeMap;
 /**
  * A cluster mirror as the destination's metadata log defines it: its name, how to reach the source cluster, and
  * which source topics it mirrors (include regexes minus exclude regexes, each matched against the whole topic
- * name). Immutable, so thread-safe.
+ * name), and the mirror's own settings ({@link MirrorAclSyncConfig}). Immutable, so thread-safe.
  *
  * <p>A topic belongs to mirror {@code M} while its topic config {@value #MIRROR_NAME_CONFIG} is {@code M};
  * failover sets it to {@code M} + {@value #REMOVED_SUFFIX}, failback sets {@code M} again.
  */
 public record MirrorDefinition(String name, String sourceBootstrapServers, Map<String, String> sourceConfigs,
-    List<String> includeTopics, List<String> excludeTopics)
+    List<String> includeTopics, List<String> excludeTopics, Map<String, String> mirrorConfigs)
 {
     /** The topic config naming the mirror a topic belongs to; set only by the controller's mirror operations. */
     public static final String MIRROR_NAME_CONFIG = "mirror.name";
@@ -31,6 +31,21 @@ public record MirrorDefinition(String name, String sourceBootstrapServers, Map<S
             new TreeMap<>(sourceConfigs));
         includeTopics = includeTopics == null ? List.of() : List.copyOf(includeTopics);
         excludeTopics = excludeTopics == null ? List.of() : List.copyOf(excludeTopics);
+        mirrorConfigs = mirrorConfigs == null ? Map.of() : java.util.Collections.unmodifiableMap(
+            new TreeMap<>(mirrorConfigs));
+    }
+
+    /** A mirror without settings of its own (every mirror config at its default). */
+    public MirrorDefinition(final String name, final String sourceBootstrapServers,
+        final Map<String, String> sourceConfigs, final List<String> includeTopics, final List<String> excludeTopics)
+    {
+        this(name, sourceBootstrapServers, sourceConfigs, includeTopics, excludeTopics, Map.of());
+    }
+
+    /** The mirror's ACL sync settings (its mirror configs, validated when the mirror was created). */
+    public MirrorAclSyncConfig aclSync()
+    {
+        return MirrorAclSyncConfig.parse(mirrorConfigs);
     }
 
     /** The {@value #MIRROR_NAME_CONFIG} value of a topic removed from mirror {@code mirrorName}. */
@@ -99,7 +114,8 @@ public record MirrorDefinition(String name, String sourceBootstrapServers, Map<S
         }
         final List<String> includes = new java.util.ArrayList<>(includeTopics);
         includes.add(pattern);
-        return new MirrorDefinition(name, sourceBootstrapServers, sourceConfigs, includes, excludeTopics);
+        return new MirrorDefinition(name, sourceBootstrapServers, sourceConfigs, includes, excludeTopics,
+            mirrorConfigs);
     }
 
     @Override
@@ -108,6 +124,6 @@ public record MirrorDefinition(String name, String sourceBootstrapServers, Map<S
         // Source client configs may hold credentials (sasl.jaas.config): name the keys only.
         return "MirrorDefinition[name=" + name + ", sourceBootstrapServers=" + sourceBootstrapServers
             + ", sourceConfigKeys=" + sourceConfigs.keySet() + ", includeTopics=" + includeTopics
-            + ", excludeTopics=" + excludeTopics + "]";
+            + ", excludeTopics=" + excludeTopics + ", mirrorConfigs=" + mirrorConfigs + "]";
     }
 }

@@ -289,12 +289,22 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
                     configs.put(config.name(), config.value());
                 }
             }
-            final String invalid = MirrorDefinition.invalidNameReason(create.mirrorName());
+            final Map<String, String> mirrorConfigs = new LinkedHashMap<>();
+            String invalid = MirrorDefinition.invalidNameReason(create.mirrorName());
+            for (final CreateClusterMirrorRequestData.SourceConfig config : create.mirrorConfigs())
+            {
+                if (config.value() == null && invalid == null)
+                {
+                    invalid = "mirror config '" + config.name() + "' has no value";
+                }
+                mirrorConfigs.put(config.name(), config.value());
+            }
             final MirrorOpResult result = invalid != null ? MirrorOpResult.error(Errors.INVALID_REQUEST, invalid) :
                 create.sourceBootstrapServers() == null || create.sourceBootstrapServers().isBlank() ?
                     MirrorOpResult.error(Errors.INVALID_REQUEST, "a mirror needs the source's bootstrap servers") :
                     await(controller.createMirror(new MirrorDefinition(create.mirrorName(),
-                        create.sourceBootstrapServers(), configs, create.includeTopics(), create.excludeTopics())));
+                        create.sourceBootstrapServers(), configs, create.includeTopics(), create.excludeTopics(),
+                        mirrorConfigs)));
             if (result.isOk() && metadataManager != null)
             {
                 metadataManager.syncNow(); // topics the include filters match are created without waiting a cycle

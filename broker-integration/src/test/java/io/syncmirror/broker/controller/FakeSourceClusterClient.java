@@ -13,6 +13,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclBindingFilter;
+import org.apache.kafka.common.errors.SecurityDisabledException;
 
 /** A source cluster in memory that tests edit while the manager reads it. Thread-safe. */
 final class FakeSourceClusterClient implements SourceClusterClient
@@ -21,6 +24,9 @@ final class FakeSourceClusterClient implements SourceClusterClient
     final Map<String, Map<TopicPartition, OffsetAndMetadata>> groups = new ConcurrentHashMap<>();
     final AtomicInteger closes = new AtomicInteger();
     volatile boolean reachable = true;
+    /** The source's ACLs, served while {@link #authorizer} is set. */
+    final Set<AclBinding> acls = ConcurrentHashMap.newKeySet();
+    volatile boolean authorizer = true;
 
     void putTopic(final String name, final Uuid id, final int partitions, final Map<String, String> configs)
     {
@@ -75,6 +81,17 @@ final class FakeSourceClusterClient implements SourceClusterClient
     {
         check();
         return Map.copyOf(groups.getOrDefault(groupId, Map.of()));
+    }
+
+    @Override
+    public Collection<AclBinding> describeAcls(final AclBindingFilter filter)
+    {
+        check();
+        if (!authorizer)
+        {
+            throw new SecurityDisabledException("No Authorizer is configured.");
+        }
+        return acls.stream().filter(filter::matches).toList();
     }
 
     @Override

@@ -120,6 +120,23 @@ class MetadataRecordCodecTest
     }
 
     @Test
+    @DisplayName("A mirror record carries its mirror configs; one written before they existed reads as none")
+    void shouldRoundTripMirrorConfigsAndReadAnOlderMirrorRecordAsHavingNone()
+    {
+        final MetadataRecord.Mirror withConfigs = new MetadataRecord.Mirror("m", "a:1", Map.of(), List.of("t"),
+            List.of(), Map.of("acl.sync.enable", "true"));
+        final MetadataRecord.Mirror decoded = (MetadataRecord.Mirror) MetadataRecordCodec.decode(
+            ByteBuffer.wrap(MetadataRecordCodec.encode(withConfigs)));
+        assertEquals(Map.of("acl.sync.enable", "true"), decoded.mirrorConfigs());
+        assertEquals(withConfigs, decoded);
+
+        final MetadataRecord.Mirror without = new MetadataRecord.Mirror("m", "a:1", Map.of(), List.of("t"), List.of());
+        final byte[] older = MetadataRecordCodec.encode(without);
+        assertEquals(Map.of(), ((MetadataRecord.Mirror) MetadataRecordCodec.decode(ByteBuffer.wrap(older)))
+            .mirrorConfigs());
+    }
+
+    @Test
     void shouldRefuseATruncatedMirrorRecord()
     {
         final byte[] bytes = MetadataRecordCodec.encode(new MetadataRecord.Mirror("m", "a:1", Map.of("k", "v"),
