@@ -133,6 +133,10 @@ public final class DescribeClusterMirrorsResponseData extends MirrorStruct imple
         private String sourceBootstrapServers = "";
         private List<String> includeTopics = new ArrayList<>(0);
         private List<String> excludeTopics = new ArrayList<>(0);
+        private List<String> mirrorConfigs = new ArrayList<>(0);
+
+        /** The tag of MirrorConfigs. */
+        public static final int MIRROR_CONFIGS_TAG = 0;
 
         /** The cluster mirror name. */
         public String mirrorName()
@@ -218,6 +222,50 @@ public final class DescribeClusterMirrorsResponseData extends MirrorStruct imple
             return this;
         }
 
+        /** The mirror's own settings, each {@code NAME=VALUE} (tagged; absent when the mirror has none). */
+        public List<String> mirrorConfigs()
+        {
+            return mirrorConfigs;
+        }
+
+        public MirrorDescription setMirrorConfigs(final List<String> value)
+        {
+            this.mirrorConfigs = value;
+            return this;
+        }
+
+        @Override
+        protected boolean readKnownTaggedField(final int tag, final Readable data)
+        {
+            if (tag != MIRROR_CONFIGS_TAG)
+            {
+                return false;
+            }
+            mirrorConfigs = WireCodec.readCompactStringArray(data,
+                "DescribeClusterMirrorsResponse.Mirrors.MirrorConfigs", false);
+            return true;
+        }
+
+        @Override
+        protected List<RawTaggedField> knownTaggedFields()
+        {
+            if (mirrorConfigs == null || mirrorConfigs.isEmpty())
+            {
+                return List.of();
+            }
+            final byte[] bytes = new byte[WireCodec.sizeOfCompactStringArray(mirrorConfigs)];
+            WireCodec.writeCompactStringArray(new org.apache.kafka.common.protocol.ByteBufferAccessor(
+                java.nio.ByteBuffer.wrap(bytes)), mirrorConfigs, "DescribeClusterMirrorsResponse.Mirrors.MirrorConfigs",
+                false);
+            return List.of(new RawTaggedField(MIRROR_CONFIGS_TAG, bytes));
+        }
+
+        @Override
+        protected void resetKnownTaggedFields()
+        {
+            mirrorConfigs = new ArrayList<>(0);
+        }
+
         @Override
         protected void readFields(final Readable readable)
         {
@@ -273,7 +321,7 @@ public final class DescribeClusterMirrorsResponseData extends MirrorStruct imple
         {
             return "mirrorName=" + mirrorName + ", errorCode=" + errorCode + ", errorMessage=" + errorMessage
                 + ", topics=" + topics + ", sourceBootstrapServers=" + sourceBootstrapServers + ", includeTopics="
-                + includeTopics + ", excludeTopics=" + excludeTopics;
+                + includeTopics + ", excludeTopics=" + excludeTopics + ", mirrorConfigs=" + mirrorConfigs;
         }
     }
 

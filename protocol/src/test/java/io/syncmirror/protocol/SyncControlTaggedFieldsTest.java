@@ -108,4 +108,34 @@ class SyncControlTaggedFieldsTest
         assertEquals(epoch, unregisterBack.driverEpoch());
         assertEquals(clean.length + 10, bytes(unregisterBack).length);
     }
+
+    @Test
+    @DisplayName("CreateClusterMirror's and DescribeClusterMirrors' MirrorConfigs survive a round trip as tagged "
+        + "field 0, and messages without them encode as before the field existed")
+    void shouldRoundTripMirrorConfigs()
+    {
+        final CreateClusterMirrorRequestData create = new CreateClusterMirrorRequestData().setMirrorName("dr")
+            .setSourceBootstrapServers("src:9092");
+        final byte[] plain = bytes(create);
+        assertEquals(List.of(), read(plain, new CreateClusterMirrorRequestData()).mirrorConfigs());
+        create.setMirrorConfigs(List.of(new CreateClusterMirrorRequestData.SourceConfig().setName("acl.sync.enable")
+            .setValue("true")));
+        final byte[] tagged = bytes(create);
+        final CreateClusterMirrorRequestData back = read(tagged, new CreateClusterMirrorRequestData());
+        assertEquals("acl.sync.enable", back.mirrorConfigs().get(0).name());
+        assertEquals("true", back.mirrorConfigs().get(0).value());
+        assertEquals(List.of(), back.unknownTaggedFields());
+        assertEquals(create, back);
+        assertTrue(tagged.length > plain.length);
+
+        final DescribeClusterMirrorsResponseData.MirrorDescription description =
+            new DescribeClusterMirrorsResponseData.MirrorDescription().setMirrorName("dr");
+        final byte[] bare = bytes(new DescribeClusterMirrorsResponseData().setMirrors(List.of(description)));
+        description.setMirrorConfigs(List.of("acl.sync.enable=true"));
+        final DescribeClusterMirrorsResponseData described = read(bytes(new DescribeClusterMirrorsResponseData()
+            .setMirrors(List.of(description))), new DescribeClusterMirrorsResponseData());
+        assertEquals(List.of("acl.sync.enable=true"), described.mirrors().get(0).mirrorConfigs());
+        assertEquals(List.of(), read(bare, new DescribeClusterMirrorsResponseData()).mirrors().get(0)
+            .mirrorConfigs());
+    }
 }

@@ -104,6 +104,10 @@ class AclSyncTest
                 source.bootstrapServers(), "--source-config-file", linkConfig.toString(), "--mirror-config",
                 "acl.sync.enable=true", "--include", TOPIC);
 
+            final String described = mirrorCli("--bootstrap-server", destination.bootstrapServers(),
+                "--command-config", operatorConfig.toString(), "--describe", "--mirror", "dr");
+            assertTrue(described.contains("Configs: acl.sync.enable=true"), described);
+
             final AclBinding aliceRead = topicAcl("User:alice", AclOperation.READ);
             final AclBinding aliceWrite = topicAcl("User:alice", AclOperation.WRITE);
             final AclBinding bobRead = topicAcl("User:bob", AclOperation.READ);
@@ -173,12 +177,13 @@ class AclSyncTest
         return output;
     }
 
-    private static void mirrorCli(final String... args)
+    private static String mirrorCli(final String... args)
     {
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         final int exit = ClusterMirrorsCommand.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
             new PrintStream(out, true, StandardCharsets.UTF_8));
         assertEquals(0, exit, () -> String.join(" ", args) + "\n" + out.toString(StandardCharsets.UTF_8));
+        return out.toString(StandardCharsets.UTF_8);
     }
 
     /** Waits until the user's acks=all record goes through (its login and grants reach the broker first). */

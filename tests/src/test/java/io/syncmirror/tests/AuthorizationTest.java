@@ -13,16 +13,23 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.CreatePartitionsResult;
 import org.apache.kafka.clients.admin.CreateTopicsResult;
+import org.apache.kafka.clients.admin.DescribeConsumerGroupsResult;
 import org.apache.kafka.clients.admin.DescribeConfigsResult;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.ScramCredentialInfo;
 import org.apache.kafka.clients.admin.ScramMechanism;
 import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AccessControlEntry;
 import org.apache.kafka.common.acl.AclBinding;
 import org.apache.kafka.common.acl.AclOperation;
@@ -71,7 +78,9 @@ class AuthorizationTest
         + "TOPIC_AUTHORIZATION_FAILED (CLUSTER_AUTHORIZATION_FAILED for a producer id without WRITE anywhere); "
         + "--consumer lets a group read and commit, a group without READ is GROUP_AUTHORIZATION_FAILED; topics and "
         + "groups a user may not describe stay out of its metadata and lists; CreateTopics and DescribeConfigs of "
-        + "allowed and denied topics are split per topic; ACL and SCRAM admin need the cluster permissions; ALTER on "
+        + "allowed and denied topics are split per topic, ListOffsets, CreatePartitions, DescribeGroups and "
+        + "OffsetFetch "
+        + "answered per resource; ACL and SCRAM admin need the cluster permissions; ALTER on "
         + "CLUSTER_MIRRORS lets a user create and describe a mirror and its absence is CLUSTER_AUTHORIZATION_FAILED; "
         + "a removed ACL stops the producer on every broker")
     void shouldEnforceAclsSetWithKafkasTool() throws Exception
@@ -104,9 +113,9 @@ class AuthorizationTest
             final Map<String, Object> alice = user("alice", "alice-secret");
             final Map<String, Object> bob = user("bob", "bob-secret");
             awaitProduce(cluster, alice);
-            // An idempotent producer with WRITE on no topic at all is refused its producer id, as on Kafka.
-            final ExecutionException bobNoId = assertThrows(ExecutionException.class,
-                () -> produce(cluster.bootstrapServers(), bob));
+            // An idempotent producer with WRITE on no topic at all is refused its producer id, as on Kafka. The
+            // producer reports it from send() or from the record's future, whichever comes after the refusal.
+            final Exception bobNoId = assertThrows(Exception.class, () -> produce(cluster.bootstrapServers(), bob));
             assertInstanceOf(ClusterAuthorizationException.class, bobNoId.getCause(), bobNoId.toString());
             acls(cluster, "--add", "--allow-principal", "User:bob", "--operation", "Write", "--topic", "bob-topic");
             final ExecutionException bobWrites = assertThrows(ExecutionException.class,
@@ -140,6 +149,7 @@ class AuthorizationTest
             }
 
             mixedAdminRequests(cluster, alice);
+            perResourceAnswers(cluster, operator, alice);
             mirrorPermissions(cluster);
 
             acls(cluster, "--remove", "--force", "--allow-principal", "User:alice", "--operation", "Write",
@@ -188,6 +198,50 @@ class AuthorizationTest
             final ExecutionException hidden = assertThrows(ExecutionException.class,
                 () -> described.values().get(secret).get(30, TimeUnit.SECONDS));
             assertInstanceOf(TopicAuthorizationException.class, hidden.getCause(), hidden.toString());
+        }
+    }
+
+    /**
+     * Reads and changes that name resources alice may and may not use are answered per resource, as Kafka answers
+     * them: ListOffsets and CreatePartitions per topic, DescribeGroups and OffsetFetch per group (OffsetFetch's
+     * all-topics form leaves out the topics she may not describe).
+     */
+    private void perResourceAnswers(final EmbeddedCluster cluster, final Admin operator,
+        final Map<String, Object> alice) throws Exception
+    {
+        acls(cluster, "--add", "--allow-principal", "User:alice", "--operation", "Alter", "--topic", "alice-new");
+        try (Admin asAlice = Clients.admin(cluster.bootstrapServers(), alice))
+        {
+            final TopicPartition orders = new TopicPartition(TOPIC, 0);
+            final TopicPartition secret = new TopicPartition(SECRET, 0);
+            final ListOffsetsResult offsets = asAlice.listOffsets(Map.of(orders, OffsetSpec.latest(), secret,
+                OffsetSpec.latest()));
+            assertTrue(offsets.partitionResult(orders).get(30, TimeUnit.SECONDS).offset() > 0);
+            final ExecutionException hiddenOffsets = assertThrows(ExecutionException.class,
+                () -> offsets.partitionResult(secret).get(30, TimeUnit.SECONDS));
+            assertInstanceOf(TopicAuthorizationException.class, hiddenOffsets.getCause(), hiddenOffsets.toString());
+
+            final CreatePartitionsResult grown = asAlice.createPartitions(Map.of("alice-new",
+                NewPartitions.increaseTo(2), SECRET, NewPartitions.increaseTo(2)));
+            grown.values().get("alice-new").get(30, TimeUnit.SECONDS);
+            final ExecutionException notGrown = assertThrows(ExecutionException.class,
+                () -> grown.values().get(SECRET).get(30, TimeUnit.SECONDS));
+            assertInstanceOf(TopicAuthorizationException.class, notGrown.getCause(), notGrown.toString());
+
+            final DescribeConsumerGroupsResult described = asAlice.describeConsumerGroups(List.of("app", "bob-app"));
+            assertEquals("app", described.describedGroups().get("app").get(30, TimeUnit.SECONDS).groupId());
+            final ExecutionException hiddenGroup = assertThrows(ExecutionException.class,
+                () -> described.describedGroups().get("bob-app").get(30, TimeUnit.SECONDS));
+            assertInstanceOf(GroupAuthorizationException.class, hiddenGroup.getCause(), hiddenGroup.toString());
+
+            operator.alterConsumerGroupOffsets("app", Map.of(secret, new OffsetAndMetadata(0))).all()
+                .get(30, TimeUnit.SECONDS);
+            final Map<TopicPartition, OffsetAndMetadata> committed = asAlice.listConsumerGroupOffsets("app")
+                .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
+            assertEquals(Set.of(TOPIC), committed.keySet().stream().map(TopicPartition::topic)
+                .collect(java.util.stream.Collectors.toSet()), "the offsets of the topics she may describe only");
+            assertTrue(operator.listConsumerGroupOffsets("app").partitionsToOffsetAndMetadata()
+                .get(30, TimeUnit.SECONDS).containsKey(secret));
         }
     }
 

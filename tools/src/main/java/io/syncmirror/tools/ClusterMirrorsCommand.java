@@ -938,7 +938,8 @@ public final class ClusterMirrorsCommand
                 continue;
             }
             out.println("Mirror: " + mirror.mirrorName() + "\tSource: " + mirror.sourceBootstrapServers()
-                + "\tInclude: " + patterns(mirror.includeTopics()) + "\tExclude: " + patterns(mirror.excludeTopics()));
+                + "\tInclude: " + patterns(mirror.includeTopics()) + "\tExclude: " + patterns(mirror.excludeTopics())
+                + (mirror.mirrorConfigs().isEmpty() ? "" : "\tConfigs: " + String.join(",", mirror.mirrorConfigs())));
             final List<String[]> rows = new ArrayList<>();
             rows.add(new String[] {"MIRROR", "TOPIC", "PARTITION", "STATE", "SOURCE-OFFSET", "DESTINATION-OFFSET",
                 "LAG", "LAST-ERROR"});

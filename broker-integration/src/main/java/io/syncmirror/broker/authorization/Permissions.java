@@ -10,17 +10,11 @@ import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.TransactionalIdAuthorizationException;
 import org.apache.kafka.common.message.AddPartitionsToTxnRequestData;
-import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AddOffsetsToTxnRequest;
 import org.apache.kafka.common.requests.AddPartitionsToTxnRequest;
 import org.apache.kafka.common.requests.ConsumerGroupDescribeRequest;
 import org.apache.kafka.common.requests.ConsumerGroupHeartbeatRequest;
-import org.apache.kafka.common.requests.CreatePartitionsRequest;
-import org.apache.kafka.common.requests.DeleteGroupsRequest;
-import org.apache.kafka.common.requests.DeleteRecordsRequest;
-import org.apache.kafka.common.requests.DescribeGroupsRequest;
-import org.apache.kafka.common.requests.DescribeProducersRequest;
 import org.apache.kafka.common.requests.DescribeTransactionsRequest;
 import org.apache.kafka.common.requests.EndTxnRequest;
 import org.apache.kafka.common.requests.FindCoordinatorRequest;
@@ -31,7 +25,6 @@ import org.apache.kafka.common.requests.LeaveGroupRequest;
 import org.apache.kafka.common.requests.ListOffsetsRequest;
 import org.apache.kafka.common.requests.OffsetCommitRequest;
 import org.apache.kafka.common.requests.OffsetDeleteRequest;
-import org.apache.kafka.common.requests.OffsetFetchRequest;
 import org.apache.kafka.common.requests.OffsetsForLeaderEpochRequest;
 import org.apache.kafka.common.requests.SyncGroupRequest;
 import org.apache.kafka.common.requests.TxnOffsetCommitRequest;
@@ -41,7 +34,7 @@ import io.syncmirror.broker.network.RequestContext;
 
 /**
  * The permission table of every API but Produce, Metadata, Fetch (which {@link RequestAuthorization} splits by
- * topic) and those {@link ResourceSplits} splits, as Kafka's request handlers check them: the operation each needs
+ * topic) and those {@link ResourceSplits} and {@link PartialAnswers} answer per resource, as Kafka's request handlers check them: the operation each needs
  * on each resource it names; a request is denied whole when any is denied. Stateless.
  */
 final class Permissions
@@ -56,13 +49,14 @@ final class Permissions
     {
         return switch (request.apiKey())
         {
+            // A consumer's are answered per topic by PartialAnswers.
             case LIST_OFFSETS -> ((ListOffsetsRequest)request).replicaId() >= 0 ? cluster(auth, context,
-                AclOperation.CLUSTER_ACTION) : topics(auth, context, AclOperation.DESCRIBE,
-                ((ListOffsetsRequest)request).data().topics().stream().map(t -> t.name()).toList());
+                AclOperation.CLUSTER_ACTION) : null;
             case OFFSET_FOR_LEADER_EPOCH -> ((OffsetsForLeaderEpochRequest)request).data().replicaId() >= 0 ?
-                cluster(auth, context, AclOperation.CLUSTER_ACTION) : topics(auth, context, AclOperation.DESCRIBE,
-                ((OffsetsForLeaderEpochRequest)request).data().topics().stream().map(t -> t.topic()).toList());
-            case FIND_COORDINATOR -> findCoordinator(auth, context, (FindCoordinatorRequest)request);
+                cluster(auth, context, AclOperation.CLUSTER_ACTION) : null;
+            // A batched one (version 4+) is answered per key by PartialAnswers.
+            case FIND_COORDINATOR -> request.version() >= 4 ? null :
+                findCoordinator(auth, context, (FindCoordinatorRequest)request);
             case JOIN_GROUP -> group(auth, context, AclOperation.READ, ((JoinGroupRequest)request).data().groupId());
             case SYNC_GROUP -> group(auth, context, AclOperation.READ, ((SyncGroupRequest)request).data().groupId());
             case HEARTBEAT -> group(auth, context, AclOperation.READ, ((HeartbeatRequest)request).data().groupId());
@@ -70,29 +64,20 @@ final class Permissions
             // Its topics are split by ResourceSplits once the group is allowed.
             case OFFSET_COMMIT -> group(auth, context, AclOperation.READ,
                 ((OffsetCommitRequest)request).data().groupId());
-            case OFFSET_FETCH -> offsetFetch(auth, context, (OffsetFetchRequest)request);
+            case OFFSET_FETCH -> null; // per group and topic in PartialAnswers
             case TXN_OFFSET_COMMIT -> first(group(auth, context, AclOperation.READ,
                 ((TxnOffsetCommitRequest)request).data().groupId()), topics(auth, context, AclOperation.READ,
                 ((TxnOffsetCommitRequest)request).data().topics().stream().map(t -> t.name()).toList()));
-            case DESCRIBE_GROUPS -> groups(auth, context, AclOperation.DESCRIBE,
-                ((DescribeGroupsRequest)request).data().groups());
             case CONSUMER_GROUP_DESCRIBE -> groups(auth, context, AclOperation.DESCRIBE,
                 ((ConsumerGroupDescribeRequest)request).data().groupIds());
-            case DELETE_GROUPS -> groups(auth, context, AclOperation.DELETE,
-                ((DeleteGroupsRequest)request).data().groupsNames());
             case OFFSET_DELETE -> first(group(auth, context, AclOperation.DELETE,
                 ((OffsetDeleteRequest)request).data().groupId()), topics(auth, context, AclOperation.READ,
                 ((OffsetDeleteRequest)request).data().topics().stream().map(t -> t.name()).toList()));
             case CONSUMER_GROUP_HEARTBEAT -> consumerGroupHeartbeat(auth, context,
                 (ConsumerGroupHeartbeatRequest)request);
-            // Split by resource in ResourceSplits.
-            case CREATE_TOPICS, DELETE_TOPICS, DESCRIBE_CONFIGS, ALTER_CONFIGS, INCREMENTAL_ALTER_CONFIGS -> null;
-            case CREATE_PARTITIONS -> topics(auth, context, AclOperation.ALTER,
-                ((CreatePartitionsRequest)request).data().topics().stream().map(t -> t.name()).toList());
-            case DELETE_RECORDS -> topics(auth, context, AclOperation.DELETE,
-                ((DeleteRecordsRequest)request).data().topics().stream().map(t -> t.name()).toList());
-            case DESCRIBE_PRODUCERS -> topics(auth, context, AclOperation.READ,
-                ((DescribeProducersRequest)request).data().topics().stream().map(t -> t.name()).toList());
+            // Split by resource in ResourceSplits and PartialAnswers.
+            case CREATE_TOPICS, DELETE_TOPICS, DESCRIBE_CONFIGS, ALTER_CONFIGS, INCREMENTAL_ALTER_CONFIGS,
+                CREATE_PARTITIONS, DELETE_RECORDS, DESCRIBE_PRODUCERS, DESCRIBE_GROUPS, DELETE_GROUPS -> null;
             case INIT_PRODUCER_ID -> initProducerId(auth, context, (InitProducerIdRequest)request);
             case ADD_PARTITIONS_TO_TXN -> addPartitionsToTxn(auth, context, (AddPartitionsToTxnRequest)request);
             case ADD_OFFSETS_TO_TXN -> first(transactionalId(auth, context,
@@ -181,36 +166,10 @@ final class Permissions
     private static ApiException findCoordinator(final RequestAuthorization auth, final RequestContext context,
         final FindCoordinatorRequest request)
     {
-        final List<String> keys = request.version() >= 4 ? request.data().coordinatorKeys() :
-            List.of(request.data().key());
+        final List<String> keys = List.of(request.data().key());
         return request.data().keyType() == FindCoordinatorRequest.CoordinatorType.TRANSACTION.id() ?
             transactionalIds(auth, context, AclOperation.DESCRIBE, keys) :
             groups(auth, context, AclOperation.DESCRIBE, keys);
-    }
-
-    private static ApiException offsetFetch(final RequestAuthorization auth, final RequestContext context,
-        final OffsetFetchRequest request)
-    {
-        final List<OffsetFetchRequestData.OffsetFetchRequestGroup> groups = request.data().groups();
-        if (groups.isEmpty())
-        {
-            final List<String> topics = request.data().topics() == null ? List.of() :
-                request.data().topics().stream().map(t -> t.name()).toList();
-            return first(group(auth, context, AclOperation.DESCRIBE, request.data().groupId()),
-                topics(auth, context, AclOperation.DESCRIBE, topics));
-        }
-        for (final OffsetFetchRequestData.OffsetFetchRequestGroup group : groups)
-        {
-            final List<String> topics = group.topics() == null ? List.of() :
-                group.topics().stream().map(t -> auth.topicName(t.name(), t.topicId())).toList();
-            final ApiException denied = first(group(auth, context, AclOperation.DESCRIBE, group.groupId()),
-                topics(auth, context, AclOperation.DESCRIBE, topics));
-            if (denied != null)
-            {
-                return denied;
-            }
-        }
-        return null;
     }
 
     private static ApiException consumerGroupHeartbeat(final RequestAuthorization auth,

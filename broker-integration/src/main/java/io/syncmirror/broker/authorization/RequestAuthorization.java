@@ -47,8 +47,11 @@ import io.syncmirror.broker.network.RequestHandler;
  * what the caller may not describe; Fetch answers a denied topic's partitions
  * TOPIC_AUTHORIZATION_FAILED, and a consumer's fetches are kept sessionless, so that every fetch names, and
  * authorizes, every partition it reads. The topic and config admin APIs and OffsetCommit are split by resource
- * ({@link ResourceSplits}); other APIs are answered with their own error response when any resource they name is
- * denied (stricter than Kafka for a request that mixes allowed and denied resources). An API the
+ * ({@link ResourceSplits}), as are ListOffsets, OffsetForLeaderEpoch, DescribeProducers, DescribeGroups,
+ * OffsetFetch, CreatePartitions, DeleteRecords and DeleteGroups ({@link PartialAnswers}); the other APIs are
+ * answered with their own error response when any resource they name is denied (stricter than Kafka for a request
+ * that mixes allowed and denied resources: TxnOffsetCommit, OffsetDelete, ConsumerGroupDescribe and the
+ * transaction APIs). An API the
  * table does not name needs CLUSTER_ACTION on the cluster (brokers, super users); the cluster-mirroring RPCs have
  * their own table ({@link MirrorRpcAuthorization}).
  *
@@ -161,8 +164,11 @@ public final class RequestAuthorization implements RequestHandler
                 {
                     return CompletableFuture.completedFuture(request.getErrorResponse(0, denied));
                 }
-                final CompletableFuture<AbstractResponse> split = ResourceSplits.handle(this, context, request,
-                    delegate);
+                CompletableFuture<AbstractResponse> split = ResourceSplits.handle(this, context, request, delegate);
+                if (split == null)
+                {
+                    split = PartialAnswers.handle(this, context, request, delegate);
+                }
                 return split != null ? split : delegate.handle(context, request);
         }
     }

@@ -153,7 +153,8 @@ public final class Controller
                 String.valueOf(UNCLEAN_LEADER_ELECTION_ENABLE_DEFAULT)).trim()));
         this.acls = new AclControl(topicIds);
         this.mirrorAcls = new MirrorAclControl(acls, writer, topicIds);
-        this.mirrors = new MirrorControl(cluster, replication, configs, writer, mirrorAcls, MirrorControl.maxSyncMirrors(config));
+        this.mirrors = new MirrorControl(cluster, replication, configs, writer, mirrorAcls,
+            MirrorControl.maxSyncMirrors(config));
         replayLog();
     }
 

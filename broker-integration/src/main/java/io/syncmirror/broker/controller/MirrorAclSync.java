@@ -96,7 +96,8 @@ final class MirrorAclSync
             return;
         }
         final Plan plan = plan(sourceAcls, Set.copyOf(topics), config);
-        final MirrorOpResult result = MirrorMetadataManager.await(controller.syncMirrorAcls(mirror.name(), plan.inForce(), plan.held()));
+        final MirrorOpResult result = MirrorMetadataManager.await(controller.syncMirrorAcls(mirror.name(),
+            plan.inForce(), plan.held()));
         if (!result.isOk())
         {
             errors.add("ACL sync failed: " + result.messageOrDefault());

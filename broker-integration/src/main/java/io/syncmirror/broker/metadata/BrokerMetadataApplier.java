@@ -641,7 +641,7 @@ public final class BrokerMetadataApplier implements MetadataView
                 // must skip the ids below it (hazard 8).
                 producerIdFloor = Math.max(producerIdFloor, r.floor());
             }
-            // ProducerIds records concern the controller only.
+            // ProducerIds, MirrorAcl and RemoveMirrorAcl records concern the controller only.
         }
 
         private void setFenced(final int id, final long epoch, final boolean fenced)

@@ -229,9 +229,10 @@ public sealed interface MetadataRecord
 
     /**
      * An ACL the destination keeps because a mirror's ACL sync copied it from the source; the entry is named by
-     * its {@code acl}'s id, an id of its own (not the id of the ACL in force). {@code held}: a grant on a read-only mirror topic kept back until failover, not in
-     * the ACLs; otherwise the ACL is in force, and {@code created} says whether the sync wrote it (so removing it
-     * at the source removes it here) or found it already there (a user's own, left alone). Controller state only.
+     * its {@code acl}'s id, an id of its own (not the id of the ACL in force). {@code held}: a grant on a
+     * read-only mirror topic kept back until failover, not in the ACLs; otherwise the ACL is in force, and
+     * {@code created} says whether the sync wrote it (so removing it at the source removes it here) or found it
+     * already there (a user's own, left alone). Controller state only: brokers ignore it.
      */
     record MirrorAcl(String mirrorName, boolean held, boolean created, Acl acl) implements MetadataRecord
     {

@@ -135,7 +135,9 @@ final class MirrorDescribeApis
                 continue;
             }
             description.setSourceBootstrapServers(definition.sourceBootstrapServers())
-                .setIncludeTopics(definition.includeTopics()).setExcludeTopics(definition.excludeTopics());
+                .setIncludeTopics(definition.includeTopics()).setExcludeTopics(definition.excludeTopics())
+                .setMirrorConfigs(definition.mirrorConfigs().entrySet().stream()
+                    .map(e -> e.getKey() + "=" + e.getValue()).toList());
             if (metadataManager != null)
             {
                 metadataManager.lastError(name).ifPresent(error -> description
