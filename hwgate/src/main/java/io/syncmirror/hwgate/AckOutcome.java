@@ -1,5 +1,7 @@
 package io.syncmirror.hwgate;
 
+import io.syncmirror.protocol.MirrorError;
+
 /**
  * An ack outcome packed in an int, so the hot path passes outcomes without objects: the {@link MirrorError}
  * code in the low 16 bits and, for the errors that name a mirror, the mirror link index plus one in the next 8.

@@ -2,6 +2,7 @@ package io.syncmirror.hwgate;
 
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
+import io.syncmirror.protocol.MirrorError;
 import io.syncmirror.offheap.PartitionRowDescriptor;
 import io.syncmirror.offheap.PartitionTable;
 

@@ -1,5 +1,6 @@
 package io.syncmirror.hwgate;
 
+import io.syncmirror.protocol.MirrorError;
 import io.syncmirror.offheap.PartitionRowDescriptor;
 import io.syncmirror.offheap.PartitionTable;
 import org.agrona.concurrent.AtomicBuffer;

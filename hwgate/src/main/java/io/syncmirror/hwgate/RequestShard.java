@@ -22,6 +22,8 @@ import static io.syncmirror.hwgate.RequestShardDescriptor.REQUEST_REMAINING_OFFS
 import static io.syncmirror.hwgate.RequestShardDescriptor.REQUEST_ROW_BYTES;
 import static io.syncmirror.hwgate.RequestShardDescriptor.REQUEST_UNFILLED_CELL_OFFSET;
 
+import io.syncmirror.protocol.MirrorError;
+
 /**
  * The in-flight acks=all produce requests of one owner thread (a connection's event loop): their rows, their
  * wait cells, their deadlines in a {@link HierarchicalTimingWheel} and an inbox of finished requests. Owner

@@ -5,14 +5,15 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.syncmirror.protocol.MirrorError;
 import io.syncmirror.offheap.PartitionTable;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-import static io.syncmirror.hwgate.MirrorError.MIRROR_SYNC_REPLICATION_TIMEOUT;
-import static io.syncmirror.hwgate.MirrorError.NOT_ENOUGH_REMOTE_REPLICAS_AFTER_APPEND;
-import static io.syncmirror.hwgate.MirrorError.NOT_ENOUGH_REPLICAS_AFTER_APPEND;
-import static io.syncmirror.hwgate.MirrorError.REQUEST_TIMED_OUT;
+import static io.syncmirror.protocol.MirrorError.MIRROR_SYNC_REPLICATION_TIMEOUT;
+import static io.syncmirror.protocol.MirrorError.NOT_ENOUGH_REMOTE_REPLICAS_AFTER_APPEND;
+import static io.syncmirror.protocol.MirrorError.NOT_ENOUGH_REPLICAS_AFTER_APPEND;
+import static io.syncmirror.protocol.MirrorError.REQUEST_TIMED_OUT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;

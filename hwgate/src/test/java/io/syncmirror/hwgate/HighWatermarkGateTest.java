@@ -1,5 +1,6 @@
 package io.syncmirror.hwgate;
 
+import io.syncmirror.protocol.MirrorError;
 import io.syncmirror.offheap.PartitionTable;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;

@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
+import io.syncmirror.protocol.MirrorError;
 import io.syncmirror.offheap.PartitionRowDescriptor;
 import io.syncmirror.offheap.PartitionTable;
 import org.agrona.concurrent.AtomicBuffer;

@@ -9,7 +9,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.protocol.Errors;
 
 import io.syncmirror.broker.cluster.EmbeddedCluster;
-import io.syncmirror.broker.mirror.MirrorPartitionState;
+import io.syncmirror.protocol.MirrorPartitionState;
 import io.syncmirror.protocol.MirrorType;
 import io.syncmirror.protocol.TopicResultsResponseData;
 

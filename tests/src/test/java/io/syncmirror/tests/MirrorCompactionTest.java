@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import io.syncmirror.broker.cluster.EmbeddedCluster;
-import io.syncmirror.broker.mirror.MirrorPartitionState;
+import io.syncmirror.protocol.MirrorPartitionState;
 import io.syncmirror.broker.storage.DurableLogStore;
 import io.syncmirror.broker.storage.UnifiedLogPartitionLog;
 

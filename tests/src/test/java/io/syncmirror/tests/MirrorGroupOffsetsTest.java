@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import io.syncmirror.broker.cluster.EmbeddedCluster;
-import io.syncmirror.broker.mirror.MirrorPartitionState;
+import io.syncmirror.protocol.MirrorPartitionState;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

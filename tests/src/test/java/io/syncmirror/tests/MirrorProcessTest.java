@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.syncmirror.broker.mirror.MirrorPartitionState;
+import io.syncmirror.protocol.MirrorPartitionState;
 import io.syncmirror.protocol.AddTopicsToMirrorRequestData;
 import io.syncmirror.protocol.AddTopicsToMirrorResponseData;
 import io.syncmirror.protocol.CreateClusterMirrorRequestData;

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.syncmirror.broker.cluster.EmbeddedCluster;
-import io.syncmirror.broker.mirror.MirrorPartitionState;
+import io.syncmirror.protocol.MirrorPartitionState;
 import io.syncmirror.protocol.DescribeClusterMirrorsResponseData;
 import io.syncmirror.protocol.MirrorType;
 import io.syncmirror.tools.MirrorAdmin;

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Timeout;
 
 import io.syncmirror.broker.cluster.EmbeddedCluster;
 import io.syncmirror.broker.controller.quorum.MetadataQuorum;
-import io.syncmirror.hwgate.MirrorError;
+import io.syncmirror.protocol.MirrorError;
 import io.syncmirror.protocol.RegisterMirrorSyncTopicRequestData;
 import io.syncmirror.protocol.RegisterMirrorSyncTopicResponseData;
 import io.syncmirror.protocol.TopicResultsResponseData;

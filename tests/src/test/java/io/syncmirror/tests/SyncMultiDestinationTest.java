@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Timeout;
 
 import io.syncmirror.broker.cluster.EmbeddedCluster;
 import io.syncmirror.broker.mirror.MirrorMetrics;
-import io.syncmirror.broker.mirror.MirrorPartitionState;
+import io.syncmirror.protocol.MirrorPartitionState;
 import io.syncmirror.broker.server.BrokerServer;
 import io.syncmirror.protocol.MirrorType;
 import io.syncmirror.protocol.TopicResultsResponseData;

@@ -35,7 +35,7 @@ import io.syncmirror.broker.cluster.EmbeddedCluster;
 import io.syncmirror.broker.metadata.BrokerLifecycleManager;
 import io.syncmirror.broker.replica.Partition;
 import io.syncmirror.broker.server.BrokerServer;
-import io.syncmirror.hwgate.MirrorError;
+import io.syncmirror.protocol.MirrorError;
 import io.syncmirror.protocol.MirrorReplicaInfo;
 import io.syncmirror.protocol.MirrorWireClient;
 

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Timeout;
 
 import io.syncmirror.broker.mirror.MirrorMetrics;
 import io.syncmirror.broker.mirror.sync.RejectReason;
-import io.syncmirror.hwgate.MirrorError;
+import io.syncmirror.protocol.MirrorError;
 import io.syncmirror.protocol.DescribeClusterMirrorsResponseData;
 import io.syncmirror.protocol.MirrorType;
 import io.syncmirror.tools.ClusterMirrorsCommand;

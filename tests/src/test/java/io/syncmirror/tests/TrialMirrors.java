@@ -12,7 +12,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.Errors;
 
-import io.syncmirror.broker.mirror.MirrorPartitionState;
+import io.syncmirror.protocol.MirrorPartitionState;
 import io.syncmirror.broker.mirror.MirrorStateStore;
 import io.syncmirror.broker.mirror.SyncRegistrationLedger;
 import io.syncmirror.protocol.AddTopicsToMirrorRequestData;

@@ -28,7 +28,8 @@ import org.apache.kafka.common.internals.Topic;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 
-import io.syncmirror.hwgate.MirrorError;
+import io.syncmirror.protocol.MirrorError;
+import io.syncmirror.protocol.MirrorPartitionState;
 import io.syncmirror.protocol.AddTopicsToMirrorRequestData;
 import io.syncmirror.protocol.AddTopicsToMirrorResponseData;
 import io.syncmirror.protocol.AlterMirrorTopicTypeRequestData;
@@ -73,21 +74,6 @@ public final class ClusterMirrorsCommand
 
     static final int DEFAULT_COMMAND_TIMEOUT_MS = 30_000;
     static final String CLIENT_ID = "kafka-cluster-mirrors";
-
-    /** The partition state names of DescribeClusterMirrors, indexed by the state byte. */
-    static final List<String> STATE_NAMES = List.of("UNKNOWN", "PREPARING", "MIRRORING", "STOPPING", "STOPPED",
-        "FAILED");
-
-    private static final Map<Short, Errors> KAFKA_ERRORS = new HashMap<>();
-
-    static
-    {
-        // Errors.forCode logs a warning for a code it does not know; the mirroring codes are such codes.
-        for (final Errors error : Errors.values())
-        {
-            KAFKA_ERRORS.put(error.code(), error);
-        }
-    }
 
     /** The command-line options, in the order --help lists them. */
     enum Option
@@ -141,6 +127,11 @@ public final class ClusterMirrorsCommand
                 + "source is probed first and an incompatible source fails the command."),
         ASYNC("async", null, false,
             "With --alter: mirror asynchronously; demotes a SYNC topic at once."),
+        FAILED("failed", null, false,
+            "With --describe: only the partitions that are FAILED or carry an error, and the topics and mirrors "
+                + "they belong to."),
+        JSON("json", null, false,
+            "With --describe: print one JSON document (mirrors, topics, partitions, every field) instead of tables."),
         COMMAND_CONFIG("command-config", "FILE", false,
             "A properties file of Kafka client configs for the connection to --bootstrap-server (security.protocol, "
                 + "ssl.*), as Kafka's tools take it."),
@@ -196,7 +187,7 @@ public final class ClusterMirrorsCommand
             Option.SOURCE_COMMAND_CONFIG)),
         RELEASE_SYNC(Option.RELEASE_SYNC, EnumSet.of(Option.MIRROR, Option.TOPICS)),
         REMOVE(Option.REMOVE, EnumSet.of(Option.MIRROR, Option.TOPICS)),
-        DESCRIBE(Option.DESCRIBE, EnumSet.of(Option.MIRROR)),
+        DESCRIBE(Option.DESCRIBE, EnumSet.of(Option.MIRROR, Option.FAILED, Option.JSON)),
         LIST(Option.LIST, EnumSet.noneOf(Option.class)),
         DELETE(Option.DELETE, EnumSet.of(Option.MIRROR));
 
@@ -764,10 +755,11 @@ public final class ClusterMirrorsCommand
                     + mirrorName(options) + "'; it fails over to writable once its partitions are STOPPED.", Set.of(),
                     false, out, err);
             case DESCRIBE:
-                return reportDescribe((DescribeClusterMirrorsRequestData)request,
-                    (DescribeClusterMirrorsResponseData)response, out, err);
+                return MirrorDescriptions.describe((DescribeClusterMirrorsRequestData)request,
+                    (DescribeClusterMirrorsResponseData)response, options.containsKey(Option.FAILED),
+                    options.containsKey(Option.JSON), out, err);
             default:
-                return reportList((DescribeClusterMirrorsResponseData)response, out, err);
+                return MirrorDescriptions.list((DescribeClusterMirrorsResponseData)response, out, err);
         }
     }
 
@@ -903,120 +895,6 @@ public final class ClusterMirrorsCommand
         }
     }
 
-    private static int reportDescribe(final DescribeClusterMirrorsRequestData request,
-        final DescribeClusterMirrorsResponseData response, final PrintStream out, final PrintStream err)
-    {
-        if (response.errorCode() != Errors.NONE.code())
-        {
-            err.println("Error: " + describeError(response.errorCode(), response.errorMessage()));
-            return EXIT_FAILED;
-        }
-        if (response.mirrors().isEmpty())
-        {
-            if (request.mirrorNames() != null)
-            {
-                err.println("Error: cluster mirror '" + request.mirrorNames().get(0) + "' was not found.");
-                return EXIT_FAILED;
-            }
-            out.println("No cluster mirrors.");
-            return EXIT_OK;
-        }
-        int exit = EXIT_OK;
-        boolean first = true;
-        for (final DescribeClusterMirrorsResponseData.MirrorDescription mirror : response.mirrors())
-        {
-            if (!first)
-            {
-                out.println();
-            }
-            first = false;
-            if (mirror.errorCode() != Errors.NONE.code())
-            {
-                err.println("Error: cluster mirror '" + mirror.mirrorName() + "': "
-                    + describeError(mirror.errorCode(), mirror.errorMessage()));
-                exit = EXIT_FAILED;
-                continue;
-            }
-            out.println("Mirror: " + mirror.mirrorName() + "\tSource: " + mirror.sourceBootstrapServers()
-                + "\tInclude: " + patterns(mirror.includeTopics()) + "\tExclude: " + patterns(mirror.excludeTopics())
-                + (mirror.mirrorConfigs().isEmpty() ? "" : "\tConfigs: " + String.join(",", mirror.mirrorConfigs())));
-            final List<String[]> rows = new ArrayList<>();
-            rows.add(new String[] {"MIRROR", "TOPIC", "PARTITION", "STATE", "SOURCE-OFFSET", "DESTINATION-OFFSET",
-                "LAG", "LAST-ERROR"});
-            final List<String> notes = new ArrayList<>();
-            for (final DescribeClusterMirrorsResponseData.MirrorTopic topic : mirror.topics())
-            {
-                // Sync mirroring: both types and the recovery hint, for every topic that takes part in it (an
-                // asynchronous topic's output stays as it was).
-                if (topic.desiredMirrorType() != MirrorType.ASYNC.id()
-                    || topic.effectiveMirrorType() != MirrorType.ASYNC.id() || topic.recoveryPending())
-                {
-                    notes.add("Topic " + topic.topicName() + ": desired " + typeName(topic.desiredMirrorType())
-                        + ", effective " + typeName(topic.effectiveMirrorType())
-                        + (topic.recoveryPending() ? ", recovery pending" : ""));
-                }
-                if (topic.statusMessage() != null && !topic.statusMessage().isEmpty())
-                {
-                    notes.add("Topic " + topic.topicName() + ": " + topic.statusMessage());
-                }
-                for (final DescribeClusterMirrorsResponseData.MirrorPartition partition : topic.partitions())
-                {
-                    rows.add(new String[] {mirror.mirrorName(), topic.topicName(),
-                        Integer.toString(partition.partitionIndex()), stateName(partition.state()),
-                        offset(partition.sourceOffset()), offset(partition.destinationOffset()),
-                        offset(partition.lag()), lastError(partition)});
-                }
-            }
-            if (rows.size() == 1)
-            {
-                out.println("(no mirrored partitions)");
-            }
-            else
-            {
-                printTable(rows, out);
-            }
-            notes.forEach(out::println);
-        }
-        return exit;
-    }
-
-    private static int reportList(final DescribeClusterMirrorsResponseData response, final PrintStream out,
-        final PrintStream err)
-    {
-        if (response.errorCode() != Errors.NONE.code())
-        {
-            err.println("Error: " + describeError(response.errorCode(), response.errorMessage()));
-            return EXIT_FAILED;
-        }
-        int exit = EXIT_OK;
-        final List<String[]> rows = new ArrayList<>();
-        for (final DescribeClusterMirrorsResponseData.MirrorDescription mirror : response.mirrors())
-        {
-            if (mirror.errorCode() != Errors.NONE.code())
-            {
-                err.println("Error: cluster mirror '" + mirror.mirrorName() + "': "
-                    + describeError(mirror.errorCode(), mirror.errorMessage()));
-                exit = EXIT_FAILED;
-            }
-            else
-            {
-                rows.add(new String[] {mirror.mirrorName(), mirror.sourceBootstrapServers()});
-            }
-        }
-        printTable(rows, out);
-        return exit;
-    }
-
-    private static String patterns(final List<String> patterns)
-    {
-        return patterns.isEmpty() ? "(none)" : String.join(",", patterns);
-    }
-
-    private static String offset(final long value)
-    {
-        return value < 0 ? "-" : Long.toString(value);
-    }
-
     /** The name of a mirror type byte: ASYNC, SYNC, or {@code TYPE_<n>} for one this command does not know. */
     static String typeName(final byte type)
     {
@@ -1033,74 +911,19 @@ public final class ClusterMirrorsCommand
     /** The name of a partition state byte, or {@code STATE_<n>} for a state this command does not know. */
     static String stateName(final byte state)
     {
-        return state >= 0 && state < STATE_NAMES.size() ? STATE_NAMES.get(state) : "STATE_" + state;
-    }
-
-    private static String lastError(final DescribeClusterMirrorsResponseData.MirrorPartition partition)
-    {
-        if (partition.lastErrorCode() == Errors.NONE.code())
-        {
-            return partition.lastErrorMessage() == null || partition.lastErrorMessage().isEmpty() ? "-"
-                : partition.lastErrorMessage();
-        }
-        return describeError(partition.lastErrorCode(), partition.lastErrorMessage());
+        return MirrorPartitionState.nameOf(state);
     }
 
     /** An error code's name, from Kafka's Errors or the mirroring codes, or {@code ERROR_<code>} if neither does. */
     static String errorName(final short code)
     {
-        final Errors kafka = KAFKA_ERRORS.get(code);
-        if (kafka != null)
-        {
-            return kafka.name();
-        }
-        final MirrorError mirror = MirrorError.forCode(code);
-        return mirror != null ? mirror.name() : "ERROR_" + code;
+        return MirrorError.nameOf(code);
     }
 
     /** {@code NAME: message}, with the code's default message when the broker sent none. */
     static String describeError(final short code, final String message)
     {
-        String text = message;
-        if (text == null || text.isEmpty())
-        {
-            final Errors kafka = KAFKA_ERRORS.get(code);
-            final MirrorError mirror = MirrorError.forCode(code);
-            text = kafka != null ? kafka.message() : mirror != null ? mirror.message() : null;
-        }
-        return text == null || text.isEmpty() ? errorName(code) : errorName(code) + ": " + text;
-    }
-
-    /** Prints rows as left-aligned columns two spaces apart; the last column is not padded. */
-    private static void printTable(final List<String[]> rows, final PrintStream out)
-    {
-        if (rows.isEmpty())
-        {
-            return;
-        }
-        final int columns = rows.get(0).length;
-        final int[] widths = new int[columns];
-        for (final String[] row : rows)
-        {
-            for (int c = 0; c < columns; c++)
-            {
-                widths[c] = Math.max(widths[c], row[c].length());
-            }
-        }
-        final StringBuilder line = new StringBuilder();
-        for (final String[] row : rows)
-        {
-            line.setLength(0);
-            for (int c = 0; c < columns; c++)
-            {
-                line.append(row[c]);
-                if (c < columns - 1)
-                {
-                    line.append(" ".repeat(widths[c] - row[c].length() + 2));
-                }
-            }
-            out.println(line);
-        }
+        return MirrorError.describe(code, message);
     }
 
     private static void printHelp(final PrintStream out)

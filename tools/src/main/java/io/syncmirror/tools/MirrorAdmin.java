@@ -26,6 +26,7 @@ import io.syncmirror.protocol.AddTopicsToMirrorRequestData;
 import io.syncmirror.protocol.AddTopicsToMirrorResponseData;
 import io.syncmirror.protocol.AlterMirrorTopicTypeRequestData;
 import io.syncmirror.protocol.AlterMirrorTopicTypeResponseData;
+import io.syncmirror.protocol.MirrorError;
 import io.syncmirror.protocol.MirrorType;
 import io.syncmirror.protocol.MirrorWireClient;
 import io.syncmirror.protocol.WireSecurity;
@@ -51,17 +52,6 @@ import io.syncmirror.protocol.UnregisterMirrorSyncTopicResponseData;
 public final class MirrorAdmin implements AutoCloseable
 {
     static final String CLIENT_ID = "mirror-admin";
-
-    private static final Map<Short, Errors> KAFKA_ERRORS = new HashMap<>();
-
-    static
-    {
-        // Errors.forCode logs a warning for a code it does not know; the mirroring codes are such codes.
-        for (final Errors error : Errors.values())
-        {
-            KAFKA_ERRORS.put(error.code(), error);
-        }
-    }
 
     /** A topic's successful outcome: its name and a note from the broker, e.g. that a promotion is pending. */
     public record TopicOutcome(String topicName, String note)
@@ -258,7 +248,7 @@ public final class MirrorAdmin implements AutoCloseable
         {
             return null;
         }
-        final Errors kafka = KAFKA_ERRORS.get(code);
+        final Errors kafka = MirrorError.kafkaError(code);
         if (kafka != null)
         {
             return kafka.exception(message != null && !message.isEmpty() ? message : kafka.message());

@@ -2,7 +2,7 @@ package io.syncmirror.tools;
 
 import org.apache.kafka.common.errors.ApiException;
 
-import io.syncmirror.hwgate.MirrorError;
+import io.syncmirror.protocol.MirrorError;
 
 /**
  * A per-topic or per-request error code of a mirror RPC that kafka-clients' {@code Errors} does not know, such as

@@ -29,7 +29,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import io.syncmirror.hwgate.MirrorError;
+import io.syncmirror.protocol.MirrorError;
 import io.syncmirror.protocol.AddTopicsToMirrorRequestData;
 import io.syncmirror.protocol.AddTopicsToMirrorResponseData;
 import io.syncmirror.protocol.CreateClusterMirrorRequestData;
@@ -495,6 +495,56 @@ class ClusterMirrorsCommandTest
             final DescribeClusterMirrorsRequestData sent = (DescribeClusterMirrorsRequestData)broker.requests().get(0);
             assertEquals(List.of("east"), sent.mirrorNames());
             assertFalse(sent.localPartitionsOnly());
+        }
+    }
+
+    @Test
+    @DisplayName("AM-18 --describe --failed prints only the partitions that are FAILED or carry an error")
+    void shouldDescribeOnlyFailingPartitions() throws Exception
+    {
+        try (FakeMirrorBroker broker = answering(new DescribeClusterMirrorsResponseData().setMirrors(
+            List.of(eastMirror()))))
+        {
+            final Result result = run("--bootstrap-server", bootstrap(broker), "--describe", "--mirror", "east",
+                "--failed");
+            assertEquals(ClusterMirrorsCommand.EXIT_OK, result.exit(), result.err());
+            final List<String> lines = result.out().lines().toList();
+            assertEquals("Mirror: east\tSource: src:9092\tInclude: orders-.*,payments\tExclude: (none)", lines.get(0));
+            assertTrue(lines.get(2).matches("east +orders-1 +1 +FAILED +- +- +- +REQUEST_TIMED_OUT: source fetch "
+                + "timed out"), lines.get(2));
+            assertEquals("Topic orders-1: released by source - recovery in flight", lines.get(3));
+            assertEquals(4, lines.size(), result.out());
+        }
+    }
+
+    @Test
+    @DisplayName("AM-18 --describe --json prints one JSON document with every field, names for codes and states, "
+        + "null for what is unknown; with --failed only the failing partitions")
+    void shouldDescribeAsJson() throws Exception
+    {
+        try (FakeMirrorBroker broker = answering(new DescribeClusterMirrorsResponseData().setMirrors(
+            List.of(eastMirror().setMirrorConfigs(List.of("acl.sync.enable=true"))))))
+        {
+            final Result result = run("--bootstrap-server", bootstrap(broker), "--describe", "--json");
+            assertEquals(ClusterMirrorsCommand.EXIT_OK, result.exit(), result.err());
+            final String json = result.out().trim();
+            assertTrue(json.startsWith("{\"mirrors\":[{\"name\":\"east\",\"error\":null,\"message\":null,"
+                + "\"sourceBootstrapServers\":\"src:9092\",\"include\":[\"orders-.*\",\"payments\"],\"exclude\":[],"
+                + "\"configs\":[\"acl.sync.enable=true\"],\"topics\":[{\"name\":\"orders-1\""), json);
+            assertTrue(json.contains("{\"partition\":0,\"state\":\"MIRRORING\",\"sourceOffset\":120,"
+                + "\"destinationOffset\":100,\"lag\":20,"), json);
+            assertTrue(json.contains("{\"partition\":1,\"state\":\"FAILED\",\"sourceOffset\":null,"
+                + "\"destinationOffset\":null,\"lag\":null,"), json);
+            assertTrue(json.contains("\"lastError\":\"REQUEST_TIMED_OUT\",\"lastErrorMessage\":\"source fetch timed "
+                + "out\""), json);
+            assertTrue(json.contains("\"state\":\"STATE_9\""), json);
+            assertTrue(json.endsWith("]}]}]}"), json);
+            assertEquals(json.chars().filter(c -> c == '{').count(), json.chars().filter(c -> c == '}').count());
+
+            final String failed = run("--bootstrap-server", bootstrap(broker), "--describe", "--json", "--failed")
+                .out();
+            assertTrue(failed.contains("\"partition\":1,") && !failed.contains("\"partition\":0,")
+                && !failed.contains("\"partition\":2,"), failed);
         }
     }
 

@@ -19,7 +19,7 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.TopicPartitionInfo;
 
 import io.syncmirror.broker.cluster.EmbeddedCluster;
-import io.syncmirror.broker.mirror.MirrorPartitionState;
+import io.syncmirror.protocol.MirrorPartitionState;
 import io.syncmirror.broker.replica.ReplicaConfig;
 import io.syncmirror.broker.server.BrokerConfig;
 import io.syncmirror.protocol.CreateClusterMirrorRequestData;
@@ -394,7 +394,7 @@ public final class MirroredClusters implements AutoCloseable
                     }
                     else
                     {
-                        progress.otherStates.merge(stateName(partition.state()), 1, Integer::sum);
+                        progress.otherStates.merge(MirrorPartitionState.nameOf(partition.state()), 1, Integer::sum);
                         if (partition.lastErrorMessage() != null && !partition.lastErrorMessage().isEmpty())
                         {
                             progress.lastError = partition.lastErrorMessage();
@@ -404,18 +404,6 @@ public final class MirroredClusters implements AutoCloseable
             }
         }
         return progress;
-    }
-
-    private static String stateName(final byte state)
-    {
-        try
-        {
-            return MirrorPartitionState.forId(state).name();
-        }
-        catch (final IllegalArgumentException ex)
-        {
-            return "state " + state;
-        }
     }
 
     private static void sleepUntilNextPoll(final long deadlineNs, final String what)

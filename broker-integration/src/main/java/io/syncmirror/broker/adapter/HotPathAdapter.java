@@ -5,7 +5,7 @@ import org.apache.kafka.common.Uuid;
 import io.syncmirror.hwgate.AckOutcome;
 import io.syncmirror.hwgate.DelayedProducePurgatory;
 import io.syncmirror.hwgate.HighWatermarkGate;
-import io.syncmirror.hwgate.MirrorError;
+import io.syncmirror.protocol.MirrorError;
 import io.syncmirror.hwgate.OwnerWakeup;
 import io.syncmirror.hwgate.ProduceCompletionHandler;
 import io.syncmirror.hwgate.RequestShard;

@@ -26,6 +26,7 @@ import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.syncmirror.protocol.MirrorPartitionState;
 import io.syncmirror.broker.metadata.MetadataImage;
 import io.syncmirror.broker.metadata.MirrorDefinition;
 import io.syncmirror.broker.metadata.MirrorTopicConfig;

@@ -13,6 +13,7 @@ import java.util.function.Supplier;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.Errors;
 
+import io.syncmirror.protocol.MirrorPartitionState;
 import io.syncmirror.broker.controller.MirrorMetadataManager;
 import io.syncmirror.broker.metadata.BrokerEndpoint;
 import io.syncmirror.broker.metadata.MetadataImage;

@@ -16,6 +16,7 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.syncmirror.protocol.MirrorPartitionState;
 import io.syncmirror.broker.metadata.MetadataImage;
 import io.syncmirror.broker.metadata.PartitionState;
 import io.syncmirror.broker.metadata.SyncCommitFence;

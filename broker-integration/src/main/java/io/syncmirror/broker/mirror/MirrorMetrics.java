@@ -30,6 +30,7 @@ import org.apache.kafka.common.utils.internals.Sanitizer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.syncmirror.protocol.MirrorPartitionState;
 import io.syncmirror.broker.mirror.sync.RejectReason;
 
 /**

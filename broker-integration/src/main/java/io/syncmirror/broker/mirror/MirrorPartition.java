@@ -6,6 +6,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.Errors;
 
+import io.syncmirror.protocol.MirrorPartitionState;
 import io.syncmirror.broker.mirror.sync.SyncPartition;
 import io.syncmirror.broker.replica.Partition;
 

@@ -5,6 +5,8 @@ import java.nio.charset.StandardCharsets;
 
 import org.apache.kafka.common.Uuid;
 
+import io.syncmirror.protocol.MirrorPartitionState;
+
 /**
  * One mirror partition's record in the compacted {@code __mirror_state} topic: the key names the partition, the
  * value is its coordinator state. Immutable.

@@ -7,6 +7,8 @@ import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.syncmirror.protocol.MirrorPartitionState;
+
 /**
  * The coordinator's writes of its partitions' states to {@code __mirror_state}: each partition's record in memory
  * is the one last written (or being written), and a write sent without waiting holds the partition's next step

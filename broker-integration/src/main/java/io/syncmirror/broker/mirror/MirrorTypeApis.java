@@ -14,6 +14,7 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 
+import io.syncmirror.protocol.MirrorPartitionState;
 import io.syncmirror.broker.metadata.BrokerEndpoint;
 import io.syncmirror.broker.metadata.MetadataImage;
 import io.syncmirror.broker.metadata.MirrorDefinition;

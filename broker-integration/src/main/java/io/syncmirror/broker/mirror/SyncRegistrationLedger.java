@@ -14,7 +14,7 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.ApiError;
 
-import io.syncmirror.hwgate.MirrorError;
+import io.syncmirror.protocol.MirrorError;
 
 /**
  * The source cluster's sync registration ledger (the sync text's MirrorSyncRegistration coordinator record):

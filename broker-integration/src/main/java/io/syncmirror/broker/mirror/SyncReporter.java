@@ -25,7 +25,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.syncmirror.broker.replica.Partition;
-import io.syncmirror.hwgate.MirrorError;
+import io.syncmirror.protocol.MirrorError;
 import io.syncmirror.protocol.FetchRequestCodec;
 import io.syncmirror.protocol.MirrorReplicaInfo;
 import io.syncmirror.protocol.MirrorWireClient;

@@ -38,7 +38,7 @@ import io.syncmirror.fetch.FetchSession;
 import io.syncmirror.fetch.FetchSessionCache;
 import io.syncmirror.fetch.TopicNameResolver;
 import io.syncmirror.hwgate.AckOutcome;
-import io.syncmirror.hwgate.MirrorError;
+import io.syncmirror.protocol.MirrorError;
 import io.syncmirror.hwgate.RequestShard;
 
 /**

@@ -10,6 +10,7 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.utils.Time;
 
+import io.syncmirror.protocol.MirrorPartitionState;
 import io.syncmirror.broker.metadata.MetadataListener;
 import io.syncmirror.broker.metadata.MirrorDefinition;
 import io.syncmirror.broker.metadata.PartitionState;

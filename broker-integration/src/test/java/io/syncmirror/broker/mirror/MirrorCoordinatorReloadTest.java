@@ -17,6 +17,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import io.syncmirror.protocol.MirrorPartitionState;
 import io.syncmirror.broker.metadata.BrokerMetadataApplier;
 import io.syncmirror.broker.metadata.MetadataRecord;
 import io.syncmirror.broker.metadata.MetadataRecordCodec;

@@ -24,6 +24,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import io.syncmirror.protocol.MirrorPartitionState;
 import io.syncmirror.broker.metadata.BrokerMetadataApplier;
 import io.syncmirror.broker.metadata.MetadataRecord;
 import io.syncmirror.broker.metadata.MetadataRecordCodec;
@@ -34,7 +35,7 @@ import io.syncmirror.broker.mirror.sync.RemotePartition;
 import io.syncmirror.broker.replica.Partition;
 import io.syncmirror.broker.replica.ReplicaManager;
 import io.syncmirror.broker.storage.MemoryLogStore;
-import io.syncmirror.hwgate.MirrorError;
+import io.syncmirror.protocol.MirrorError;
 import io.syncmirror.protocol.MirrorType;
 import io.syncmirror.protocol.RegisterMirrorSyncTopicRequestData;
 import io.syncmirror.protocol.RegisterMirrorSyncTopicResponseData;

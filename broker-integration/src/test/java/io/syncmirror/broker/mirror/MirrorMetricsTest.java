@@ -27,6 +27,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.syncmirror.protocol.MirrorPartitionState;
+
 @Timeout(30)
 class MirrorMetricsTest
 {

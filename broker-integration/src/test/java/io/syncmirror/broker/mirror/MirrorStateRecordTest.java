@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.syncmirror.protocol.MirrorPartitionState;
+
 class MirrorStateRecordTest
 {
     private static final Uuid TOPIC_ID = Uuid.randomUuid();

@@ -12,7 +12,7 @@ import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-import io.syncmirror.hwgate.MirrorError;
+import io.syncmirror.protocol.MirrorError;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

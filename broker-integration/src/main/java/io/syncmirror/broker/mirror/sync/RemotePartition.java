@@ -1,6 +1,6 @@
 package io.syncmirror.broker.mirror.sync;
 
-import io.syncmirror.broker.mirror.MirrorPartitionState;
+import io.syncmirror.protocol.MirrorPartitionState;
 
 /** A mirror partition led by another broker: its state, lag, and how long its sync reports have failed. */
 public record RemotePartition(MirrorPartitionState state, long lag, long syncFailingForMs)

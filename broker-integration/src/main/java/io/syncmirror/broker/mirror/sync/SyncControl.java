@@ -14,8 +14,8 @@ import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.syncmirror.broker.mirror.MirrorPartitionState;
-import io.syncmirror.hwgate.MirrorError;
+import io.syncmirror.protocol.MirrorPartitionState;
+import io.syncmirror.protocol.MirrorError;
 import io.syncmirror.protocol.MirrorType;
 
 /**

@@ -6,7 +6,7 @@ import java.util.concurrent.CompletionException;
 
 import org.apache.kafka.common.protocol.Errors;
 
-import io.syncmirror.hwgate.MirrorError;
+import io.syncmirror.protocol.MirrorError;
 
 /** How the sync control names the errors and failures of its requests in its logs and promotion errors. */
 final class SyncFailures

@@ -19,10 +19,10 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 import io.syncmirror.broker.metadata.SyncCommitFence;
-import io.syncmirror.broker.mirror.MirrorPartitionState;
+import io.syncmirror.protocol.MirrorPartitionState;
 import io.syncmirror.broker.mirror.SyncRegistrationLedger;
 import io.syncmirror.broker.simulation.SimulatedEvents;
-import io.syncmirror.hwgate.MirrorError;
+import io.syncmirror.protocol.MirrorError;
 import io.syncmirror.protocol.MirrorType;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,17 +1,18 @@
-package io.syncmirror.hwgate;
+package io.syncmirror.protocol;
 
 import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-import static io.syncmirror.hwgate.MirrorError.MIRROR_SYNC_REPLICATION_TIMEOUT;
-import static io.syncmirror.hwgate.MirrorError.NOT_ENOUGH_REMOTE_REPLICAS_AFTER_APPEND;
-import static io.syncmirror.hwgate.MirrorError.NOT_ENOUGH_REPLICAS_AFTER_APPEND;
-import static io.syncmirror.hwgate.MirrorError.maybeDownConvertSyncMirrorError;
+import static io.syncmirror.protocol.MirrorError.MIRROR_SYNC_REPLICATION_TIMEOUT;
+import static io.syncmirror.protocol.MirrorError.NOT_ENOUGH_REMOTE_REPLICAS_AFTER_APPEND;
+import static io.syncmirror.protocol.MirrorError.NOT_ENOUGH_REPLICAS_AFTER_APPEND;
+import static io.syncmirror.protocol.MirrorError.maybeDownConvertSyncMirrorError;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
 
 class MirrorErrorTest
 {
@@ -94,13 +95,17 @@ class MirrorErrorTest
     }
 
     @Test
-    void shouldPackOutcomesWithTheirMirror()
+    void shouldNameEveryCodeKafkasAndOursAndEveryPartitionState()
     {
-        final int outcome = AckOutcome.of(NOT_ENOUGH_REMOTE_REPLICAS_AFTER_APPEND, 31);
-        assertEquals(NOT_ENOUGH_REMOTE_REPLICAS_AFTER_APPEND.code(), AckOutcome.errorCode(outcome));
-        assertEquals(31, AckOutcome.mirror(outcome));
-        assertEquals(-1, AckOutcome.mirror(AckOutcome.of(MirrorError.REQUEST_TIMED_OUT)));
-        assertEquals(0, AckOutcome.errorCode(AckOutcome.SUCCESS));
-        assertEquals("NOT_ENOUGH_REMOTE_REPLICAS_AFTER_APPEND(mirror 31)", AckOutcome.toString(outcome));
+        assertEquals("NOT_CONTROLLER", MirrorError.nameOf(Errors.NOT_CONTROLLER.code()));
+        assertEquals("MIRROR_SYNC_VERSION_MISMATCH", MirrorError.nameOf((short)142));
+        assertEquals("ERROR_999", MirrorError.nameOf((short)999));
+        assertEquals("INVALID_SYNC_REGISTRATION: " + MirrorError.INVALID_SYNC_REGISTRATION.message(),
+            MirrorError.describe(MirrorError.INVALID_SYNC_REGISTRATION.code(), null));
+        assertEquals("REQUEST_TIMED_OUT: slow", MirrorError.describe(Errors.REQUEST_TIMED_OUT.code(), "slow"));
+        assertSame(Errors.NOT_CONTROLLER, MirrorError.kafkaError(Errors.NOT_CONTROLLER.code()));
+        assertNull(MirrorError.kafkaError(142));
+        assertEquals("FAILED", MirrorPartitionState.nameOf(5));
+        assertEquals("STATE_9", MirrorPartitionState.nameOf(9));
     }
 }

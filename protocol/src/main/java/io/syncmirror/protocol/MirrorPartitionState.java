@@ -1,4 +1,4 @@
-package io.syncmirror.broker.mirror;
+package io.syncmirror.protocol;
 
 /**
  * The lifecycle of one mirror partition on the destination (KIP-1279, Figure 3), with the byte each state has in
@@ -34,6 +34,12 @@ public enum MirrorPartitionState
     public byte id()
     {
         return id;
+    }
+
+    /** The name of the state with this id, or {@code STATE_<id>} for one this version does not know. */
+    public static String nameOf(final int id)
+    {
+        return id >= 0 && id < BY_ID.length ? BY_ID[id].name() : "STATE_" + id;
     }
 
     /** The state with this id; throws IllegalArgumentException for an unknown one (a corrupt record). */

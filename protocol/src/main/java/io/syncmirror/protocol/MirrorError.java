@@ -1,8 +1,11 @@
-package io.syncmirror.hwgate;
+package io.syncmirror.protocol;
+
+import org.apache.kafka.common.protocol.Errors;
 
 /**
  * The error codes the sync ack path answers with, and the new codes of the cluster mirroring protocols, each
- * with its wire code, retriability and meaning. Immutable.
+ * with its wire code, retriability and meaning; and the one lookup of any code's name and default message, Kafka's
+ * or ours, for the tools and the broker. Immutable.
  *
  * <p>Codes that Kafka already defines keep Kafka's numbers. The new codes take numbers above Kafka 4.4's
  * highest code (136), in the order the sync mirroring text introduces them; a test checks that none of them
@@ -84,6 +87,54 @@ public enum MirrorError
     public String message(final String mirrorName)
     {
         return mirrorName == null ? message : message + " Mirror: " + mirrorName + '.';
+    }
+
+    /**
+     * Kafka's errors by code, loaded on first use only: the hot path (hwgate) uses this enum without kafka-clients
+     * on its class path. Errors.forCode would log a warning for each of our codes.
+     */
+    private static final class KafkaErrors
+    {
+        static final java.util.Map<Short, Errors> BY_CODE = new java.util.HashMap<>();
+
+        static
+        {
+            for (final Errors error : Errors.values())
+            {
+                BY_CODE.put(error.code(), error);
+            }
+        }
+    }
+
+    /** Kafka's error with wire code {@code code}, or null (Errors.forCode would log a warning for ours). */
+    public static Errors kafkaError(final int code)
+    {
+        return code >= Short.MIN_VALUE && code <= Short.MAX_VALUE ? KafkaErrors.BY_CODE.get((short)code) : null;
+    }
+
+    /** The name of an error code, Kafka's or a mirroring one, or {@code ERROR_<code>} when neither defines it. */
+    public static String nameOf(final short code)
+    {
+        final Errors kafka = KafkaErrors.BY_CODE.get(code);
+        if (kafka != null)
+        {
+            return kafka.name();
+        }
+        final MirrorError mirror = forCode(code);
+        return mirror != null ? mirror.name() : "ERROR_" + code;
+    }
+
+    /** {@code NAME: message}, with the code's default message when {@code message} is empty. */
+    public static String describe(final short code, final String message)
+    {
+        String text = message;
+        if (text == null || text.isEmpty())
+        {
+            final Errors kafka = KafkaErrors.BY_CODE.get(code);
+            final MirrorError mirror = forCode(code);
+            text = kafka != null ? kafka.message() : mirror != null ? mirror.message() : null;
+        }
+        return text == null || text.isEmpty() ? nameOf(code) : nameOf(code) + ": " + text;
     }
 
     /** The error with wire code {@code code}, or null when this enum does not define it. */
