@@ -1126,6 +1126,10 @@ public final class Partition
         }
         final long hw = log.highWatermark();
         final long leaderLeo = log.logEndOffset();
+        // A floor above this log's end came from a report built before a truncation (the reporter raises it
+        // without the append lock): what was cut was never acknowledged (hazard 1), and a follower holding the
+        // whole log must be able to join, or an ISR under its minimum would freeze the source's gate for good.
+        final long joinFloor = Math.min(syncIsrJoinFloor, leaderLeo);
         final java.util.ArrayList<Integer> next = new java.util.ArrayList<>(current.replicas.size());
         boolean changed = false;
         for (int index = 0; index < current.replicas.size(); index++)
@@ -1150,7 +1154,7 @@ public final class Partition
             {
                 changed = true;
             }
-            else if (followerLeo.get(index) >= Math.max(Math.max(hw, syncIsrJoinFloor), leaderEpochStartOffset) &&
+            else if (followerLeo.get(index) >= Math.max(Math.max(hw, joinFloor), leaderEpochStartOffset) &&
                 followerLeo.get(index) >= 0 &&
                 nowMs - lastCaughtUpTimeMs.get(index) <= lagTimeMaxMs && eligible.test(id))
             {

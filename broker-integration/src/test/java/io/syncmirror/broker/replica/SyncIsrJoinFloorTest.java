@@ -90,4 +90,17 @@ class SyncIsrJoinFloorTest
         replicas.maybeChangeIsr(partition, nowMs.get());
         assertEquals(List.of(List.of(1, 2, 3)), isrChannel.asked);
     }
+
+    @Test
+    @DisplayName("hazard 2: a floor above the leader's log (raised by a report built before the log was truncated) "
+        + "does not keep out a follower that holds the whole log")
+    void shouldLetAFollowerHoldingTheWholeLogJoinAfterATruncation()
+    {
+        assertEquals(6, partition.truncateAsMirrorLeader(6, false, nowMs.get(), true));
+        // The reporter read the ISR's LEOs (10) before the truncation and raises the floor after it.
+        partition.syncIsrJoinFloor(10);
+        partition.onFollowerFetch(partition.role(), 3, 6, nowMs.get());
+        replicas.maybeChangeIsr(partition, nowMs.get());
+        assertEquals(List.of(List.of(1, 2, 3)), isrChannel.asked, "records 6..9 were cut: the source acked none");
+    }
 }
