@@ -61,7 +61,8 @@ import io.syncmirror.broker.network.RequestHandler;
  * only the allowed resources reach the handler, in a request of their own, and the denied ones' errors are added
  * to its answer.</li>
  * </ul>
- * A request with nothing denied is not handled here. Stateless.
+ * A request with nothing denied is not handled here, except OffsetFetch, whose all-topics form names no topic to
+ * check beforehand. Stateless.
  */
 final class PartialAnswers
 {
