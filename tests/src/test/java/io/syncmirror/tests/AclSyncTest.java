@@ -5,7 +5,6 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -19,8 +18,6 @@ import org.apache.kafka.clients.admin.ScramCredentialInfo;
 import org.apache.kafka.clients.admin.ScramMechanism;
 import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.acl.AccessControlEntry;
 import org.apache.kafka.common.acl.AclBinding;
 import org.apache.kafka.common.acl.AclBindingFilter;
@@ -30,7 +27,6 @@ import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
-import org.apache.kafka.tools.AclCommand;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -159,24 +155,6 @@ class AclSyncTest
         }
     }
 
-    private Map<String, Object> alice()
-    {
-        final Map<String, Object> settings = security.clientOverrides();
-        settings.put("sasl.jaas.config", "org.apache.kafka.common.security.scram.ScramLoginModule required "
-            + "username=\"alice\" password=\"alice-secret\";");
-        return settings;
-    }
-
-    private KafkaTools.Output acls(final EmbeddedCluster cluster, final String... args) throws Exception
-    {
-        final List<String> all = new ArrayList<>(List.of("--bootstrap-server", cluster.bootstrapServers(),
-            "--command-config", operatorConfig.toString()));
-        all.addAll(List.of(args));
-        final KafkaTools.Output output = KafkaTools.run("kafka-acls", AclCommand::main, all);
-        assertEquals(0, output.status(), output::toString);
-        return output;
-    }
-
     private static String mirrorCli(final String... args)
     {
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -184,37 +162,6 @@ class AclSyncTest
             new PrintStream(out, true, StandardCharsets.UTF_8));
         assertEquals(0, exit, () -> String.join(" ", args) + "\n" + out.toString(StandardCharsets.UTF_8));
         return out.toString(StandardCharsets.UTF_8);
-    }
-
-    /** Waits until the user's acks=all record goes through (its login and grants reach the broker first). */
-    private static void awaitProduce(final String bootstrap, final Map<String, Object> user)
-        throws InterruptedException
-    {
-        Clients.awaitCondition(() ->
-        {
-            try
-            {
-                produce(bootstrap, user);
-                return true;
-            }
-            catch (final Exception e)
-            {
-                return false;
-            }
-        }, 30_000, "the user never produced to " + bootstrap);
-    }
-
-    private static void produce(final String bootstrap, final Map<String, Object> user) throws Exception
-    {
-        final Map<String, Object> settings = new HashMap<>(user);
-        settings.put("max.block.ms", 10_000);
-        settings.put("delivery.timeout.ms", 15_000);
-        settings.put("request.timeout.ms", 5_000);
-        try (KafkaProducer<byte[], byte[]> producer = Clients.producer(bootstrap, settings))
-        {
-            producer.send(new ProducerRecord<>(TOPIC, "r".getBytes(StandardCharsets.UTF_8))).get(20,
-                TimeUnit.SECONDS);
-        }
     }
 
     /** Whether the user, in {@code group}, reads a record of the topic within 30 s and commits it. */
@@ -236,5 +183,26 @@ class AclSyncTest
             }
             return false;
         }
+    }
+
+    private Map<String, Object> alice()
+    {
+        return AuthorizedClients.user(security, "alice", "alice-secret");
+    }
+
+    private KafkaTools.Output acls(final EmbeddedCluster cluster, final String... args) throws Exception
+    {
+        return AuthorizedClients.acls(cluster.bootstrapServers(), operatorConfig, args);
+    }
+
+    private static void awaitProduce(final String bootstrap, final Map<String, Object> user)
+        throws InterruptedException
+    {
+        AuthorizedClients.awaitProduce(bootstrap, TOPIC, user);
+    }
+
+    private static void produce(final String bootstrap, final Map<String, Object> user) throws Exception
+    {
+        AuthorizedClients.produce(bootstrap, TOPIC, user);
     }
 }

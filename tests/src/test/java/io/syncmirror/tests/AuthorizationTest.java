@@ -27,8 +27,6 @@ import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AccessControlEntry;
 import org.apache.kafka.common.acl.AclBinding;
@@ -307,54 +305,6 @@ class AuthorizationTest
         return out;
     }
 
-    private KafkaTools.Output acls(final EmbeddedCluster cluster, final String... args) throws Exception
-    {
-        final List<String> all = new java.util.ArrayList<>(List.of("--bootstrap-server", cluster.bootstrapServers(),
-            "--command-config", operatorConfig.toString()));
-        all.addAll(List.of(args));
-        final KafkaTools.Output output = KafkaTools.run("kafka-acls", AclCommand::main, all);
-        assertEquals(0, output.status(), output::toString);
-        return output;
-    }
-
-    private Map<String, Object> user(final String name, final String password)
-    {
-        final Map<String, Object> settings = security.clientOverrides();
-        settings.put("sasl.jaas.config", "org.apache.kafka.common.security.scram.ScramLoginModule required "
-            + "username=\"" + name + "\" password=\"" + password + "\";");
-        return settings;
-    }
-
-    /** Waits until the user's first acks=all record goes through (its SCRAM login reaches every broker first). */
-    private void awaitProduce(final EmbeddedCluster cluster, final Map<String, Object> user)
-        throws InterruptedException
-    {
-        Clients.awaitCondition(() ->
-        {
-            try
-            {
-                produce(cluster.bootstrapServers(), user);
-                return true;
-            }
-            catch (final Exception e)
-            {
-                return false;
-            }
-        }, 30_000, "the user never produced");
-    }
-
-    private static void produce(final String bootstrap, final Map<String, Object> user) throws Exception
-    {
-        final Map<String, Object> settings = new HashMap<>(user);
-        settings.put("max.block.ms", 10_000);
-        settings.put("delivery.timeout.ms", 15_000);
-        settings.put("request.timeout.ms", 5_000);
-        try (KafkaProducer<byte[], byte[]> producer = Clients.producer(bootstrap, settings))
-        {
-            producer.send(new ProducerRecord<>(TOPIC, "r".getBytes())).get(20, TimeUnit.SECONDS);
-        }
-    }
-
     /** Subscribes with {@code group}, reads until it has records, commits them; throws what the consumer throws. */
     private static List<ConsumerRecord<byte[], byte[]>> consume(final EmbeddedCluster cluster,
         final Map<String, Object> user, final String group)
@@ -373,5 +323,26 @@ class AuthorizationTest
             consumer.commitSync();
             return records;
         }
+    }
+
+    private KafkaTools.Output acls(final EmbeddedCluster cluster, final String... args) throws Exception
+    {
+        return AuthorizedClients.acls(cluster.bootstrapServers(), operatorConfig, args);
+    }
+
+    private Map<String, Object> user(final String name, final String password)
+    {
+        return AuthorizedClients.user(security, name, password);
+    }
+
+    private static void awaitProduce(final EmbeddedCluster cluster, final Map<String, Object> user)
+        throws InterruptedException
+    {
+        AuthorizedClients.awaitProduce(cluster.bootstrapServers(), TOPIC, user);
+    }
+
+    private static void produce(final String bootstrap, final Map<String, Object> user) throws Exception
+    {
+        AuthorizedClients.produce(bootstrap, TOPIC, user);
     }
 }
