@@ -253,11 +253,8 @@ public final class DescribeClusterMirrorsResponseData extends MirrorStruct imple
             {
                 return List.of();
             }
-            final byte[] bytes = new byte[WireCodec.sizeOfCompactStringArray(mirrorConfigs)];
-            WireCodec.writeCompactStringArray(new org.apache.kafka.common.protocol.ByteBufferAccessor(
-                java.nio.ByteBuffer.wrap(bytes)), mirrorConfigs, "DescribeClusterMirrorsResponse.Mirrors.MirrorConfigs",
-                false);
-            return List.of(new RawTaggedField(MIRROR_CONFIGS_TAG, bytes));
+            return List.of(encodeStringsAsTaggedField(MIRROR_CONFIGS_TAG, mirrorConfigs,
+                "DescribeClusterMirrorsResponse.Mirrors.MirrorConfigs"));
         }
 
         @Override

@@ -242,6 +242,15 @@ public abstract class MirrorStruct implements Message
         return new RawTaggedField(tag, buffer.array());
     }
 
+    /** A non-null string array encoded as the value of tagged field {@code tag}. */
+    protected static RawTaggedField encodeStringsAsTaggedField(final int tag, final List<String> values,
+        final String field)
+    {
+        final ByteBuffer buffer = ByteBuffer.allocate(WireCodec.sizeOfCompactStringArray(values));
+        WireCodec.writeCompactStringArray(new ByteBufferAccessor(buffer), values, field, false);
+        return new RawTaggedField(tag, buffer.array());
+    }
+
     private void checkVersion(final short version)
     {
         if (version != VERSION_0)

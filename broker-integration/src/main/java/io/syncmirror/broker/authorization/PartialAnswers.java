@@ -253,6 +253,10 @@ final class PartialAnswers
         final OffsetFetchRequestData data = request.data();
         return rewrite(context, request, delegate, OffsetFetchResponse.class, response ->
         {
+            // Each topic is checked once, however many groups name it.
+            final java.util.Map<String, Boolean> describable = new java.util.HashMap<>();
+            final java.util.function.Predicate<String> denied = topic -> !describable.computeIfAbsent(topic,
+                name -> auth.allowed(context, AclOperation.DESCRIBE, ResourceType.TOPIC, name));
             final OffsetFetchResponseData answer = response.data();
             if (data.groups().isEmpty())
             {
@@ -262,12 +266,22 @@ final class PartialAnswers
                     answer.setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code()).topics().clear();
                     return;
                 }
-                answer.topics().removeIf(t -> data.topics() == null && !auth.allowed(context, AclOperation.DESCRIBE,
-                    ResourceType.TOPIC, t.name()));
-                answer.topics().stream().filter(t -> !auth.allowed(context, AclOperation.DESCRIBE,
-                    ResourceType.TOPIC, t.name())).forEach(t -> t.partitions().forEach(p -> p.setCommittedOffset(-1)
-                        .setCommittedLeaderEpoch(-1).setMetadata("")
-                        .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code())));
+                for (final java.util.Iterator<OffsetFetchResponseData.OffsetFetchResponseTopic> it =
+                    answer.topics().iterator(); it.hasNext(); )
+                {
+                    final OffsetFetchResponseData.OffsetFetchResponseTopic topic = it.next();
+                    if (!denied.test(topic.name()))
+                    {
+                        continue;
+                    }
+                    if (data.topics() == null)
+                    {
+                        it.remove();
+                        continue;
+                    }
+                    topic.partitions().forEach(p -> p.setCommittedOffset(-1).setCommittedLeaderEpoch(-1)
+                        .setMetadata("").setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code()));
+                }
                 return;
             }
             final Set<String> allTopics = new HashSet<>();
@@ -279,12 +293,22 @@ final class PartialAnswers
                     group.setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code()).topics().clear();
                     continue;
                 }
-                group.topics().removeIf(t -> allTopics.contains(group.groupId()) && !auth.allowed(context,
-                    AclOperation.DESCRIBE, ResourceType.TOPIC, auth.topicName(t.name(), t.topicId())));
-                group.topics().stream().filter(t -> !auth.allowed(context, AclOperation.DESCRIBE, ResourceType.TOPIC,
-                    auth.topicName(t.name(), t.topicId()))).forEach(t -> t.partitions().forEach(p ->
-                        p.setCommittedOffset(-1).setCommittedLeaderEpoch(-1).setMetadata("")
-                            .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code())));
+                for (final java.util.Iterator<OffsetFetchResponseData.OffsetFetchResponseTopics> it =
+                    group.topics().iterator(); it.hasNext(); )
+                {
+                    final OffsetFetchResponseData.OffsetFetchResponseTopics topic = it.next();
+                    if (!denied.test(auth.topicName(topic.name(), topic.topicId())))
+                    {
+                        continue;
+                    }
+                    if (allTopics.contains(group.groupId()))
+                    {
+                        it.remove();
+                        continue;
+                    }
+                    topic.partitions().forEach(p -> p.setCommittedOffset(-1).setCommittedLeaderEpoch(-1)
+                        .setMetadata("").setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code()));
+                }
             }
         });
     }

@@ -59,8 +59,8 @@ final class MirrorAclControl
         entries.values().forEach(out);
     }
 
-    /** What one sync changed. */
-    record SyncCounts(int added, int removed, int inForce, int held)
+    /** What one sync changed; {@code changed} when it emitted any record. */
+    record SyncCounts(int added, int removed, int inForce, int held, boolean changed)
     {
         @Override
         public String toString()
@@ -77,6 +77,7 @@ final class MirrorAclControl
      */
     SyncCounts sync(final String mirrorName, final Set<StandardAcl> inForce, final Set<StandardAcl> held)
     {
+        final long before = writer.nextOffset();
         final Map<StandardAcl, MetadataRecord.MirrorAcl> currentInForce = new HashMap<>();
         final Map<StandardAcl, MetadataRecord.MirrorAcl> currentHeld = new HashMap<>();
         for (final MetadataRecord.MirrorAcl entry : mirrorEntries(mirrorName))
@@ -124,7 +125,7 @@ final class MirrorAclControl
                     MetadataRecord.Acl.of(newEntryId(), acl)));
             }
         }
-        return new SyncCounts(added, removed, inForce.size(), held.size());
+        return new SyncCounts(added, removed, inForce.size(), held.size(), writer.nextOffset() != before);
     }
 
     /**

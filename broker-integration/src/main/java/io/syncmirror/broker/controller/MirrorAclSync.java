@@ -102,7 +102,7 @@ final class MirrorAclSync
         {
             errors.add("ACL sync failed: " + result.messageOrDefault());
         }
-        else if (!result.messageOrDefault().startsWith("0 ACL(s) added, 0 removed"))
+        else if (result.message() != null)
         {
             LOG.info("Mirror '{}': ACLs synced from the source ({})", mirror.name(), result.messageOrDefault());
         }

@@ -513,7 +513,8 @@ final class MirrorControl
         }
         final MirrorAclControl.SyncCounts counts = mirrorAcls.sync(mirrorName, inForce, held);
         writer.commit();
-        return MirrorOpResult.ok(counts.toString());
+        // No message when nothing changed: the manager logs only the syncs that changed something.
+        return counts.changed() ? MirrorOpResult.ok(counts.toString()) : MirrorOpResult.OK;
     }
 
     /**

@@ -120,11 +120,17 @@ class MirrorAclSyncTest
         return apis.onEventThread(read).get(5, TimeUnit.SECONDS);
     }
 
-    /** The ACLs in force on the controller. */
+    /** The ACLs in force on this test's controller. */
     private Set<AclBinding> aclsHere() throws Exception
     {
-        return onController(c -> c.snapshotRecords().stream().filter(r -> r instanceof MetadataRecord.Acl)
-            .map(r -> ((MetadataRecord.Acl) r).acl().toBinding()).collect(Collectors.toSet()));
+        return onController(MirrorAclSyncTest::aclsInForce);
+    }
+
+    /** The ACLs in force on {@code controller}, from its state as a snapshot writes it. */
+    private static Set<AclBinding> aclsInForce(final Controller controller)
+    {
+        return controller.snapshotRecords().stream().filter(r -> r instanceof MetadataRecord.Acl)
+            .map(r -> ((MetadataRecord.Acl) r).acl().toBinding()).collect(Collectors.toSet());
     }
 
     private Set<AclBinding> held() throws Exception
@@ -263,10 +269,7 @@ class MirrorAclSyncTest
             assertEquals(before, batch.baseOffset());
         }
         assertEquals(1, batches, "the grant, the entries' removal and mirror.name in one batch");
-        final Set<AclBinding> inForce = restarted.snapshotRecords().stream()
-            .filter(r -> r instanceof MetadataRecord.Acl).map(r -> ((MetadataRecord.Acl) r).acl().toBinding())
-            .collect(Collectors.toSet());
-        assertEquals(Set.of(read, write), inForce, "payments is still a read-only mirror topic");
+        assertEquals(Set.of(read, write), aclsInForce(restarted), "payments is still a read-only mirror topic");
         assertEquals(Set.of(payWrite.pattern().name()), restarted.mirrorAcls(MIRROR).stream()
             .map(e -> e.acl().resourceName()).collect(Collectors.toSet()), "orders' ACLs are no longer the mirror's");
         assertFalse(restarted.mirrorAcls(MIRROR).isEmpty());
