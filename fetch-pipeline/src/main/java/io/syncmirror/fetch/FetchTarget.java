@@ -51,6 +51,17 @@ public interface FetchTarget
         onPartitionError(partition, error);
     }
 
+    /**
+     * The leader of epoch {@code leaderEpoch} answered a fetch at this partition's position (its fetch offset and
+     * last fetched epoch) without an error or a diverging epoch, in an incremental response that left the
+     * partition out because nothing was new: the log matches the leader's history up to its end. Called once per
+     * position the partition was started or truncated to; {@link #onRecords} says the same when the response names
+     * the partition.
+     */
+    default void onPositionConfirmed(final TopicPartition partition, final int leaderEpoch)
+    {
+    }
+
     /** The epoch of the log's last batch (LastFetchedEpoch), -1 if the log is empty or has no epochs. */
     int latestEpoch(TopicPartition partition);
 

@@ -67,6 +67,8 @@ public final class FetcherEngine
     private final AtomicBoolean immediateFetchRequested = new AtomicBoolean();
     /** Partitions not in FETCHING (delayed or truncating), so that retries never walk the whole set. */
     private final ArrayList<Partition> notFetching = new ArrayList<>();
+    /** Partitions whose current position no response has answered yet: few, and only after a start or a cut. */
+    private final ArrayList<Partition> unconfirmed = new ArrayList<>();
     private volatile Runnable signal = () -> {};
 
     private CompletableFuture<FetchResponse> inFlight;
@@ -94,6 +96,8 @@ public final class FetcherEngine
         int divergingEpoch;
         long divergingEndOffset;
         FetchRequest.PartitionData requestData;
+        /** Started or truncated to its fetch offset and not yet answered there (see {@link #confirmPositions}). */
+        boolean positionUnconfirmed;
 
         Partition(final TopicIdPartition partition, final long fetchOffset, final int currentLeaderEpoch,
             final int partitionMaxBytes)
@@ -305,6 +309,7 @@ public final class FetcherEngine
             final Partition partition = new Partition(
                 command.partition(), fetchOffset, command.leaderEpoch(), config.partitionMaxBytes());
             refreshFromLog(partition);
+            awaitConfirmation(partition);
             final Partition replaced = partitions.put(partition.topicPartition, partition);
             if (replaced != null)
             {
@@ -455,6 +460,60 @@ public final class FetcherEngine
             }
             handlePartition(partition, entry.getValue(), nowMs);
         }
+        confirmPositions(data);
+    }
+
+    private void awaitConfirmation(final Partition partition)
+    {
+        if (!partition.positionUnconfirmed)
+        {
+            partition.positionUnconfirmed = true;
+            unconfirmed.add(partition);
+        }
+    }
+
+    /**
+     * Tells the target of each partition started or truncated since, whose position (fetch offset, last fetched
+     * epoch, current leader epoch) this response answered by leaving it out: an incremental response leaves out
+     * a partition with nothing new, but never one whose position diverges from the leader's log or fails its
+     * epoch check, so the log matches the leader's history up to its end. A partition the response names says
+     * the same through {@link FetchTarget#onRecords}. Without this a mirror whose log ends exactly where a new
+     * source leader's does would never learn that its log is valid there (hazard 1) until the source appends
+     * again, which a source waiting on that very mirror may never do.
+     */
+    private void confirmPositions(final Map<TopicPartition, FetchResponseData.PartitionData> answered)
+    {
+        if (unconfirmed.isEmpty())
+        {
+            return;
+        }
+        int kept = 0;
+        for (int i = 0; i < unconfirmed.size(); i++)
+        {
+            final Partition partition = unconfirmed.get(i);
+            if (!partition.positionUnconfirmed || partitions.get(partition.topicPartition) != partition)
+            {
+                partition.positionUnconfirmed = false;
+                continue;
+            }
+            final FetchRequest.PartitionData sent = partition.sessionData();
+            if (partition.state == PartitionFetchState.FETCHING && partition.currentLeaderEpoch >= 0 &&
+                sent != null && sent.equals(partition.requestData()) && !answered.containsKey(partition.topicPartition))
+            {
+                partition.positionUnconfirmed = false;
+                try
+                {
+                    target.onPositionConfirmed(partition.topicPartition, partition.currentLeaderEpoch);
+                }
+                catch (final RuntimeException e)
+                {
+                    LOG.warn("{}: confirming the fetch position failed", partition.topicPartition, e);
+                }
+                continue;
+            }
+            unconfirmed.set(kept++, partition);
+        }
+        unconfirmed.subList(kept, unconfirmed.size()).clear();
     }
 
     private void handlePartition(final Partition partition, final FetchResponseData.PartitionData data, final long nowMs)
@@ -483,6 +542,7 @@ public final class FetcherEngine
                         delay(partition, nowMs);
                         return;
                     }
+                    partition.positionUnconfirmed = false; // the target heard of this position in onRecords
                     if (records.sizeInBytes() > 0 || newOffset != partition.fetchOffset)
                     {
                         partition.fetchOffset = newOffset;
@@ -538,6 +598,7 @@ public final class FetcherEngine
         partition.divergingEpochPending = false;
         partition.state = PartitionFetchState.FETCHING;
         refreshFromLog(partition);
+        awaitConfirmation(partition);
     }
 
     private void delay(final Partition partition, final long nowMs)

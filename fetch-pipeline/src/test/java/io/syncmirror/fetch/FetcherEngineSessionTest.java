@@ -19,6 +19,7 @@ import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.FetchMetadata;
 import org.apache.kafka.common.requests.FetchRequest;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -269,6 +270,53 @@ class FetcherEngineSessionTest
         final FetchSession session = source.cache.get(id);
         assertEquals(2, session.size());
         assertEquals(4, session.currentLeaderEpoch(session.slotOf(TOPIC_ID, "t", 0)));
+    }
+
+    /** The position confirmations the target heard, in order. */
+    private List<String> confirmations()
+    {
+        return target.events.stream().filter(e -> e.startsWith("confirmed ")).toList();
+    }
+
+    @Test
+    @DisplayName("hazard 1: a position the leader answers by leaving it out of an incremental response (nothing new, "
+        + "nothing diverging) is confirmed to the target once, after a new leader epoch and after a truncation")
+    void aPositionAnsweredByOmissionIsConfirmedAfterANewEpochAndAfterATruncation()
+    {
+        final FakeSourceNode.LeaderPartition leader0 = source.partition(TOPIC_ID, "t", 0);
+        final FakeSourceNode.LeaderPartition leader1 = source.partition(TOPIC_ID, "t", 1);
+        FakeSourceNode.append(leader0, 5);
+        FakeSourceNode.append(leader1, 5);
+        establish(2);
+        engine.doWork(nowMs);
+        assertEquals(5L, engine.fetchOffset(partition(0).topicPartition()));
+        assertTrue(confirmations().isEmpty(), "the responses named both partitions, with records: onRecords said it");
+
+        // A new leader epoch whose log ends where ours does: its answer has nothing for the partition.
+        leader0.epoch = 1;
+        engine.addPartition(partition(0), 5L, 1);
+        engine.doWork(nowMs); // sends the request naming partition 0 at epoch 1
+        assertEquals(Map.of(partition(0), 5L), sent(source.lastRequest()));
+        assertTrue(confirmations().isEmpty(), "not before the answer");
+        engine.doWork(nowMs); // takes the incremental answer, which leaves partition 0 out
+        assertEquals(List.of("confirmed " + partition(0).topicPartition() + " at 5 epoch=1"), confirmations());
+        engine.doWork(nowMs);
+        engine.doWork(nowMs);
+        assertEquals(1, confirmations().size(), "once per position");
+
+        // The leader's epoch 0 ends at 3: the follower truncates, fetches at 3, and the answer leaves it out.
+        leader1.logEndOffset.set(3L);
+        leader1.highWatermark.set(3L);
+        leader1.diverging = new FetchResponseData.EpochEndOffset().setEpoch(0).setEndOffset(3L);
+        FakeSourceNode.append(leader0, 1); // something else in the same responses
+        engine.doWork(nowMs); // takes the answer to the idle request, sends the next
+        engine.doWork(nowMs); // takes the diverging epoch: truncated to 3; sends the new position
+        assertEquals(3L, engine.fetchOffset(partition(1).topicPartition()));
+        assertEquals(3L, sent(source.lastRequest()).get(partition(1)));
+        assertEquals(1, confirmations().size(), "not confirmed before a request carried the new position");
+        engine.doWork(nowMs);
+        assertEquals(List.of("confirmed " + partition(0).topicPartition() + " at 5 epoch=1",
+            "confirmed " + partition(1).topicPartition() + " at 3 epoch=0"), confirmations());
     }
 
     @Test

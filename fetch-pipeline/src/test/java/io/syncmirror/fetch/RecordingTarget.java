@@ -87,6 +87,12 @@ final class RecordingTarget implements FetchTarget
     }
 
     @Override
+    public void onPositionConfirmed(final TopicPartition partition, final int leaderEpoch)
+    {
+        events.add("confirmed " + partition + " at " + log(partition).logEndOffset + " epoch=" + leaderEpoch);
+    }
+
+    @Override
     public int latestEpoch(final TopicPartition partition)
     {
         return log(partition).latestEpoch;

@@ -258,6 +258,20 @@ final class MirrorFetchers implements AutoCloseable
         }
 
         @Override
+        public void onPositionConfirmed(final TopicPartition tp, final int leaderEpoch)
+        {
+            final MirrorPartition mirror = partitions.get(tp);
+            if (mirror != null && mirror.sourceLeaderEpoch == leaderEpoch && mirror.validatedSourceEpoch != leaderEpoch)
+            {
+                // The log ends exactly where this source leader's does (after a truncation, typically): nothing new
+                // came, but nothing diverges, so a report may be credited (hazard 1). Waiting for records instead
+                // could wait for good: the source appends nothing while its producers wait on this mirror's ack.
+                mirror.validatedSourceEpoch = leaderEpoch;
+                reporter.signal(mirror);
+            }
+        }
+
+        @Override
         public long onDivergingEpoch(final TopicPartition tp, final int epoch, final long endOffset)
         {
             final MirrorPartition mirror = partitions.get(tp);

@@ -447,6 +447,13 @@ final class SyncReporter implements AutoCloseable
         {
             return null;
         }
+        if (LOG.isTraceEnabled())
+        {
+            LOG.trace("Mirror '{}' {}: reporting LEOs {} ISR mask {} (gate {}, last reported {}, floor {}) min ISR {} "
+                + "leader epoch {} validated source epoch {}", mirrorName, state.mirror.topicPartition,
+                java.util.Arrays.toString(leos), isrMask, gateMask, state.reportedIsrMask, state.reportedMinLeo, minIsr,
+                leaderEpoch, validatedEpoch);
+        }
         state.lastLeos = leos;
         state.lastIsrMask = isrMask;
         state.lastMinIsr = minIsr;

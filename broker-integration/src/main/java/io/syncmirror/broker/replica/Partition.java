@@ -890,6 +890,12 @@ public final class Partition
             if (validatedSourceEpoch != current.leaderEpoch() ||
                 destinationLeaderEpoch < mirrorDestinationEpoch[link])
             {
+                if (LOG.isTraceEnabled())
+                {
+                    LOG.trace("{}: report over link {} not credited: validated source epoch {} (leader epoch {}), "
+                        + "destination leader epoch {} (newest {})", topicPartition, link, validatedSourceEpoch,
+                        current.leaderEpoch(), destinationLeaderEpoch, mirrorDestinationEpoch[link]);
+                }
                 return ReportResult.APPLIED;
             }
             int[] ids = mirrorReplicaIds[link];
@@ -931,6 +937,13 @@ public final class Partition
             }
             maybeAdvanceHighWatermark(current.slot,
                 hotPath.onMirrorReport(current.slot, link, reportLeos, cells, isrMask, Math.max(1, minIsr)));
+            if (LOG.isTraceEnabled())
+            {
+                LOG.trace("{}: report over link {} credited: replicas {} LEOs {} ISR mask {} min ISR {}; HW {} LEO {} "
+                    + "gate ISR mask {}", topicPartition, link, java.util.Arrays.toString(ids),
+                    java.util.Arrays.toString(java.util.Arrays.copyOf(reportLeos, cells)), isrMask, minIsr,
+                    log.highWatermark(), log.logEndOffset(), hotPath.isrMask(current.slot));
+            }
         }
         finally
         {

@@ -126,6 +126,21 @@ class MirrorFetchersTest
         }
     }
 
+    /** Answers within fetch session {@code sessionId}: the partition with no records, or nothing at all. */
+    private static void answerInSession(final Exchange exchange, final int sessionId, final boolean withPartition)
+    {
+        final FetchResponseData response = new FetchResponseData().setErrorCode(Errors.NONE.code())
+            .setSessionId(sessionId);
+        if (withPartition)
+        {
+            response.responses().add(new FetchResponseData.FetchableTopicResponse().setTopicId(TOPIC_ID)
+                .setPartitions(new java.util.ArrayList<>(List.of(new FetchResponseData.PartitionData()
+                    .setPartitionIndex(TP.partition()).setHighWatermark(0L).setLastStableOffset(0L)
+                    .setLogStartOffset(0L).setRecords(MemoryRecords.EMPTY)))));
+        }
+        exchange.answer().complete(FetchResponse.of(response));
+    }
+
     private final ScriptedSource source5 = new ScriptedSource();
     private final ScriptedSource source6 = new ScriptedSource();
     private final List<Node> transportsOpened = new CopyOnWriteArrayList<>();
@@ -225,6 +240,34 @@ class MirrorFetchersTest
         assertEquals(0L, moved.partition().fetchOffset());
         assertTrue(mirror.fetching);
         assertEquals(SOURCE_6.id(), mirror.sourceLeaderId);
+    }
+
+    @Test
+    @DisplayName("SU-02 hazard 1: a new source leader epoch whose log ends where the mirror's does validates the "
+        + "mirror's log for reports when the source's incremental answer leaves the partition out: no records need "
+        + "to come first (a source whose producers wait on this mirror appends none)")
+    void aPositionTheSourceAnswersByOmissionValidatesTheNewSourceEpoch() throws Exception
+    {
+        mirror.validatedSourceEpoch = -1;
+        mirror.sourceLeaderEpoch = 3;
+        fetchers.add(mirror, null, SOURCE_5, Map.of());
+        answerInSession(source5.next(), 77, true); // the full fetch opens session 77 and names the partition
+        await(() -> mirror.validatedSourceEpoch == 3, "the answer naming the partition validates epoch 3");
+        answerInSession(source5.next(), 77, false); // an idle incremental fetch
+
+        // The source leader's epoch moves to 4 (a clean leader change) and its log ends where ours does.
+        mirror.sourceLeaderEpoch = 4;
+        fetchers.add(mirror, null, SOURCE_5, Map.of());
+        Exchange exchange = source5.next();
+        while (exchange.request().topics().isEmpty())
+        {
+            answerInSession(exchange, 77, false); // an idle fetch sent before the move
+            exchange = source5.next();
+        }
+        assertEquals(4, exchange.partition().currentLeaderEpoch());
+        assertEquals(3, mirror.validatedSourceEpoch, "nothing answered at epoch 4 yet");
+        answerInSession(exchange, 77, false); // nothing new, nothing diverging: left out
+        await(() -> mirror.validatedSourceEpoch == 4, "the position answered at epoch 4 validates it");
     }
 
     @Test

@@ -233,4 +233,51 @@ class SyncReporterTest
         reporter.reportOnce();
         assertEquals(6L, partition.syncIsrJoinFloor(), "a report that may have landed keeps the floor it raised");
     }
+
+    /** The replica ids of the ISR the last report carries for the partition (empty when it did not name it). */
+    private List<Integer> lastReportedIsr()
+    {
+        final MirrorReplicaInfo last = sent.get(sent.size() - 1);
+        return last.topics().stream().flatMap(t -> t.partitions().stream())
+            .filter(p -> p.partition() == TP.partition()).map(MirrorReplicaInfo.MirroredTopicPartition::isr)
+            .findFirst().orElse(List.of());
+    }
+
+    @Test
+    @DisplayName("SU-02 hazard 2: after the destination leader truncates below what it last reported (a source leader "
+        + "change cut a tail), the reported ISR's join floor follows the last report down, so a follower holding "
+        + "the whole truncated log is reported in the ISR again")
+    void shouldReportAFollowerInTheIsrAfterATruncationBelowTheLastReport()
+    {
+        final int follower = LeaderMirrorFixture.BROKER_ID + 1;
+        fixture.replicas.onPartitionChanged(new io.syncmirror.broker.metadata.PartitionState(TP.topic(),
+            LeaderMirrorFixture.TOPIC_ID, TP.partition(), List.of(LeaderMirrorFixture.BROKER_ID, follower),
+            List.of(LeaderMirrorFixture.BROKER_ID, follower), LeaderMirrorFixture.BROKER_ID, 1, 1),
+            java.util.Map.of(io.syncmirror.broker.metadata.MirrorDefinition.MIRROR_NAME_CONFIG, MIRROR));
+        partition.mirrorAppends(true);
+        mirrored(3, 0L);
+        mirrored(2, 0L); // two batches: a truncation keeps whole batches
+        partition.onFollowerFetch(partition.role(), follower, 5L, clockMs.get());
+        reporter.reportOnce();
+        assertEquals(List.of(LeaderMirrorFixture.BROKER_ID, follower), lastReportedIsr(), "both hold offset 5");
+
+        // The new source leader's log ends at 3: the destination read a tail it lacks and cuts it (never
+        // acknowledged), then mirrors the new leader's next record. The follower is not heard from until it
+        // fetches again, so that report leaves it out.
+        assertEquals(3L, partition.truncateAsMirrorLeader(3L, false, clockMs.get(), true));
+        mirrored(1, 0L);
+        reporter.reportOnce();
+        assertEquals(4L, lastReportedLeo());
+        assertEquals(List.of(LeaderMirrorFixture.BROKER_ID), lastReportedIsr(),
+            "a follower not heard from since the truncation is not reported in the ISR");
+
+        // The follower truncated too and fetched the new record: it holds everything the leader holds, though
+        // less than the report before the truncation named.
+        partition.onFollowerFetch(partition.role(), follower, 4L, clockMs.get());
+        reporter.reportOnce();
+        assertEquals(List.of(LeaderMirrorFixture.BROKER_ID, follower), lastReportedIsr(),
+            "a follower holding the whole truncated log is back in the reported ISR: otherwise the reported ISR "
+                + "stays under its minimum until the source writes past the old report, which its blocked "
+                + "producers may never do");
+    }
 }
