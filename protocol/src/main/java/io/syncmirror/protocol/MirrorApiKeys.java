@@ -80,6 +80,8 @@ public enum MirrorApiKeys
     private final boolean latestVersionUnstable;
     private final Supplier<ApiMessage> requestFactory;
     private final Supplier<ApiMessage> responseFactory;
+    private final short oldestVersion;
+    private final short latestVersion;
 
     MirrorApiKeys(final int id, final String apiName, final boolean latestVersionUnstable,
         final Supplier<ApiMessage> requestFactory, final Supplier<ApiMessage> responseFactory)
@@ -89,6 +91,10 @@ public enum MirrorApiKeys
         this.latestVersionUnstable = latestVersionUnstable;
         this.requestFactory = requestFactory;
         this.responseFactory = responseFactory;
+        // The versions the generated request class has, which its JSON schema's "validVersions" gives.
+        final ApiMessage sample = requestFactory.get();
+        this.oldestVersion = sample.lowestSupportedVersion();
+        this.latestVersion = sample.highestSupportedVersion();
     }
 
     /** The mirror RPC with this key, or null if the key is not one of them. */
@@ -110,12 +116,12 @@ public enum MirrorApiKeys
 
     public short oldestVersion()
     {
-        return MirrorStruct.VERSION_0;
+        return oldestVersion;
     }
 
     public short latestVersion()
     {
-        return MirrorStruct.VERSION_0;
+        return latestVersion;
     }
 
     public boolean isVersionSupported(final short version)

@@ -2,6 +2,7 @@ package io.syncmirror.protocol;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 import org.apache.kafka.common.protocol.ApiMessage;
 
@@ -32,81 +33,50 @@ public final class MirrorErrorResponses
     public static ApiMessage errorResponse(final ApiMessage request, final int throttleTimeMs,
         final short errorCode, final String errorMessage)
     {
-        if (request instanceof AddTopicsToMirrorRequestData)
+        if (request instanceof AddTopicsToMirrorRequestData add)
         {
-            final List<AddTopicsToMirrorResponseData.TopicResult> results = new ArrayList<>();
-            for (final AddTopicsToMirrorRequestData.TopicState topic : ((AddTopicsToMirrorRequestData)request).topics())
-            {
-                results.add(new AddTopicsToMirrorResponseData.TopicResult().setTopicName(topic.topicName())
-                    .setErrorCode(errorCode).setErrorMessage(errorMessage));
-            }
-            for (final AddTopicsToMirrorRequestData.TopicPattern pattern :
-                ((AddTopicsToMirrorRequestData)request).topicPatterns())
-            {
-                results.add(new AddTopicsToMirrorResponseData.TopicResult().setTopicName(pattern.pattern())
-                    .setErrorCode(errorCode).setErrorMessage(errorMessage));
-            }
-            return new AddTopicsToMirrorResponseData().setThrottleTimeMs(throttleTimeMs).setTopics(results);
+            final List<String> names = new ArrayList<>();
+            add.topics().forEach(t -> names.add(t.topicName()));
+            add.topicPatterns().forEach(p -> names.add(p.pattern()));
+            return new AddTopicsToMirrorResponseData().setThrottleTimeMs(throttleTimeMs).setTopics(each(names,
+                name -> new AddTopicsToMirrorResponseData.TopicResult().setTopicName(name).setErrorCode(errorCode)
+                    .setErrorMessage(errorMessage)));
         }
-        if (request instanceof RemoveTopicsFromMirrorRequestData)
+        if (request instanceof RemoveTopicsFromMirrorRequestData remove)
         {
-            final List<RemoveTopicsFromMirrorResponseData.TopicResult> results = new ArrayList<>();
-            for (final RemoveTopicsFromMirrorRequestData.TopicState topic :
-                ((RemoveTopicsFromMirrorRequestData)request).topics())
-            {
-                results.add(new RemoveTopicsFromMirrorResponseData.TopicResult().setTopicName(topic.topicName())
-                    .setErrorCode(errorCode).setErrorMessage(errorMessage));
-            }
-            return new RemoveTopicsFromMirrorResponseData().setThrottleTimeMs(throttleTimeMs).setTopics(results);
+            return new RemoveTopicsFromMirrorResponseData().setThrottleTimeMs(throttleTimeMs).setTopics(each(
+                remove.topics(), t -> new RemoveTopicsFromMirrorResponseData.TopicResult().setTopicName(t.topicName())
+                    .setErrorCode(errorCode).setErrorMessage(errorMessage)));
         }
         if (request instanceof DescribeClusterMirrorsRequestData)
         {
             return new DescribeClusterMirrorsResponseData().setThrottleTimeMs(throttleTimeMs)
                 .setErrorCode(errorCode).setErrorMessage(errorMessage);
         }
-        if (request instanceof LastMirroredOffsetsRequestData)
+        if (request instanceof LastMirroredOffsetsRequestData offsets)
         {
-            final List<LastMirroredOffsetsResponseData.TopicResult> results = new ArrayList<>();
-            for (final LastMirroredOffsetsRequestData.TopicRequest topic :
-                ((LastMirroredOffsetsRequestData)request).topics())
-            {
-                final List<LastMirroredOffsetsResponseData.PartitionResult> partitions = new ArrayList<>();
-                for (final Integer partition : topic.partitions())
-                {
-                    partitions.add(new LastMirroredOffsetsResponseData.PartitionResult().setPartitionIndex(partition)
-                        .setErrorCode(errorCode));
-                }
-                results.add(new LastMirroredOffsetsResponseData.TopicResult().setTopicId(topic.topicId())
-                    .setTopicName(topic.topicName()).setPartitions(partitions));
-            }
-            return new LastMirroredOffsetsResponseData().setThrottleTimeMs(throttleTimeMs).setTopics(results);
+            return new LastMirroredOffsetsResponseData().setThrottleTimeMs(throttleTimeMs).setTopics(each(
+                offsets.topics(), t -> new LastMirroredOffsetsResponseData.TopicResult().setTopicId(t.topicId())
+                    .setTopicName(t.topicName()).setPartitions(each(t.partitions(),
+                        p -> new LastMirroredOffsetsResponseData.PartitionResult().setPartitionIndex(p)
+                            .setErrorCode(errorCode)))));
         }
-        if (request instanceof RegisterMirrorSyncTopicRequestData)
+        if (request instanceof RegisterMirrorSyncTopicRequestData register)
         {
-            final List<RegisterMirrorSyncTopicResponseData.TopicResult> results = new ArrayList<>();
-            for (final RegisterMirrorSyncTopicRequestData.TopicState topic :
-                ((RegisterMirrorSyncTopicRequestData)request).topics())
-            {
-                results.add(new RegisterMirrorSyncTopicResponseData.TopicResult().setTopicName(topic.topicName())
-                    .setErrorCode(errorCode).setErrorMessage(errorMessage));
-            }
-            return new RegisterMirrorSyncTopicResponseData().setThrottleTimeMs(throttleTimeMs).setTopics(results);
+            return new RegisterMirrorSyncTopicResponseData().setThrottleTimeMs(throttleTimeMs).setTopics(each(
+                register.topics(), t -> new RegisterMirrorSyncTopicResponseData.TopicResult()
+                    .setTopicName(t.topicName()).setErrorCode(errorCode).setErrorMessage(errorMessage)));
         }
         if (request instanceof UnregisterMirrorSyncTopicRequestData)
         {
             return new UnregisterMirrorSyncTopicResponseData().setThrottleTimeMs(throttleTimeMs)
                 .setErrorCode(errorCode).setErrorMessage(errorMessage);
         }
-        if (request instanceof AlterMirrorTopicTypeRequestData)
+        if (request instanceof AlterMirrorTopicTypeRequestData alter)
         {
-            final List<AlterMirrorTopicTypeResponseData.TopicResult> results = new ArrayList<>();
-            for (final AlterMirrorTopicTypeRequestData.AlterMirrorTopic topic :
-                ((AlterMirrorTopicTypeRequestData)request).topics())
-            {
-                results.add(new AlterMirrorTopicTypeResponseData.TopicResult().setTopicName(topic.topicName())
-                    .setErrorCode(errorCode).setErrorMessage(errorMessage));
-            }
-            return new AlterMirrorTopicTypeResponseData().setThrottleTimeMs(throttleTimeMs).setTopics(results);
+            return new AlterMirrorTopicTypeResponseData().setThrottleTimeMs(throttleTimeMs).setTopics(each(
+                alter.topics(), t -> new AlterMirrorTopicTypeResponseData.TopicResult().setTopicName(t.topicName())
+                    .setErrorCode(errorCode).setErrorMessage(errorMessage)));
         }
         if (request instanceof CreateClusterMirrorRequestData)
         {
@@ -118,24 +88,23 @@ public final class MirrorErrorResponses
             return new DeleteClusterMirrorResponseData().setThrottleTimeMs(throttleTimeMs).setErrorCode(errorCode)
                 .setErrorMessage(errorMessage);
         }
-        if (request instanceof BumpLeaderEpochsRequestData)
+        if (request instanceof BumpLeaderEpochsRequestData bump)
         {
-            final List<BumpLeaderEpochsResponseData.TopicResult> results = new ArrayList<>();
-            for (final BumpLeaderEpochsRequestData.TopicRequest topic : ((BumpLeaderEpochsRequestData)request).topics())
-            {
-                final List<BumpLeaderEpochsResponseData.PartitionResult> partitions = new ArrayList<>();
-                for (final BumpLeaderEpochsRequestData.PartitionRequest partition : topic.partitions())
-                {
-                    partitions.add(new BumpLeaderEpochsResponseData.PartitionResult()
-                        .setPartitionIndex(partition.partitionIndex()).setErrorCode(errorCode));
-                }
-                results.add(new BumpLeaderEpochsResponseData.TopicResult().setTopicId(topic.topicId())
-                    .setPartitions(partitions));
-            }
             return new BumpLeaderEpochsResponseData().setThrottleTimeMs(throttleTimeMs).setErrorCode(errorCode)
-                .setErrorMessage(errorMessage).setTopics(results);
+                .setErrorMessage(errorMessage).setTopics(each(bump.topics(),
+                    t -> new BumpLeaderEpochsResponseData.TopicResult().setTopicId(t.topicId()).setPartitions(each(
+                        t.partitions(), p -> new BumpLeaderEpochsResponseData.PartitionResult()
+                            .setPartitionIndex(p.partitionIndex()).setErrorCode(errorCode)))));
         }
         throw new IllegalArgumentException("Not a mirror request: " + request.getClass().getName());
+    }
+
+    /** One result per element of {@code from}, in order, in a list the caller may change. */
+    private static <F, T> List<T> each(final List<F> from, final Function<F, T> result)
+    {
+        final List<T> results = new ArrayList<>(from.size());
+        from.forEach(f -> results.add(result.apply(f)));
+        return results;
     }
 
     /**
@@ -146,42 +115,34 @@ public final class MirrorErrorResponses
     public static List<Short> errorCodes(final ApiMessage response)
     {
         final List<Short> codes = new ArrayList<>();
-        if (response instanceof AddTopicsToMirrorResponseData)
+        if (response instanceof AddTopicsToMirrorResponseData || response instanceof RemoveTopicsFromMirrorResponseData
+            || response instanceof RegisterMirrorSyncTopicResponseData
+            || response instanceof AlterMirrorTopicTypeResponseData)
         {
-            ((AddTopicsToMirrorResponseData)response).topics().forEach(t -> codes.add(t.errorCode()));
+            MirrorTopicResult.of(response).forEach(t -> codes.add(t.errorCode()));
         }
-        else if (response instanceof RemoveTopicsFromMirrorResponseData)
+        else if (response instanceof DescribeClusterMirrorsResponseData describe)
         {
-            ((RemoveTopicsFromMirrorResponseData)response).topics().forEach(t -> codes.add(t.errorCode()));
+            codes.add(describe.errorCode());
         }
-        else if (response instanceof DescribeClusterMirrorsResponseData)
+        else if (response instanceof LastMirroredOffsetsResponseData offsets)
         {
-            codes.add(((DescribeClusterMirrorsResponseData)response).errorCode());
+            offsets.topics().forEach(t -> t.partitions().forEach(p -> codes.add(p.errorCode())));
         }
-        else if (response instanceof LastMirroredOffsetsResponseData)
+        else if (response instanceof UnregisterMirrorSyncTopicResponseData unregister)
         {
-            ((LastMirroredOffsetsResponseData)response).topics()
-                .forEach(t -> t.partitions().forEach(p -> codes.add(p.errorCode())));
+            codes.add(unregister.errorCode());
         }
-        else if (response instanceof RegisterMirrorSyncTopicResponseData)
+        else if (response instanceof CreateClusterMirrorResponseData create)
         {
-            ((RegisterMirrorSyncTopicResponseData)response).topics().forEach(t -> codes.add(t.errorCode()));
+            codes.add(create.errorCode());
         }
-        else if (response instanceof UnregisterMirrorSyncTopicResponseData)
+        else if (response instanceof DeleteClusterMirrorResponseData delete)
         {
-            codes.add(((UnregisterMirrorSyncTopicResponseData)response).errorCode());
+            codes.add(delete.errorCode());
         }
-        else if (response instanceof AlterMirrorTopicTypeResponseData)
+        else if (response instanceof BumpLeaderEpochsResponseData bump)
         {
-            ((AlterMirrorTopicTypeResponseData)response).topics().forEach(t -> codes.add(t.errorCode()));
-        }
-        else if (response instanceof ErrorOnlyResponseData)
-        {
-            codes.add(((ErrorOnlyResponseData<?>)response).errorCode());
-        }
-        else if (response instanceof BumpLeaderEpochsResponseData)
-        {
-            final BumpLeaderEpochsResponseData bump = (BumpLeaderEpochsResponseData)response;
             codes.add(bump.errorCode());
             bump.topics().forEach(t -> t.partitions().forEach(p -> codes.add(p.errorCode())));
         }

@@ -17,7 +17,9 @@ import org.apache.kafka.common.protocol.types.RawTaggedField;
  * tagged) field of the Fetch request, placed after the version 18 fields and before the request's tagged field
  * section, and it is flexible like the whole request: each nested struct ends with its own tagged field section.
  * Its encoding does not change between Fetch versions 20 and up, so it is written and read here as this project's
- * struct "version 0" ({@link MirrorStruct}); {@link FetchRequestCodec} places it in the Fetch body.
+ * struct "version 0" ({@link MirrorStruct}); {@link FetchRequestCodec} places it in the Fetch body. It is written
+ * by hand, not generated from a schema as the mirror RPCs are, because a source reads it on every Fetch: see
+ * {@link MirrorStruct} for the one-pass read that keeps.
  *
  * <p>The field is {@code ignorable}: a writer at Fetch version 19 or below drops it. A struct at its defaults
  * (empty mirror name, no topics) is what a version 20 writer sends when it has nothing to report, and

@@ -16,29 +16,26 @@ import org.apache.kafka.common.protocol.Writable;
 import org.apache.kafka.common.protocol.types.RawTaggedField;
 
 /**
- * The shared skeleton of every mirror message and of every struct nested in one: a Kafka {@link Message} whose
- * only version is 0 and whose version 0 is flexible, so each instance ends with a tagged field section. Not
+ * The skeleton of {@link MirrorReplicaInfo} and the structs nested in it: a Kafka {@link Message} whose only
+ * version is 0 and whose version 0 is flexible, so each instance ends with a tagged field section. Not
  * thread-safe; like Kafka's generated {@code *Data} classes, an instance is mutable and owned by one thread.
  *
- * <p>Written by hand rather than generated because Kafka's message generator is not a published artifact.
- * Every schema in the mirroring specifications has {@code "validVersions": "0"} and
- * {@code "flexibleVersions": "0+"}, which lets one skeleton carry the version checks and the tagged field
- * section; subclasses write only their fields. A subclass with tagged fields of its own (AddTopicsToMirror's
- * TopicPatterns) decodes them in {@link #readKnownTaggedField} and encodes them in {@link #knownTaggedFields};
- * every other tag read is kept in {@link #unknownTaggedFields()} and written back unchanged, merged in tag
- * order with the known ones, which is what lets a newer peer's tags survive a pass through this code. A known
- * tagged field at its default is not written, so a message that does not use one encodes exactly as it did
- * before the field existed.
+ * <p>Why this is still written by hand when the mirror RPCs are generated from {@code src/main/resources/message}
+ * by Kafka's message generator: MirrorReplicaInfo rides in every Fetch a destination sends, and a source reads it
+ * on the fetch path. Read here, each field is bounds-checked as it is read ({@link WireCodec}), in one pass;
+ * a generated class would need {@link SchemaCheck}'s walk before its own read, two passes per Fetch, because the
+ * generated reader does not name the field that ran out or reject out-of-order tags. The RPC messages are
+ * control-plane traffic and pay that second pass.
+ *
+ * <p>A subclass writes only its fields. One with tagged fields of its own decodes them in
+ * {@link #readKnownTaggedField} and encodes them in {@link #knownTaggedFields}; every other tag read is kept in
+ * {@link #unknownTaggedFields()} and written back unchanged, merged in tag order with the known ones, which is
+ * what lets a newer peer's tags survive a pass through this code. A known tagged field at its default is not
+ * written, so a message that does not use one encodes exactly as it did before the field existed.
  *
  * <p>Equality is field equality. It is computed by comparing the version 0 encodings, which is exact here
  * because each field has exactly one encoding at the single version (null and empty strings encode
- * differently). Fields that Kafka marks {@code mapKey} are held in lists: duplicates are kept as sent, and
- * rejecting them is the request handler's decision.
- *
- * <p>Defaults follow the schemas (MirrorType 0, RecoveryPending false, offsets -1 where a designed schema says
- * so, {@code Uuid.ZERO_UUID}, empty strings and arrays). One deliberate difference from Kafka's generator: a
- * nullable string whose schema gives no default starts null rather than empty, because null is what those
- * fields (ErrorMessage, AddTopicsToMirror's MirrorName) mean when unset.
+ * differently).
  */
 public abstract class MirrorStruct implements Message
 {
@@ -231,24 +228,6 @@ public abstract class MirrorStruct implements Message
     private int taggedSectionSize()
     {
         return WireCodec.sizeOfTaggedFields(allTaggedFields());
-    }
-
-    /** Encodes a struct array as the data of a tagged field, for {@link #knownTaggedFields}. */
-    protected static RawTaggedField encodeStructsAsTaggedField(final int tag,
-        final List<? extends MirrorStruct> structs, final String field)
-    {
-        final ByteBuffer buffer = ByteBuffer.allocate(sizeOfStructs(structs));
-        writeStructs(new ByteBufferAccessor(buffer), structs, field);
-        return new RawTaggedField(tag, buffer.array());
-    }
-
-    /** A non-null string array encoded as the value of tagged field {@code tag}. */
-    protected static RawTaggedField encodeStringsAsTaggedField(final int tag, final List<String> values,
-        final String field)
-    {
-        final ByteBuffer buffer = ByteBuffer.allocate(WireCodec.sizeOfCompactStringArray(values));
-        WireCodec.writeCompactStringArray(new ByteBufferAccessor(buffer), values, field, false);
-        return new RawTaggedField(tag, buffer.array());
     }
 
     private void checkVersion(final short version)

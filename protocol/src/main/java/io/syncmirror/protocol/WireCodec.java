@@ -46,6 +46,13 @@ final class WireCodec
         }
     }
 
+    /** Steps over {@code bytes} bytes of field {@code field}, checking they are there. */
+    static void skip(final Readable readable, final int bytes, final String field)
+    {
+        need(readable, bytes, field);
+        readable.readByteBuffer(bytes);
+    }
+
     static byte readInt8(final Readable readable, final String field)
     {
         need(readable, 1, field);
@@ -68,12 +75,6 @@ final class WireCodec
     {
         need(readable, 4, field);
         return readable.readInt();
-    }
-
-    /** {@code value} big-endian, as a tagged field's bytes. */
-    static byte[] int64Bytes(final long value)
-    {
-        return java.nio.ByteBuffer.allocate(8).putLong(value).array();
     }
 
     static long readInt64(final Readable readable, final String field)
@@ -167,7 +168,7 @@ final class WireCodec
         return length;
     }
 
-    /** Reads a tagged field section; these messages define no tags, so every field is kept as unknown. */
+    /** Reads a tagged field section as raw fields, checking that tags ascend and that each fits. */
     static List<RawTaggedField> readTaggedFields(final Readable readable, final String owner)
     {
         final String field = owner + ".TaggedFields";
@@ -205,23 +206,6 @@ final class WireCodec
         return fields;
     }
 
-    /** Reads a compact array of non-null compact strings; returns null for a null array if allowed. */
-    static List<String> readCompactStringArray(final Readable readable, final String field,
-        final boolean nullable)
-    {
-        final int count = readCompactArrayLength(readable, field, nullable, 1);
-        if (count < 0)
-        {
-            return null;
-        }
-        final List<String> values = new ArrayList<>(count);
-        for (int i = 0; i < count; i++)
-        {
-            values.add(readCompactString(readable, field));
-        }
-        return values;
-    }
-
     /** Reads a compact array of int32. */
     static List<Integer> readCompactInt32Array(final Readable readable, final String field)
     {
@@ -234,23 +218,6 @@ final class WireCodec
         return values;
     }
 
-    static void writeCompactStringArray(final Writable writable, final List<String> values, final String field,
-        final boolean nullable)
-    {
-        if (values == null && !nullable)
-        {
-            throw new NullPointerException(field);
-        }
-        writeCompactArrayLength(writable, values);
-        if (values != null)
-        {
-            for (final String value : values)
-            {
-                writeCompactString(writable, value, field);
-            }
-        }
-    }
-
     static void writeCompactInt32Array(final Writable writable, final List<Integer> values, final String field)
     {
         writeCompactArrayLength(writable, Objects.requireNonNull(values, field));
@@ -258,19 +225,6 @@ final class WireCodec
         {
             writable.writeInt(value);
         }
-    }
-
-    static int sizeOfCompactStringArray(final List<String> values)
-    {
-        int size = sizeOfCompactArrayLength(values);
-        if (values != null)
-        {
-            for (final String value : values)
-            {
-                size += sizeOfCompactNullableString(value);
-            }
-        }
-        return size;
     }
 
     static int sizeOfCompactInt32Array(final List<Integer> values)
@@ -283,11 +237,6 @@ final class WireCodec
         Objects.requireNonNull(value, field);
         writable.writeLong(value.getMostSignificantBits());
         writable.writeLong(value.getLeastSignificantBits());
-    }
-
-    static void writeBool(final Writable writable, final boolean value)
-    {
-        writable.writeByte(value ? (byte)1 : (byte)0);
     }
 
     static void writeCompactString(final Writable writable, final String value, final String field)

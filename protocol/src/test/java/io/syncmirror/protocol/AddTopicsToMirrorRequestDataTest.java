@@ -9,6 +9,7 @@ import java.util.List;
 
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.InvalidRequestException;
+import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.types.RawTaggedField;
 import org.junit.jupiter.api.Test;
@@ -18,19 +19,14 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(10)
 class AddTopicsToMirrorRequestDataTest
 {
-    private static byte[] bytes(final MirrorStruct message)
+    private static byte[] bytes(final ApiMessage message)
     {
-        final ByteBuffer buffer = message.toByteBuffer();
-        final byte[] bytes = new byte[buffer.remaining()];
-        buffer.get(bytes);
-        return bytes;
+        return MirrorMessageSamples.bytes(message);
     }
 
     private static AddTopicsToMirrorRequestData read(final byte[] bytes)
     {
-        final AddTopicsToMirrorRequestData data = new AddTopicsToMirrorRequestData();
-        data.read(new ByteBufferAccessor(ByteBuffer.wrap(bytes)), (short)0);
-        return data;
+        return MirrorMessageSamples.read(bytes, new AddTopicsToMirrorRequestData());
     }
 
     @Test
@@ -86,7 +82,7 @@ class AddTopicsToMirrorRequestDataTest
     void shouldEncodeUnknownTaggedFieldsAsCountTagSizeAndData()
     {
         final AddTopicsToMirrorRequestData request = new AddTopicsToMirrorRequestData();
-        request.setUnknownTaggedFields(List.of(new RawTaggedField(5, new byte[] {(byte)0xAB}),
+        request.unknownTaggedFields().addAll(List.of(new RawTaggedField(5, new byte[] {(byte)0xAB}),
             new RawTaggedField(200, new byte[] {1, 2})));
         final byte[] expected = {
             0x01,                     // Topics: empty
@@ -156,7 +152,7 @@ class AddTopicsToMirrorRequestDataTest
     {
         final AddTopicsToMirrorRequestData request = new AddTopicsToMirrorRequestData().setTopicPatterns(List.of(
             new AddTopicsToMirrorRequestData.TopicPattern().setPattern("x").setMirrorName("m")));
-        request.setUnknownTaggedFields(List.of(new RawTaggedField(3, new byte[] {9})));
+        request.unknownTaggedFields().addAll(List.of(new RawTaggedField(3, new byte[] {9})));
         final byte[] encoded = bytes(request);
         assertEquals(0x02, encoded[1], "two tagged fields");
         assertEquals(0x00, encoded[2], "tag 0 first");
@@ -171,7 +167,7 @@ class AddTopicsToMirrorRequestDataTest
     {
         final AddTopicsToMirrorRequestData request = new AddTopicsToMirrorRequestData().setTopicPatterns(List.of(
             new AddTopicsToMirrorRequestData.TopicPattern().setPattern("x").setMirrorName("m")));
-        request.setUnknownTaggedFields(List.of(new RawTaggedField(0, new byte[] {1})));
+        request.unknownTaggedFields().addAll(List.of(new RawTaggedField(0, new byte[] {1})));
         assertThrows(IllegalStateException.class, () -> bytes(request));
     }
 

@@ -10,7 +10,6 @@ import java.util.Random;
 
 import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -25,13 +24,12 @@ class MalformedMirrorMessageTest
 {
     private static byte[] encode(final ApiMessage message)
     {
-        final ByteBuffer buffer = ((MirrorStruct)message).toByteBuffer();
-        return Arrays.copyOf(buffer.array(), buffer.remaining());
+        return MirrorMessageSamples.bytes(message);
     }
 
     private static void read(final ApiMessage into, final byte[] bytes)
     {
-        into.read(new ByteBufferAccessor(ByteBuffer.wrap(bytes)), (short)0);
+        MirrorMessageSamples.read(bytes, into);
     }
 
     @ParameterizedTest

@@ -28,7 +28,7 @@ class MirrorErrorResponsesTest
         assertFalse(codes.isEmpty());
         codes.forEach(code -> assertEquals((short)31, code));
         // The error response must itself encode.
-        ((MirrorStruct)response).toByteBuffer();
+        MirrorMessages.toByteBuffer(response, (short)0);
     }
 
     @Test

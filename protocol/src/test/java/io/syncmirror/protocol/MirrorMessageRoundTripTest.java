@@ -14,6 +14,7 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.Message;
 import org.apache.kafka.common.protocol.ObjectSerializationCache;
 import org.apache.kafka.common.protocol.types.RawTaggedField;
 import org.junit.jupiter.api.Test;
@@ -33,7 +34,7 @@ class MirrorMessageRoundTripTest
         message.write(new ByteBufferAccessor(buffer), cache, version);
         assertEquals(size, buffer.position(), "size() disagrees with write() for " + message);
         buffer.flip();
-        into.read(new ByteBufferAccessor(buffer), version);
+        MirrorMessages.read(into, buffer, version);
         assertFalse(buffer.hasRemaining(), "read() left bytes behind for " + message);
         return into;
     }
@@ -106,13 +107,16 @@ class MirrorMessageRoundTripTest
     @EnumSource(MirrorApiKeys.class)
     void shouldDuplicateIntoAnEqualButIndependentCopy(final MirrorApiKeys key)
     {
-        final MirrorStruct original = (MirrorStruct)MirrorMessageSamples.withUnknownTags(
-            MirrorMessageSamples.request(key));
-        final MirrorStruct copy = original.duplicate();
+        final ApiMessage original = MirrorMessageSamples.request(key);
+        final Message copy = original.duplicate();
         assertEquals(original, copy);
         assertEquals(original.hashCode(), copy.hashCode());
-        copy.setUnknownTaggedFields(List.of());
+        copy.unknownTaggedFields().add(new RawTaggedField(9, new byte[0]));
         assertNotEquals(original, copy);
+        assertEquals(List.of(), original.unknownTaggedFields());
+        // Kafka's generated duplicate() copies the known fields only, as for every Kafka message.
+        assertEquals(List.of(), MirrorMessageSamples.withUnknownTags(MirrorMessageSamples.request(key)).duplicate()
+            .unknownTaggedFields());
     }
 
     @ParameterizedTest
@@ -121,13 +125,10 @@ class MirrorMessageRoundTripTest
     {
         final ApiMessage message = MirrorMessageSamples.request(key);
         final short tooNew = (short)(key.latestVersion() + 1);
+        assertThrows(UnsupportedVersionException.class, () -> MirrorMessages.toByteBuffer(message, tooNew));
         assertThrows(UnsupportedVersionException.class,
-            () -> message.write(new ByteBufferAccessor(ByteBuffer.allocate(4096)), new ObjectSerializationCache(),
-                tooNew));
-        assertThrows(UnsupportedVersionException.class,
-            () -> key.newRequestData().read(new ByteBufferAccessor(ByteBuffer.allocate(16)), tooNew));
-        assertThrows(UnsupportedVersionException.class,
-            () -> message.size(new ObjectSerializationCache(), (short)-1));
+            () -> MirrorMessages.read(key.newRequestData(), ByteBuffer.allocate(16), tooNew));
+        assertThrows(UnsupportedVersionException.class, () -> MirrorMessages.toByteBuffer(message, (short)-1));
     }
 
     @Test
@@ -190,7 +191,7 @@ class MirrorMessageRoundTripTest
     {
         final AddTopicsToMirrorRequestData request = new AddTopicsToMirrorRequestData().setTopics(List.of(
             new AddTopicsToMirrorRequestData.TopicState().setTopicName(null)));
-        assertThrows(NullPointerException.class, request::toByteBuffer);
+        assertThrows(NullPointerException.class, () -> MirrorMessages.toByteBuffer(request, (short)0));
     }
 
     @Test

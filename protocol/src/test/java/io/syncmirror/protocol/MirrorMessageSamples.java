@@ -1,10 +1,13 @@
 package io.syncmirror.protocol;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Message;
 import org.apache.kafka.common.protocol.types.RawTaggedField;
 
 /** Requests and responses of every mirror RPC with every field away from its default, for the codec tests. */
@@ -150,24 +153,37 @@ final class MirrorMessageSamples
         }
     }
 
+    /** {@code message} encoded at version 0. */
+    static byte[] bytes(final ApiMessage message)
+    {
+        final ByteBuffer buffer = MirrorMessages.toByteBuffer(message, (short)0);
+        return Arrays.copyOf(buffer.array(), buffer.remaining());
+    }
+
+    /** {@code into}, read from {@code bytes} at version 0 as the wire path reads it. */
+    static <T extends ApiMessage> T read(final byte[] bytes, final T into)
+    {
+        MirrorMessages.read(into, ByteBuffer.wrap(bytes), (short)0);
+        return into;
+    }
+
     /** Adds unknown tagged fields to the message and to the first struct of its first struct array, if any. */
     static ApiMessage withUnknownTags(final ApiMessage message)
     {
-        final MirrorStruct struct = (MirrorStruct)message;
-        // Tag 5: every tag up to 2 is known to some request (TopicPatterns, Release, the hop fields).
-        struct.setUnknownTaggedFields(List.of(new RawTaggedField(5, new byte[0]),
+        // Tag 5: every tag up to 3 is known to some request (TopicPatterns, Release, the hop fields, DriverEpoch).
+        message.unknownTaggedFields().addAll(List.of(new RawTaggedField(5, new byte[0]),
             new RawTaggedField(7, new byte[] {1, 2, 3}), new RawTaggedField(300, new byte[200])));
-        final MirrorStruct nested = firstNested(message);
+        final Message nested = firstNested(message);
         if (nested != null)
         {
-            nested.setUnknownTaggedFields(List.of(new RawTaggedField(1, new byte[] {(byte)0xAB})));
+            nested.unknownTaggedFields().add(new RawTaggedField(1, new byte[] {(byte)0xAB}));
         }
         return message;
     }
 
-    private static MirrorStruct firstNested(final ApiMessage message)
+    private static Message firstNested(final ApiMessage message)
     {
-        final List<MirrorStruct> candidates = new ArrayList<>();
+        final List<Message> candidates = new ArrayList<>();
         if (message instanceof AddTopicsToMirrorRequestData)
         {
             candidates.addAll(((AddTopicsToMirrorRequestData)message).topics());

@@ -11,6 +11,7 @@ import java.util.List;
 
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.InvalidRequestException;
+import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.ObjectSerializationCache;
 import org.junit.jupiter.api.Test;
@@ -36,19 +37,14 @@ class UnregisterMirrorSyncTopicRequestDataTest
         0x00,                                            // top-level tagged fields: none
     };
 
-    private static byte[] bytes(final MirrorStruct message)
+    private static byte[] bytes(final ApiMessage message)
     {
-        final ByteBuffer buffer = message.toByteBuffer();
-        final byte[] bytes = new byte[buffer.remaining()];
-        buffer.get(bytes);
-        return bytes;
+        return MirrorMessageSamples.bytes(message);
     }
 
     private static UnregisterMirrorSyncTopicRequestData read(final byte[] bytes)
     {
-        final UnregisterMirrorSyncTopicRequestData data = new UnregisterMirrorSyncTopicRequestData();
-        data.read(new ByteBufferAccessor(ByteBuffer.wrap(bytes)), (short)0);
-        return data;
+        return MirrorMessageSamples.read(bytes, new UnregisterMirrorSyncTopicRequestData());
     }
 
     private static UnregisterMirrorSyncTopicRequestData request()

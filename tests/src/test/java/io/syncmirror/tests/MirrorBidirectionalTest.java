@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Timeout;
 
 import io.syncmirror.broker.cluster.EmbeddedCluster;
 import io.syncmirror.protocol.MirrorPartitionState;
-import io.syncmirror.protocol.TopicResultsResponseData;
+import io.syncmirror.protocol.MirrorTopicResult;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -106,10 +106,10 @@ class MirrorBidirectionalTest
         assertTrue(Mirrors.partitions(clusterB, "from-a", "b1").isEmpty(), "b1 is in no mirror on B");
     }
 
-    private static void assertRefused(final List<TopicResultsResponseData.TopicResult> results, final String what)
+    private static void assertRefused(final List<MirrorTopicResult> results, final String what)
     {
         assertEquals(1, results.size(), what);
-        final TopicResultsResponseData.TopicResult result = results.get(0);
+        final MirrorTopicResult result = results.get(0);
         assertNotEquals(Errors.NONE.code(), result.errorCode(), what + " must be refused");
         assertNotEquals(Errors.UNKNOWN_SERVER_ERROR.code(), result.errorCode(), what + ": a clear error, not a crash: "
             + result.errorMessage());

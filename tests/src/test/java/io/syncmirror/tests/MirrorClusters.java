@@ -11,7 +11,7 @@ import org.apache.kafka.common.protocol.Errors;
 import io.syncmirror.broker.cluster.EmbeddedCluster;
 import io.syncmirror.protocol.MirrorPartitionState;
 import io.syncmirror.protocol.MirrorType;
-import io.syncmirror.protocol.TopicResultsResponseData;
+import io.syncmirror.protocol.MirrorTopicResult;
 
 /**
  * A source and a destination cluster of the reference broker in this JVM, both with the {@link Mirrors#FAST}
@@ -108,7 +108,7 @@ final class MirrorClusters implements AutoCloseable
     void addAndPromoteToSync(final String mirror, final String topic, final int partitions) throws Exception
     {
         addAndAwaitMirroring(mirror, topic, partitions);
-        final TopicResultsResponseData.TopicResult altered = SyncMirrors.alter(destination, 1, mirror, topic,
+        final MirrorTopicResult altered = SyncMirrors.alter(destination, 1, mirror, topic,
             MirrorType.SYNC);
         org.junit.jupiter.api.Assertions.assertEquals(Errors.NONE.code(), altered.errorCode(),
             String.valueOf(altered.errorMessage()));

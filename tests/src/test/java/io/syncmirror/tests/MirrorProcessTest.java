@@ -34,7 +34,7 @@ import io.syncmirror.protocol.DescribeClusterMirrorsResponseData;
 import io.syncmirror.protocol.MirrorWireClient;
 import io.syncmirror.protocol.RemoveTopicsFromMirrorRequestData;
 import io.syncmirror.protocol.RemoveTopicsFromMirrorResponseData;
-import io.syncmirror.protocol.TopicResultsResponseData;
+import io.syncmirror.protocol.MirrorTopicResult;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -99,7 +99,7 @@ class MirrorProcessTest
         final AddTopicsToMirrorResponseData added = send(wire(destinationPort), new AddTopicsToMirrorRequestData()
             .setTopics(List.of(new AddTopicsToMirrorRequestData.TopicState().setTopicName(TOPIC)
                 .setMirrorName("dr"))), AddTopicsToMirrorResponseData.class);
-        assertOk(added.topics());
+        assertOk(MirrorTopicResult.of(added));
 
         // A stream of idempotent records, with one transaction left open at the source.
         final AtomicBoolean streaming = new AtomicBoolean(true);
@@ -131,7 +131,7 @@ class MirrorProcessTest
         final RemoveTopicsFromMirrorResponseData removed = send(wire(destinationPort),
             new RemoveTopicsFromMirrorRequestData().setTopics(List.of(new RemoveTopicsFromMirrorRequestData
                 .TopicState().setTopicName(TOPIC).setMirrorName("dr"))), RemoveTopicsFromMirrorResponseData.class);
-        assertOk(removed.topics());
+        assertOk(MirrorTopicResult.of(removed));
         Clients.awaitCondition(() -> state(destinationPort) == MirrorPartitionState.STOPPED.id(), 30_000, "STOPPED");
         final long failedOverEnd = endOffset(destination);
 
@@ -155,9 +155,9 @@ class MirrorProcessTest
         open.close(java.time.Duration.ofSeconds(1));
         send(wire(sourcePort), new CreateClusterMirrorRequestData().setMirrorName("back")
             .setSourceBootstrapServers(destination), CreateClusterMirrorResponseData.class);
-        assertOk(send(wire(sourcePort), new AddTopicsToMirrorRequestData().setTopics(List.of(
+        assertOk(MirrorTopicResult.of(send(wire(sourcePort), new AddTopicsToMirrorRequestData().setTopics(List.of(
             new AddTopicsToMirrorRequestData.TopicState().setTopicName(TOPIC).setMirrorName("back"))),
-            AddTopicsToMirrorResponseData.class).topics());
+            AddTopicsToMirrorResponseData.class)));
         final long target = endOffset(destination);
         Clients.awaitCondition(() -> endOffset(source) == target, 60_000, "failed back and caught up");
         final List<ConsumerRecord<byte[], byte[]>> primary = readAll(destination, (int)target);
@@ -253,9 +253,9 @@ class MirrorProcessTest
         }
     }
 
-    private static void assertOk(final List<TopicResultsResponseData.TopicResult> results)
+    private static void assertOk(final List<MirrorTopicResult> results)
     {
-        for (final TopicResultsResponseData.TopicResult result : results)
+        for (final MirrorTopicResult result : results)
         {
             assertEquals(0, result.errorCode(), result.topicName() + ": " + result.errorMessage());
         }

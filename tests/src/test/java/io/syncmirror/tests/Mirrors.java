@@ -26,7 +26,7 @@ import io.syncmirror.protocol.DescribeClusterMirrorsResponseData;
 import io.syncmirror.protocol.MirrorWireClient;
 import io.syncmirror.protocol.RemoveTopicsFromMirrorRequestData;
 import io.syncmirror.protocol.RemoveTopicsFromMirrorResponseData;
-import io.syncmirror.protocol.TopicResultsResponseData;
+import io.syncmirror.protocol.MirrorTopicResult;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -65,7 +65,7 @@ final class Mirrors
     }
 
     /** Adds topics (sent to {@code nodeId}, which forwards to the controller unless it is one); their results. */
-    static List<TopicResultsResponseData.TopicResult> add(final EmbeddedCluster destination, final int nodeId,
+    static List<MirrorTopicResult> add(final EmbeddedCluster destination, final int nodeId,
         final String mirror, final String... topics) throws IOException
     {
         final List<AddTopicsToMirrorRequestData.TopicState> states = new ArrayList<>();
@@ -76,15 +76,15 @@ final class Mirrors
         }
         try (MirrorWireClient client = client(destination, nodeId))
         {
-            return client.send(new AddTopicsToMirrorRequestData().setTopics(states),
-                AddTopicsToMirrorResponseData.class).topics();
+            return MirrorTopicResult.of(client.send(new AddTopicsToMirrorRequestData().setTopics(states),
+                AddTopicsToMirrorResponseData.class));
         }
     }
 
     static void addOk(final EmbeddedCluster destination, final String mirror, final String... topics)
         throws IOException
     {
-        for (final TopicResultsResponseData.TopicResult result : add(destination, 1, mirror, topics))
+        for (final MirrorTopicResult result : add(destination, 1, mirror, topics))
         {
             assertEquals(Errors.NONE.code(), result.errorCode(), result.topicName() + ": " + result.errorMessage());
         }
@@ -100,9 +100,8 @@ final class Mirrors
         }
         try (MirrorWireClient client = client(destination, 1))
         {
-            for (final TopicResultsResponseData.TopicResult result : client.send(
-                new RemoveTopicsFromMirrorRequestData().setTopics(states),
-                RemoveTopicsFromMirrorResponseData.class).topics())
+            for (final MirrorTopicResult result : MirrorTopicResult.of(client.send(
+                new RemoveTopicsFromMirrorRequestData().setTopics(states), RemoveTopicsFromMirrorResponseData.class)))
             {
                 assertEquals(Errors.NONE.code(), result.errorCode(), result.topicName() + ": " +
                     result.errorMessage());

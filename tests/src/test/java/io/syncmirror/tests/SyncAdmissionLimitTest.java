@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Timeout;
 
 import io.syncmirror.broker.adapter.MirrorLinks;
 import io.syncmirror.broker.cluster.EmbeddedCluster;
-import io.syncmirror.protocol.TopicResultsResponseData;
+import io.syncmirror.protocol.MirrorTopicResult;
 import io.syncmirror.protocol.UnregisterMirrorSyncTopicRequestData;
 import io.syncmirror.protocol.UnregisterMirrorSyncTopicResponseData;
 
@@ -43,12 +43,12 @@ class SyncAdmissionLimitTest
             final Uuid topicId = SyncMirrors.topicId(source, TOPIC);
             for (int i = 0; i < MirrorLinks.LINKS_DEFAULT; i++)
             {
-                final TopicResultsResponseData.TopicResult admitted = SyncMirrors.register(source, "dr-" + i, TOPIC,
+                final MirrorTopicResult admitted = SyncMirrors.register(source, "dr-" + i, TOPIC,
                     topicId, false);
                 assertEquals(Errors.NONE.code(), admitted.errorCode(), "mirror dr-" + i + ": " +
                     admitted.errorMessage());
             }
-            final TopicResultsResponseData.TopicResult refused = SyncMirrors.register(source, "dr-late", TOPIC,
+            final MirrorTopicResult refused = SyncMirrors.register(source, "dr-late", TOPIC,
                 topicId, false);
             assertEquals(Errors.POLICY_VIOLATION.code(), refused.errorCode(), String.valueOf(refused.errorMessage()));
             assertTrue(refused.errorMessage().contains(MirrorLinks.LINKS_DEFAULT + " sync mirrors"),
@@ -63,7 +63,7 @@ class SyncAdmissionLimitTest
                             .setTopicName(TOPIC))), UnregisterMirrorSyncTopicResponseData.class);
                 assertEquals(Errors.NONE.code(), unregistered.errorCode(), unregistered.errorMessage());
             }
-            final TopicResultsResponseData.TopicResult later = SyncMirrors.register(source, "dr-late", TOPIC,
+            final MirrorTopicResult later = SyncMirrors.register(source, "dr-late", TOPIC,
                 topicId, false);
             assertEquals(Errors.NONE.code(), later.errorCode(), String.valueOf(later.errorMessage()));
             SyncMirrors.awaitRegistered(source, TOPIC, "dr-late", true, 10_000);

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Timeout;
 
 import io.syncmirror.protocol.DescribeClusterMirrorsResponseData;
 import io.syncmirror.protocol.MirrorType;
-import io.syncmirror.protocol.TopicResultsResponseData;
+import io.syncmirror.protocol.MirrorTopicResult;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -55,7 +55,7 @@ class SyncLagDeferredPromotionTest
         }
         Clients.awaitCondition(() -> lag(topic) > 0, 10_000, "the destination lags behind the source");
 
-        final TopicResultsResponseData.TopicResult result = SyncMirrors.alter(clusters.destination(), 1, MIRROR,
+        final MirrorTopicResult result = SyncMirrors.alter(clusters.destination(), 1, MIRROR,
             topic, MirrorType.SYNC);
         assertEquals(Errors.NONE.code(), result.errorCode(), String.valueOf(result.errorMessage()));
         assertTrue(String.valueOf(result.errorMessage()).contains("pending lag drain"), result.toString());

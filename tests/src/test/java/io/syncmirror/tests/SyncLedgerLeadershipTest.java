@@ -17,7 +17,7 @@ import io.syncmirror.broker.controller.quorum.MetadataQuorum;
 import io.syncmirror.protocol.MirrorError;
 import io.syncmirror.protocol.RegisterMirrorSyncTopicRequestData;
 import io.syncmirror.protocol.RegisterMirrorSyncTopicResponseData;
-import io.syncmirror.protocol.TopicResultsResponseData;
+import io.syncmirror.protocol.MirrorTopicResult;
 import io.syncmirror.protocol.UnregisterMirrorSyncTopicRequestData;
 import io.syncmirror.protocol.UnregisterMirrorSyncTopicResponseData;
 
@@ -68,7 +68,7 @@ class SyncLedgerLeadershipTest
             assertEquals(first, leader, "leadership never came back to voter " + first);
             source.startBroker(third);
             source.awaitBrokersRegistered();
-            final TopicResultsResponseData.TopicResult stale = register(source, first, topicId, false);
+            final MirrorTopicResult stale = register(source, first, topicId, false);
             assertEquals(MirrorError.MIRROR_SYNC_RELEASED_REQUIRES_FRESH_PROMOTION.code(), stale.errorCode(),
                 "a Register after the release, on the first leader again: " + stale.errorMessage());
             for (int node = 1; node <= source.size(); node++)
@@ -105,7 +105,7 @@ class SyncLedgerLeadershipTest
             source.stopBroker(owner);
             final int next = awaitLedgerLeader(source, partition, owner);
             final int other = 6 - owner - next;
-            final TopicResultsResponseData.TopicResult stale = register(source, other, topicId, false);
+            final MirrorTopicResult stale = register(source, other, topicId, false);
             assertEquals(MirrorError.MIRROR_SYNC_RELEASED_REQUIRES_FRESH_PROMOTION.code(), stale.errorCode(),
                 "a stale Register through broker " + other + " after the owner " + owner + " stopped: " +
                     stale.errorMessage());
@@ -201,14 +201,15 @@ class SyncLedgerLeadershipTest
         return next[0];
     }
 
-    private static TopicResultsResponseData.TopicResult register(final EmbeddedCluster source, final int node,
+    private static MirrorTopicResult register(final EmbeddedCluster source, final int node,
         final Uuid topicId, final boolean recovery) throws Exception
     {
         try (var client = Mirrors.client(source, node))
         {
-            return client.send(new RegisterMirrorSyncTopicRequestData().setMirrorName(MIRROR).setTopics(List.of(
-                new RegisterMirrorSyncTopicRequestData.TopicState().setTopicId(topicId).setTopicName(TOPIC)
-                    .setRecoveryPromotion(recovery))), RegisterMirrorSyncTopicResponseData.class).topics().get(0);
+            return MirrorTopicResult.of(client.send(new RegisterMirrorSyncTopicRequestData().setMirrorName(MIRROR)
+                .setTopics(List.of(new RegisterMirrorSyncTopicRequestData.TopicState().setTopicId(topicId)
+                    .setTopicName(TOPIC).setRecoveryPromotion(recovery))),
+                RegisterMirrorSyncTopicResponseData.class)).get(0);
         }
     }
 

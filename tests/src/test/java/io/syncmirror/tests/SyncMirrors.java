@@ -21,7 +21,7 @@ import io.syncmirror.protocol.MirrorType;
 import io.syncmirror.protocol.MirrorWireClient;
 import io.syncmirror.protocol.RegisterMirrorSyncTopicRequestData;
 import io.syncmirror.protocol.RegisterMirrorSyncTopicResponseData;
-import io.syncmirror.protocol.TopicResultsResponseData;
+import io.syncmirror.protocol.MirrorTopicResult;
 import io.syncmirror.protocol.UnregisterMirrorSyncTopicRequestData;
 import io.syncmirror.protocol.UnregisterMirrorSyncTopicResponseData;
 
@@ -35,7 +35,7 @@ final class SyncMirrors
     }
 
     /** AlterMirrorTopicType sent to {@code nodeId}; the topic's result. */
-    static TopicResultsResponseData.TopicResult alter(final EmbeddedCluster destination, final int nodeId,
+    static MirrorTopicResult alter(final EmbeddedCluster destination, final int nodeId,
         final String mirror, final String topic, final MirrorType type) throws IOException
     {
         try (MirrorWireClient client = Mirrors.client(destination, nodeId))
@@ -43,7 +43,7 @@ final class SyncMirrors
             final AlterMirrorTopicTypeResponseData response = client.send(new AlterMirrorTopicTypeRequestData()
                 .setMirrorName(mirror).setTopics(List.of(new AlterMirrorTopicTypeRequestData.AlterMirrorTopic()
                     .setTopicName(topic).setMirrorType(type.id()))), AlterMirrorTopicTypeResponseData.class);
-            return response.topics().get(0);
+            return MirrorTopicResult.of(response).get(0);
         }
     }
 
@@ -186,14 +186,15 @@ final class SyncMirrors
     }
 
     /** A Register as a destination would send it; the topic's result. */
-    static TopicResultsResponseData.TopicResult register(final EmbeddedCluster source, final String mirror,
+    static MirrorTopicResult register(final EmbeddedCluster source, final String mirror,
         final String topic, final Uuid topicId, final boolean recovery) throws IOException
     {
         try (MirrorWireClient client = Mirrors.client(source, source.size()))
         {
-            return client.send(new RegisterMirrorSyncTopicRequestData().setMirrorName(mirror).setTopics(List.of(
-                new RegisterMirrorSyncTopicRequestData.TopicState().setTopicId(topicId).setTopicName(topic)
-                    .setRecoveryPromotion(recovery))), RegisterMirrorSyncTopicResponseData.class).topics().get(0);
+            return MirrorTopicResult.of(client.send(new RegisterMirrorSyncTopicRequestData().setMirrorName(mirror)
+                .setTopics(List.of(new RegisterMirrorSyncTopicRequestData.TopicState().setTopicId(topicId)
+                    .setTopicName(topic).setRecoveryPromotion(recovery))),
+                RegisterMirrorSyncTopicResponseData.class)).get(0);
         }
     }
 

@@ -24,7 +24,7 @@ import io.syncmirror.broker.mirror.MirrorMetrics;
 import io.syncmirror.protocol.MirrorPartitionState;
 import io.syncmirror.broker.server.BrokerServer;
 import io.syncmirror.protocol.MirrorType;
-import io.syncmirror.protocol.TopicResultsResponseData;
+import io.syncmirror.protocol.MirrorTopicResult;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -76,7 +76,7 @@ class SyncMultiDestinationTest
         Mirrors.create(destination, mirror, source);
         Mirrors.addOk(destination, mirror, TOPIC);
         Mirrors.awaitState(destination, mirror, TOPIC, 1, MirrorPartitionState.MIRRORING, "MIRRORING");
-        final TopicResultsResponseData.TopicResult altered = SyncMirrors.alter(destination, 1, mirror, TOPIC,
+        final MirrorTopicResult altered = SyncMirrors.alter(destination, 1, mirror, TOPIC,
             MirrorType.SYNC);
         assertEquals(Errors.NONE.code(), altered.errorCode(), String.valueOf(altered.errorMessage()));
         SyncMirrors.awaitTypes(destination, mirror, TOPIC, MirrorType.SYNC, MirrorType.SYNC, 30_000);

@@ -22,7 +22,7 @@ import io.syncmirror.broker.mirror.MirrorMetrics;
 import io.syncmirror.broker.replica.Partition;
 import io.syncmirror.broker.server.BrokerServer;
 import io.syncmirror.protocol.MirrorType;
-import io.syncmirror.protocol.TopicResultsResponseData;
+import io.syncmirror.protocol.MirrorTopicResult;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -127,7 +127,7 @@ class SyncPartitionSignalsTest
         try
         {
             stale.holdMetadata(hold).get(10, TimeUnit.SECONDS); // no metadata fetch on its way any more
-            final TopicResultsResponseData.TopicResult altered = SyncMirrors.alter(clusters.destination(), 1, MIRROR,
+            final MirrorTopicResult altered = SyncMirrors.alter(clusters.destination(), 1, MIRROR,
                 topic, MirrorType.SYNC);
             assertEquals(Errors.NONE.code(), altered.errorCode(), String.valueOf(altered.errorMessage()));
             SyncMirrors.awaitTypes(clusters.destination(), MIRROR, topic, MirrorType.SYNC, MirrorType.SYNC, 30_000);

@@ -18,7 +18,7 @@ import io.syncmirror.protocol.AddTopicsToMirrorResponseData;
 import io.syncmirror.protocol.DescribeClusterMirrorsResponseData;
 import io.syncmirror.protocol.MirrorType;
 import io.syncmirror.protocol.MirrorWireClient;
-import io.syncmirror.protocol.TopicResultsResponseData;
+import io.syncmirror.protocol.MirrorTopicResult;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -55,7 +55,7 @@ class SyncPromotionTest
             final AddTopicsToMirrorResponseData response = client.send(new AddTopicsToMirrorRequestData().setTopics(
                 java.util.List.of(new AddTopicsToMirrorRequestData.TopicState().setTopicName(topic)
                     .setMirrorName(MIRROR).setMirrorType(MirrorType.SYNC.id()))), AddTopicsToMirrorResponseData.class);
-            final TopicResultsResponseData.TopicResult result = response.topics().get(0);
+            final MirrorTopicResult result = MirrorTopicResult.of(response).get(0);
             assertEquals(Errors.NONE.code(), result.errorCode(), String.valueOf(result.errorMessage()));
         }
         SyncMirrors.awaitTypes(clusters.destination(), MIRROR, topic, MirrorType.SYNC, MirrorType.SYNC, 30_000);
@@ -71,7 +71,7 @@ class SyncPromotionTest
         clusters.createSourceTopic(topic, 2);
         produce(topic, 10);
         clusters.addAndAwaitMirroring(MIRROR, topic, 2);
-        final TopicResultsResponseData.TopicResult altered = SyncMirrors.alter(clusters.destination(), 1, MIRROR,
+        final MirrorTopicResult altered = SyncMirrors.alter(clusters.destination(), 1, MIRROR,
             topic, MirrorType.SYNC);
         assertEquals(Errors.NONE.code(), altered.errorCode(), String.valueOf(altered.errorMessage()));
         SyncMirrors.awaitTypes(clusters.destination(), MIRROR, topic, MirrorType.SYNC, MirrorType.SYNC, 30_000);
@@ -100,7 +100,7 @@ class SyncPromotionTest
         SyncMirrors.awaitTypes(clusters.destination(), MIRROR, topic, MirrorType.SYNC, MirrorType.SYNC, 30_000);
         SyncMirrors.awaitRegistered(clusters.source(), topic, MIRROR, true, 10_000);
 
-        final TopicResultsResponseData.TopicResult demoted = SyncMirrors.alter(clusters.destination(), 2, MIRROR,
+        final MirrorTopicResult demoted = SyncMirrors.alter(clusters.destination(), 2, MIRROR,
             topic, MirrorType.ASYNC);
         assertEquals(Errors.NONE.code(), demoted.errorCode(), String.valueOf(demoted.errorMessage()));
         // Committed before the answer: every broker's image converges on it within a metadata round.
@@ -124,11 +124,11 @@ class SyncPromotionTest
             "no-such-topic", MirrorType.SYNC).errorCode());
         try (MirrorWireClient client = Mirrors.client(clusters.destination(), 1))
         {
-            final TopicResultsResponseData.TopicResult result = client.send(
+            final MirrorTopicResult result = MirrorTopicResult.of(client.send(
                 new io.syncmirror.protocol.AlterMirrorTopicTypeRequestData().setMirrorName(MIRROR).setTopics(
                     java.util.List.of(new io.syncmirror.protocol.AlterMirrorTopicTypeRequestData.AlterMirrorTopic()
                         .setTopicName("auto-promote").setMirrorType((byte)7))),
-                io.syncmirror.protocol.AlterMirrorTopicTypeResponseData.class).topics().get(0);
+                io.syncmirror.protocol.AlterMirrorTopicTypeResponseData.class)).get(0);
             assertEquals(Errors.INVALID_REQUEST.code(), result.errorCode());
         }
     }

@@ -20,7 +20,7 @@ import io.syncmirror.broker.mirror.sync.RejectReason;
 import io.syncmirror.protocol.MirrorError;
 import io.syncmirror.protocol.DescribeClusterMirrorsResponseData;
 import io.syncmirror.protocol.MirrorType;
-import io.syncmirror.protocol.TopicResultsResponseData;
+import io.syncmirror.protocol.MirrorTopicResult;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -58,7 +58,7 @@ class SyncReleaseTest
         SyncMirrors.release(clusters.source(), MIRROR, topic);
         SyncMirrors.awaitRegistered(clusters.source(), topic, MIRROR, false, 10_000);
 
-        final TopicResultsResponseData.TopicResult stale = SyncMirrors.register(clusters.source(), MIRROR, topic,
+        final MirrorTopicResult stale = SyncMirrors.register(clusters.source(), MIRROR, topic,
             SyncMirrors.topicId(clusters.source(), topic), false);
         assertEquals(MirrorError.MIRROR_SYNC_RELEASED_REQUIRES_FRESH_PROMOTION.code(), stale.errorCode(),
             String.valueOf(stale.errorMessage()));
@@ -71,7 +71,7 @@ class SyncReleaseTest
                 "a stale Register must not re-register the mirror");
         }
 
-        final TopicResultsResponseData.TopicResult recovery = SyncMirrors.register(clusters.source(), MIRROR, topic,
+        final MirrorTopicResult recovery = SyncMirrors.register(clusters.source(), MIRROR, topic,
             SyncMirrors.topicId(clusters.source(), topic), true);
         assertEquals(Errors.NONE.code(), recovery.errorCode(), String.valueOf(recovery.errorMessage()));
         SyncMirrors.awaitRegistered(clusters.source(), topic, MIRROR, true, 10_000);
@@ -144,7 +144,7 @@ class SyncReleaseTest
     {
         final String topic = "plain-register";
         clusters.createSourceTopic(topic, 1);
-        final TopicResultsResponseData.TopicResult admitted = SyncMirrors.register(clusters.source(), "other-dest",
+        final MirrorTopicResult admitted = SyncMirrors.register(clusters.source(), "other-dest",
             topic, SyncMirrors.topicId(clusters.source(), topic), false);
         assertEquals(Errors.NONE.code(), admitted.errorCode(), String.valueOf(admitted.errorMessage()));
         // Committed to the metadata log before the answer; brokers apply it on their own cadence.

@@ -24,7 +24,7 @@ import io.syncmirror.broker.mirror.MirrorMetrics;
 import io.syncmirror.broker.mirror.sync.RejectReason;
 import io.syncmirror.broker.server.BrokerServer;
 import io.syncmirror.protocol.MirrorType;
-import io.syncmirror.protocol.TopicResultsResponseData;
+import io.syncmirror.protocol.MirrorTopicResult;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -89,7 +89,7 @@ class SyncReleaseUnderLoadTest
             clusters.createSourceTopic(TOPIC, PARTITIONS);
             clusters.createMirror(MIRROR);
             clusters.addAndAwaitMirroring(MIRROR, TOPIC, PARTITIONS);
-            final TopicResultsResponseData.TopicResult altered = SyncMirrors.alter(clusters.destination(), 1, MIRROR,
+            final MirrorTopicResult altered = SyncMirrors.alter(clusters.destination(), 1, MIRROR,
                 TOPIC, MirrorType.SYNC);
             assertEquals(Errors.NONE.code(), altered.errorCode(), String.valueOf(altered.errorMessage()));
             SyncMirrors.awaitTypes(clusters.destination(), MIRROR, TOPIC, MirrorType.SYNC, MirrorType.SYNC, 30_000);

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Timeout;
 import io.syncmirror.broker.cluster.EmbeddedCluster;
 import io.syncmirror.broker.replica.Partition;
 import io.syncmirror.protocol.MirrorType;
-import io.syncmirror.protocol.TopicResultsResponseData;
+import io.syncmirror.protocol.MirrorTopicResult;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -52,7 +52,7 @@ class SyncReplicationTest
     private static void promote(final String topic, final int partitions) throws Exception
     {
         clusters.addAndAwaitMirroring(MIRROR, topic, partitions);
-        final TopicResultsResponseData.TopicResult altered = SyncMirrors.alter(clusters.destination(), 1, MIRROR,
+        final MirrorTopicResult altered = SyncMirrors.alter(clusters.destination(), 1, MIRROR,
             topic, MirrorType.SYNC);
         assertEquals(Errors.NONE.code(), altered.errorCode(), String.valueOf(altered.errorMessage()));
         SyncMirrors.awaitTypes(clusters.destination(), MIRROR, topic, MirrorType.SYNC, MirrorType.SYNC, 30_000);

@@ -17,7 +17,7 @@ import io.syncmirror.protocol.CreateClusterMirrorRequestData;
 import io.syncmirror.protocol.CreateClusterMirrorResponseData;
 import io.syncmirror.protocol.MirrorType;
 import io.syncmirror.protocol.MirrorWireClient;
-import io.syncmirror.protocol.TopicResultsResponseData;
+import io.syncmirror.protocol.MirrorTopicResult;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -61,7 +61,7 @@ class SyncSecuredLinkTest
                     .setPattern("tls-.*").setMirrorName("secured").setMirrorType(MirrorType.SYNC.id()))),
                 AddTopicsToMirrorResponseData.class);
             assertEquals(2, added.topics().size(), added.toString());
-            for (final TopicResultsResponseData.TopicResult result : added.topics())
+            for (final MirrorTopicResult result : MirrorTopicResult.of(added))
             {
                 assertEquals(Errors.INVALID_CONFIG.code(), result.errorCode(), result.toString());
                 assertTrue(result.errorMessage().contains("sasl.mechanism=GSSAPI"), result.errorMessage());

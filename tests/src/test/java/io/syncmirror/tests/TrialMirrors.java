@@ -25,7 +25,7 @@ import io.syncmirror.protocol.MirrorType;
 import io.syncmirror.protocol.MirrorWireClient;
 import io.syncmirror.protocol.RemoveTopicsFromMirrorRequestData;
 import io.syncmirror.protocol.RemoveTopicsFromMirrorResponseData;
-import io.syncmirror.protocol.TopicResultsResponseData;
+import io.syncmirror.protocol.MirrorTopicResult;
 import io.syncmirror.protocol.WireSecurity;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -75,8 +75,8 @@ final class TrialMirrors
         }
         try (MirrorWireClient client = client(destinationPort))
         {
-            assertOk("AddTopicsToMirror " + type, client.send(new AddTopicsToMirrorRequestData().setTopics(states),
-                AddTopicsToMirrorResponseData.class).topics());
+            assertOk("AddTopicsToMirror " + type, MirrorTopicResult.of(client.send(
+                new AddTopicsToMirrorRequestData().setTopics(states), AddTopicsToMirrorResponseData.class)));
         }
     }
 
@@ -90,14 +90,14 @@ final class TrialMirrors
         }
         try (MirrorWireClient client = client(destinationPort))
         {
-            assertOk("RemoveTopicsFromMirror", client.send(new RemoveTopicsFromMirrorRequestData().setTopics(states),
-                RemoveTopicsFromMirrorResponseData.class).topics());
+            assertOk("RemoveTopicsFromMirror", MirrorTopicResult.of(client.send(
+                new RemoveTopicsFromMirrorRequestData().setTopics(states), RemoveTopicsFromMirrorResponseData.class)));
         }
     }
 
-    private static void assertOk(final String what, final List<TopicResultsResponseData.TopicResult> results)
+    private static void assertOk(final String what, final List<MirrorTopicResult> results)
     {
-        for (final TopicResultsResponseData.TopicResult result : results)
+        for (final MirrorTopicResult result : results)
         {
             assertEquals(Errors.NONE.code(), result.errorCode(), what + " of " + result.topicName() + ": " +
                 result.errorMessage());

@@ -30,23 +30,20 @@ import org.apache.kafka.common.protocol.Errors;
 
 import io.syncmirror.protocol.MirrorError;
 import io.syncmirror.protocol.MirrorPartitionState;
+import io.syncmirror.protocol.MirrorTopicResult;
 import io.syncmirror.protocol.AddTopicsToMirrorRequestData;
 import io.syncmirror.protocol.AddTopicsToMirrorResponseData;
 import io.syncmirror.protocol.AlterMirrorTopicTypeRequestData;
-import io.syncmirror.protocol.AlterMirrorTopicTypeResponseData;
 import io.syncmirror.protocol.CreateClusterMirrorRequestData;
 import io.syncmirror.protocol.CreateClusterMirrorResponseData;
 import io.syncmirror.protocol.DeleteClusterMirrorRequestData;
 import io.syncmirror.protocol.DeleteClusterMirrorResponseData;
 import io.syncmirror.protocol.DescribeClusterMirrorsRequestData;
 import io.syncmirror.protocol.DescribeClusterMirrorsResponseData;
-import io.syncmirror.protocol.ErrorOnlyResponseData;
 import io.syncmirror.protocol.MirrorType;
 import io.syncmirror.protocol.MirrorWireClient;
 import io.syncmirror.protocol.RemoveTopicsFromMirrorRequestData;
 import io.syncmirror.protocol.WireSecurity;
-import io.syncmirror.protocol.RemoveTopicsFromMirrorResponseData;
-import io.syncmirror.protocol.TopicResultsResponseData;
 import io.syncmirror.protocol.UnregisterMirrorSyncTopicRequestData;
 import io.syncmirror.protocol.UnregisterMirrorSyncTopicResponseData;
 
@@ -729,13 +726,15 @@ public final class ClusterMirrorsCommand
         switch (action)
         {
             case CREATE:
-                return reportWhole((CreateClusterMirrorResponseData)response,
+                return reportWhole(((CreateClusterMirrorResponseData)response).errorCode(),
+                    ((CreateClusterMirrorResponseData)response).errorMessage(),
                     "Created cluster mirror '" + ((CreateClusterMirrorRequestData)request).mirrorName() + "' from "
                         + ((CreateClusterMirrorRequestData)request).sourceBootstrapServers() + ".",
                     "Failed to create cluster mirror '" + ((CreateClusterMirrorRequestData)request).mirrorName() + "'",
                     out, err);
             case DELETE:
-                return reportWhole((DeleteClusterMirrorResponseData)response,
+                return reportWhole(((DeleteClusterMirrorResponseData)response).errorCode(),
+                    ((DeleteClusterMirrorResponseData)response).errorMessage(),
                     "Deleted cluster mirror '" + ((DeleteClusterMirrorRequestData)request).mirrorName() + "'.",
                     "Failed to delete cluster mirror '" + ((DeleteClusterMirrorRequestData)request).mirrorName()
                         + "'", out, err);
@@ -744,14 +743,14 @@ public final class ClusterMirrorsCommand
                     options.containsKey(Option.SYNC), out, err);
             case ALTER:
                 final MirrorType type = options.containsKey(Option.SYNC) ? MirrorType.SYNC : MirrorType.ASYNC;
-                return reportTopics((AlterMirrorTopicTypeResponseData)response, "Set the mirror type of topic '%s' "
+                return reportTopics(MirrorTopicResult.of(response), "Set the mirror type of topic '%s' "
                     + "in mirror '" + mirrorName(options) + "' to " + type + ".", Set.of(), type == MirrorType.SYNC,
                     out, err);
             case RELEASE_SYNC:
                 return reportRelease((UnregisterMirrorSyncTopicRequestData)request,
                     (UnregisterMirrorSyncTopicResponseData)response, out, err);
             case REMOVE:
-                return reportTopics((RemoveTopicsFromMirrorResponseData)response, "Removed topic '%s' from mirror '"
+                return reportTopics(MirrorTopicResult.of(response), "Removed topic '%s' from mirror '"
                     + mirrorName(options) + "'; it fails over to writable once its partitions are STOPPED.", Set.of(),
                     false, out, err);
             case DESCRIBE:
@@ -769,12 +768,12 @@ public final class ClusterMirrorsCommand
         return options.get(Option.MIRROR).get(0).trim();
     }
 
-    private static int reportWhole(final ErrorOnlyResponseData<?> response, final String success,
+    private static int reportWhole(final short errorCode, final String errorMessage, final String success,
         final String failure, final PrintStream out, final PrintStream err)
     {
-        if (response.errorCode() != Errors.NONE.code())
+        if (errorCode != Errors.NONE.code())
         {
-            err.println("Error: " + failure + ": " + describeError(response.errorCode(), response.errorMessage()));
+            err.println("Error: " + failure + ": " + describeError(errorCode, errorMessage));
             return EXIT_FAILED;
         }
         out.println(success);
@@ -796,8 +795,8 @@ public final class ClusterMirrorsCommand
             : request.topics().get(0).mirrorName();
         final Set<String> patterns = new LinkedHashSet<>();
         request.topicPatterns().forEach(p -> patterns.add(p.pattern()));
-        return reportTopics(response, "Added topic '%s' to mirror '" + mirror + "'" + (sync ? " as SYNC" : "") + ".",
-            patterns, sync, out, err);
+        return reportTopics(MirrorTopicResult.of(response),
+            "Added topic '%s' to mirror '" + mirror + "'" + (sync ? " as SYNC" : "") + ".", patterns, sync, out, err);
     }
 
     /**
@@ -805,11 +804,11 @@ public final class ClusterMirrorsCommand
      * reports an error for a regex it could not act on under the regex itself). A success that carries a message
      * is a warning: for a move to SYNC it is the broker saying the promotion is pending until the lag drains.
      */
-    private static int reportTopics(final TopicResultsResponseData<?> response, final String successFormat,
+    private static int reportTopics(final List<MirrorTopicResult> results, final String successFormat,
         final Set<String> patterns, final boolean sync, final PrintStream out, final PrintStream err)
     {
         int exit = EXIT_OK;
-        for (final TopicResultsResponseData.TopicResult topic : response.topics())
+        for (final MirrorTopicResult topic : results)
         {
             if (topic.errorCode() == Errors.NONE.code())
             {

@@ -27,14 +27,14 @@ import io.syncmirror.protocol.AddTopicsToMirrorResponseData;
 import io.syncmirror.protocol.AlterMirrorTopicTypeRequestData;
 import io.syncmirror.protocol.AlterMirrorTopicTypeResponseData;
 import io.syncmirror.protocol.MirrorError;
+import io.syncmirror.protocol.MirrorTopicResult;
 import io.syncmirror.protocol.MirrorType;
 import io.syncmirror.protocol.MirrorWireClient;
-import io.syncmirror.protocol.WireSecurity;
 import io.syncmirror.protocol.RegisterMirrorSyncTopicRequestData;
 import io.syncmirror.protocol.RegisterMirrorSyncTopicResponseData;
-import io.syncmirror.protocol.TopicResultsResponseData;
 import io.syncmirror.protocol.UnregisterMirrorSyncTopicRequestData;
 import io.syncmirror.protocol.UnregisterMirrorSyncTopicResponseData;
+import io.syncmirror.protocol.WireSecurity;
 
 /**
  * The sync mirroring admin calls of the spec's Admin API (registerMirrorSyncTopics, unregisterMirrorSyncTopics,
@@ -305,17 +305,17 @@ public final class MirrorAdmin implements AutoCloseable
         return result;
     }
 
-    private <R extends TopicResultsResponseData<R>> TopicsResult submitTopicResults(final List<String> names,
+    private <R extends ApiMessage> TopicsResult submitTopicResults(final List<String> names,
         final ApiMessage request, final Class<R> responseType)
     {
         final TopicsResult result = newResult(names);
         submit(result, request, responseType, response ->
         {
-            final Map<String, TopicResultsResponseData.TopicResult> byName = new HashMap<>();
-            response.topics().forEach(t -> byName.putIfAbsent(t.topicName(), t));
+            final Map<String, MirrorTopicResult> byName = new HashMap<>();
+            MirrorTopicResult.of(response).forEach(t -> byName.putIfAbsent(t.topicName(), t));
             result.values().forEach((topic, future) ->
             {
-                final TopicResultsResponseData.TopicResult answer = byName.get(topic);
+                final MirrorTopicResult answer = byName.get(topic);
                 if (answer == null)
                 {
                     future.completeExceptionally(new KafkaException("The response from " + bootstrapServers

@@ -118,13 +118,11 @@ final class MirrorDescriptions
         final List<DescribeClusterMirrorsResponseData.MirrorDescription> out = new ArrayList<>();
         for (final DescribeClusterMirrorsResponseData.MirrorDescription mirror : mirrors)
         {
-            final DescribeClusterMirrorsResponseData.MirrorDescription copy =
-                (DescribeClusterMirrorsResponseData.MirrorDescription) mirror.duplicate();
+            final DescribeClusterMirrorsResponseData.MirrorDescription copy = mirror.duplicate();
             copy.topics().clear();
             for (final DescribeClusterMirrorsResponseData.MirrorTopic topic : mirror.topics())
             {
-                final DescribeClusterMirrorsResponseData.MirrorTopic kept =
-                    (DescribeClusterMirrorsResponseData.MirrorTopic) topic.duplicate();
+                final DescribeClusterMirrorsResponseData.MirrorTopic kept = topic.duplicate();
                 kept.partitions().removeIf(partition -> !failing(partition));
                 if (!kept.partitions().isEmpty())
                 {

@@ -13,6 +13,7 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BiFunction;
 import java.util.stream.Stream;
 
 import org.apache.kafka.common.message.ApiVersionsResponseData;
@@ -36,7 +37,6 @@ import io.syncmirror.protocol.DescribeClusterMirrorsResponseData;
 import io.syncmirror.protocol.FakeMirrorBroker;
 import io.syncmirror.protocol.MirrorApiKeys;
 import io.syncmirror.protocol.MirrorType;
-import io.syncmirror.protocol.TopicResultsResponseData;
 import io.syncmirror.protocol.UnregisterMirrorSyncTopicRequestData;
 import io.syncmirror.protocol.UnregisterMirrorSyncTopicResponseData;
 
@@ -116,12 +116,16 @@ class ClusterMirrorsSyncCommandTest
                 case ADD_TOPICS_TO_MIRROR:
                     final List<String> added = new ArrayList<>();
                     ((AddTopicsToMirrorRequestData)request).topics().forEach(t -> added.add(t.topicName()));
-                    response = new AddTopicsToMirrorResponseData().setTopics(results(added));
+                    response = new AddTopicsToMirrorResponseData().setTopics(results(added,
+                        (topic, note) -> new AddTopicsToMirrorResponseData.TopicResult().setTopicName(topic)
+                            .setErrorMessage(note)));
                     break;
                 case ALTER_MIRROR_TOPIC_TYPE:
                     final List<String> altered = new ArrayList<>();
                     ((AlterMirrorTopicTypeRequestData)request).topics().forEach(t -> altered.add(t.topicName()));
-                    response = new AlterMirrorTopicTypeResponseData().setTopics(results(altered));
+                    response = new AlterMirrorTopicTypeResponseData().setTopics(results(altered,
+                        (topic, note) -> new AlterMirrorTopicTypeResponseData.TopicResult().setTopicName(topic)
+                            .setErrorMessage(note)));
                     break;
                 default:
                     response = header.apiKey().newResponseData();
@@ -130,13 +134,13 @@ class ClusterMirrorsSyncCommandTest
         });
     }
 
-    private static List<TopicResultsResponseData.TopicResult> results(final List<String> topics)
+    /** One successful result per topic, built by {@code result} from the topic and its note, if any. */
+    private static <T> List<T> results(final List<String> topics, final BiFunction<String, String, T> result)
     {
-        final List<TopicResultsResponseData.TopicResult> results = new ArrayList<>();
+        final List<T> results = new ArrayList<>();
         for (final String topic : topics)
         {
-            results.add(new TopicResultsResponseData.TopicResult().setTopicName(topic)
-                .setErrorMessage("lagging".equals(topic) ? PENDING : null));
+            results.add(result.apply(topic, "lagging".equals(topic) ? PENDING : null));
         }
         return results;
     }
@@ -246,8 +250,8 @@ class ClusterMirrorsSyncCommandTest
                 ? new DescribeClusterMirrorsResponseData().setMirrors(List.of(
                     new DescribeClusterMirrorsResponseData.MirrorDescription().setMirrorName("east")
                         .setSourceBootstrapServers(closedSource)))
-                : new AddTopicsToMirrorResponseData().setTopics(List.of(new TopicResultsResponseData.TopicResult()
-                    .setTopicName("t").setErrorMessage("lag is 7"))))))
+                : new AddTopicsToMirrorResponseData().setTopics(List.of(
+                    new AddTopicsToMirrorResponseData.TopicResult().setTopicName("t").setErrorMessage("lag is 7"))))))
         {
             // The source the destination names is closed: the probe warns and the command goes on.
             final Result result = run("--bootstrap-server", address(destination), "--add", "--mirror", "east",
@@ -419,10 +423,10 @@ class ClusterMirrorsSyncCommandTest
     {
         try (FakeMirrorBroker destination = new FakeMirrorBroker((header, request, socket, out) ->
             FakeMirrorBroker.reply(out, header, new AlterMirrorTopicTypeResponseData().setTopics(List.of(
-                new TopicResultsResponseData.TopicResult().setTopicName("a"),
-                new TopicResultsResponseData.TopicResult().setTopicName("b")
+                new AlterMirrorTopicTypeResponseData.TopicResult().setTopicName("a"),
+                new AlterMirrorTopicTypeResponseData.TopicResult().setTopicName("b")
                     .setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code()),
-                new TopicResultsResponseData.TopicResult().setTopicName("c")
+                new AlterMirrorTopicTypeResponseData.TopicResult().setTopicName("c")
                     .setErrorCode(MirrorError.MIRROR_SYNC_VERSION_MISMATCH.code()))))))
         {
             final Result result = run("--bootstrap-server", address(destination), "--alter", "--mirror", "east",

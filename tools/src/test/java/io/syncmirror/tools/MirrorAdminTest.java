@@ -34,7 +34,6 @@ import io.syncmirror.protocol.FakeMirrorBroker;
 import io.syncmirror.protocol.MirrorType;
 import io.syncmirror.protocol.RegisterMirrorSyncTopicRequestData;
 import io.syncmirror.protocol.RegisterMirrorSyncTopicResponseData;
-import io.syncmirror.protocol.TopicResultsResponseData;
 import io.syncmirror.protocol.UnregisterMirrorSyncTopicRequestData;
 import io.syncmirror.protocol.UnregisterMirrorSyncTopicResponseData;
 
@@ -61,10 +60,10 @@ class MirrorAdminTest
         return e.getCause();
     }
 
-    private static TopicResultsResponseData.TopicResult result(final String topic, final short code,
+    private static AlterMirrorTopicTypeResponseData.TopicResult result(final String topic, final short code,
         final String message)
     {
-        return new TopicResultsResponseData.TopicResult().setTopicName(topic).setErrorCode(code)
+        return new AlterMirrorTopicTypeResponseData.TopicResult().setTopicName(topic).setErrorCode(code)
             .setErrorMessage(message);
     }
 
@@ -120,7 +119,7 @@ class MirrorAdminTest
     {
         try (FakeMirrorBroker broker = new FakeMirrorBroker((header, request, socket, out) ->
             FakeMirrorBroker.reply(out, header, new RegisterMirrorSyncTopicResponseData().setTopics(List.of(
-                result("a", (short)0, null)))));
+                new RegisterMirrorSyncTopicResponseData.TopicResult().setTopicName("a")))));
              MirrorAdmin admin = MirrorAdmin.create(address(broker), 5_000))
         {
             final MirrorAdmin.TopicsResult recovery = admin.registerMirrorSyncTopics("east", List.of("a", "b"), true);
@@ -179,7 +178,7 @@ class MirrorAdminTest
     {
         try (FakeMirrorBroker broker = new FakeMirrorBroker((header, request, socket, out) ->
             FakeMirrorBroker.reply(out, header, new AddTopicsToMirrorResponseData().setTopics(List.of(
-                result("a", (short)0, null)))));
+                new AddTopicsToMirrorResponseData.TopicResult().setTopicName("a")))));
              MirrorAdmin admin = MirrorAdmin.create(address(broker), 5_000))
         {
             admin.addTopicsToMirror("east", List.of("a"), MirrorType.SYNC).all().get(10, TimeUnit.SECONDS);

@@ -16,7 +16,6 @@ import io.syncmirror.protocol.DescribeClusterMirrorsResponseData;
 import io.syncmirror.protocol.FakeMirrorBroker;
 import io.syncmirror.protocol.MirrorType;
 import io.syncmirror.protocol.MirrorWireClient;
-import io.syncmirror.protocol.TopicResultsResponseData;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -38,8 +37,8 @@ class SyncPromotionTest
                 final ApiMessage response;
                 if (request instanceof AlterMirrorTopicTypeRequestData alter)
                 {
-                    final List<TopicResultsResponseData.TopicResult> results = new ArrayList<>();
-                    alter.topics().forEach(t -> results.add(new TopicResultsResponseData.TopicResult()
+                    final List<AlterMirrorTopicTypeResponseData.TopicResult> results = new ArrayList<>();
+                    alter.topics().forEach(t -> results.add(new AlterMirrorTopicTypeResponseData.TopicResult()
                         .setTopicName(t.topicName()).setErrorCode(alterError)
                         .setErrorMessage(alterError == 0 ? "promotion pending" : "not served")));
                     response = new AlterMirrorTopicTypeResponseData().setTopics(results);

@@ -16,7 +16,6 @@ import io.syncmirror.broker.mirror.sync.RemotePartition;
 import io.syncmirror.broker.mirror.sync.SyncLinks;
 import io.syncmirror.protocol.RegisterMirrorSyncTopicRequestData;
 import io.syncmirror.protocol.RegisterMirrorSyncTopicResponseData;
-import io.syncmirror.protocol.TopicResultsResponseData;
 import io.syncmirror.protocol.UnregisterMirrorSyncTopicRequestData;
 import io.syncmirror.protocol.UnregisterMirrorSyncTopicResponseData;
 
@@ -112,7 +111,7 @@ final class ChannelSyncLinks implements SyncLinks
         {
             final RegisterMirrorSyncTopicResponseData response = channel.sendToSource(source, request,
                 RegisterMirrorSyncTopicResponseData.class);
-            for (final TopicResultsResponseData.TopicResult result : response.topics())
+            for (final RegisterMirrorSyncTopicResponseData.TopicResult result : response.topics())
             {
                 if (result.topicName().equals(topicName))
                 {

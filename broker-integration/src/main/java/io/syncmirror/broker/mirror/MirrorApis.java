@@ -47,7 +47,6 @@ import io.syncmirror.protocol.RegisterMirrorSyncTopicRequestData;
 import io.syncmirror.protocol.RegisterMirrorSyncTopicResponseData;
 import io.syncmirror.protocol.RemoveTopicsFromMirrorRequestData;
 import io.syncmirror.protocol.RemoveTopicsFromMirrorResponseData;
-import io.syncmirror.protocol.TopicResultsResponseData;
 import io.syncmirror.protocol.UnregisterMirrorSyncTopicRequestData;
 import io.syncmirror.protocol.UnregisterMirrorSyncTopicResponseData;
 
@@ -324,7 +323,7 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
         }
         if (request instanceof RemoveTopicsFromMirrorRequestData remove)
         {
-            final List<TopicResultsResponseData.TopicResult> results = new ArrayList<>();
+            final List<RemoveTopicsFromMirrorResponseData.TopicResult> results = new ArrayList<>();
             for (final RemoveTopicsFromMirrorRequestData.TopicState topic : remove.topics())
             {
                 final String mirrorName = topic.mirrorName() != null ? topic.mirrorName() :
@@ -333,7 +332,7 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
                     MirrorOpResult.error(Errors.INVALID_REQUEST, "topic '" + topic.topicName() +
                         "' is not a mirror topic") :
                     await(controller.removeTopicFromMirror(topic.topicName(), mirrorName));
-                results.add(topicResult(topic.topicName(), result));
+                results.add(TopicResults.removed(topic.topicName(), result.error(), result.message()));
             }
             return new RemoveTopicsFromMirrorResponseData().setTopics(results);
         }
@@ -420,7 +419,7 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
     {
         // One deadline for the commit and the desired types of SYNC topics: the answer comes within timeoutMs.
         final long deadlineMs = System.currentTimeMillis() + timeoutMs;
-        final List<TopicResultsResponseData.TopicResult> results = new ArrayList<>();
+        final List<AddTopicsToMirrorResponseData.TopicResult> results = new ArrayList<>();
         final Map<String, List<String>> namesByMirror = new LinkedHashMap<>();
         final Map<String, List<String>> patternsByMirror = new LinkedHashMap<>();
         final java.util.Set<String> syncNames = new java.util.HashSet<>();
@@ -429,18 +428,18 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
         {
             if (topic.mirrorType() != MirrorType.ASYNC.id() && topic.mirrorType() != MirrorType.SYNC.id())
             {
-                results.add(topicResult(topic.topicName(), MirrorOpResult.error(Errors.INVALID_REQUEST,
-                    "unknown mirror type " + topic.mirrorType() + " (0 ASYNC, 1 SYNC)")));
+                results.add(TopicResults.added(topic.topicName(), Errors.INVALID_REQUEST,
+                    "unknown mirror type " + topic.mirrorType() + " (0 ASYNC, 1 SYNC)"));
             }
             else if (topic.mirrorName() == null || topic.mirrorName().isEmpty())
             {
-                results.add(topicResult(topic.topicName(), MirrorOpResult.error(Errors.INVALID_REQUEST,
-                    "no mirror name given for topic '" + topic.topicName() + "'")));
+                results.add(TopicResults.added(topic.topicName(), Errors.INVALID_REQUEST,
+                    "no mirror name given for topic '" + topic.topicName() + "'"));
             }
             else if (topic.mirrorType() == MirrorType.SYNC.id() && syncRefusal(topic.mirrorName()) != null)
             {
-                results.add(topicResult(topic.topicName(), MirrorOpResult.error(Errors.INVALID_CONFIG,
-                    syncRefusal(topic.mirrorName()))));
+                results.add(TopicResults.added(topic.topicName(), Errors.INVALID_CONFIG,
+                    syncRefusal(topic.mirrorName())));
             }
             else
             {
@@ -455,13 +454,13 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
         {
             if (pattern.mirrorType() != MirrorType.ASYNC.id() && pattern.mirrorType() != MirrorType.SYNC.id())
             {
-                results.add(topicResult(pattern.pattern(), MirrorOpResult.error(Errors.INVALID_REQUEST,
-                    "unknown mirror type " + pattern.mirrorType() + " (0 ASYNC, 1 SYNC)")));
+                results.add(TopicResults.added(pattern.pattern(), Errors.INVALID_REQUEST,
+                    "unknown mirror type " + pattern.mirrorType() + " (0 ASYNC, 1 SYNC)"));
             }
             else if (pattern.mirrorType() == MirrorType.SYNC.id() && syncRefusal(pattern.mirrorName()) != null)
             {
-                results.add(topicResult(pattern.pattern(), MirrorOpResult.error(Errors.INVALID_CONFIG,
-                    syncRefusal(pattern.mirrorName()))));
+                results.add(TopicResults.added(pattern.pattern(), Errors.INVALID_CONFIG,
+                    syncRefusal(pattern.mirrorName())));
             }
             else
             {
@@ -480,7 +479,8 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
                 namesByMirror.getOrDefault(mirror, List.of()), patternsByMirror.getOrDefault(mirror, List.of())));
             for (final Map.Entry<String, MirrorOpResult> entry : answered.entrySet())
             {
-                final TopicResultsResponseData.TopicResult result = topicResult(entry.getKey(), entry.getValue());
+                final AddTopicsToMirrorResponseData.TopicResult result = TopicResults.added(entry.getKey(),
+                    entry.getValue().error(), entry.getValue().message());
                 if (result.errorCode() == Errors.NONE.code())
                 {
                     final String key = mirror + "/" + entry.getKey();
@@ -510,18 +510,12 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
         return await(controller.mirror(mirrorName)).map(MirrorDefinition::syncRefusal).orElse(null);
     }
 
-    private static void maybeNote(final TopicResultsResponseData.TopicResult result, final String note)
+    private static void maybeNote(final AddTopicsToMirrorResponseData.TopicResult result, final String note)
     {
         if (note != null)
         {
             result.setErrorMessage(result.errorMessage() == null ? note : result.errorMessage() + "; " + note);
         }
-    }
-
-    private static TopicResultsResponseData.TopicResult topicResult(final String topic, final MirrorOpResult result)
-    {
-        return new TopicResultsResponseData.TopicResult().setTopicName(topic).setErrorCode(result.error().code())
-            .setErrorMessage(result.message());
     }
 
     private <T> T await(final CompletableFuture<T> future)
@@ -590,12 +584,12 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
     {
         if (request instanceof RegisterMirrorSyncTopicRequestData register)
         {
-            final List<TopicResultsResponseData.TopicResult> results = new ArrayList<>();
+            final List<RegisterMirrorSyncTopicResponseData.TopicResult> results = new ArrayList<>();
             for (final RegisterMirrorSyncTopicRequestData.TopicState topic : register.topics())
             {
                 final MirrorOpResult result = !register.registrationChangeOnly() ? NOT_A_CHANGE :
                     await(controller.changeSyncRegistration(topic.topicId(), register.mirrorName(), true));
-                results.add(topicResult(topic.topicName(), result));
+                results.add(TopicResults.registered(topic.topicName(), result.error(), result.message()));
             }
             return new RegisterMirrorSyncTopicResponseData().setTopics(results);
         }
@@ -633,11 +627,12 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
     /** Controller node: commits each topic's effective type (MirrorTopicTypeChange). */
     private AlterMirrorTopicTypeResponseData commitEffectiveTypes(final AlterMirrorTopicTypeRequestData request)
     {
-        final List<TopicResultsResponseData.TopicResult> results = new ArrayList<>();
+        final List<AlterMirrorTopicTypeResponseData.TopicResult> results = new ArrayList<>();
         for (final AlterMirrorTopicTypeRequestData.AlterMirrorTopic topic : request.topics())
         {
-            results.add(topicResult(topic.topicName(), await(controller.setMirrorTopicType(topic.topicId(),
-                topic.mirrorType(), request.driverEpoch()))));
+            final MirrorOpResult result = await(controller.setMirrorTopicType(topic.topicId(), topic.mirrorType(),
+                request.driverEpoch()));
+            results.add(TopicResults.altered(topic.topicName(), result.error(), result.message()));
         }
         return new AlterMirrorTopicTypeResponseData().setTopics(results);
     }

@@ -29,7 +29,6 @@ import io.syncmirror.protocol.DescribeClusterMirrorsRequestData;
 import io.syncmirror.protocol.DescribeClusterMirrorsResponseData;
 import io.syncmirror.protocol.MirrorType;
 import io.syncmirror.protocol.MirrorWireClient;
-import io.syncmirror.protocol.TopicResultsResponseData;
 
 /**
  * AlterMirrorTopicType (destination role) as a broker answers an operator's request, and the mirror coordinator's
@@ -135,7 +134,7 @@ final class MirrorTypeApis
      */
     AlterMirrorTopicTypeResponseData applyDesiredLocally(final AlterMirrorTopicTypeRequestData request)
     {
-        final List<TopicResultsResponseData.TopicResult> results = new ArrayList<>();
+        final List<AlterMirrorTopicTypeResponseData.TopicResult> results = new ArrayList<>();
         // Every topic's writes go out before any is awaited: a request may name thousands of topics.
         final List<CompletableFuture<java.util.Set<Integer>>> pending = new ArrayList<>();
         for (final AlterMirrorTopicTypeRequestData.AlterMirrorTopic topic : request.topics())
@@ -154,11 +153,11 @@ final class MirrorTypeApis
                 {
                     partitions.append(partitions.length() == 0 ? "" : ",").append(partition);
                 }
-                results.add(TopicResults.of(topic.topicName(), Errors.NONE, partitions.toString()));
+                results.add(TopicResults.altered(topic.topicName(), Errors.NONE, partitions.toString()));
             }
             catch (final RuntimeException e)
             {
-                results.add(TopicResults.of(topic.topicName(), Errors.forException(e), e.getMessage()));
+                results.add(TopicResults.altered(topic.topicName(), Errors.forException(e), e.getMessage()));
             }
         }
         return new AlterMirrorTopicTypeResponseData().setTopics(results);
@@ -167,7 +166,7 @@ final class MirrorTypeApis
     /** An operator's AlterMirrorTopicType: desired type on every partition, then demotion or the lag note. */
     AlterMirrorTopicTypeResponseData alterTypes(final AlterMirrorTopicTypeRequestData request)
     {
-        final List<TopicResultsResponseData.TopicResult> results = new ArrayList<>();
+        final List<AlterMirrorTopicTypeResponseData.TopicResult> results = new ArrayList<>();
         final MetadataImage current = image.get();
         final List<AlterMirrorTopicTypeRequestData.AlterMirrorTopic> valid = new ArrayList<>();
         final Map<String, TopicMetadata> topics = new HashMap<>();
@@ -179,22 +178,22 @@ final class MirrorTypeApis
             final Optional<TopicMetadata> found = SyncRegistrationApis.resolve(current, topic.topicId(), topic.topicName());
             if (topic.mirrorType() != MirrorType.ASYNC.id() && topic.mirrorType() != MirrorType.SYNC.id())
             {
-                results.add(TopicResults.of(topic.topicName(), Errors.INVALID_REQUEST, "unknown mirror type " +
+                results.add(TopicResults.altered(topic.topicName(), Errors.INVALID_REQUEST, "unknown mirror type " +
                     topic.mirrorType() + " (0 ASYNC, 1 SYNC)"));
             }
             else if (found.isEmpty())
             {
-                results.add(TopicResults.of(topic.topicName(), Errors.UNKNOWN_TOPIC_OR_PARTITION, "topic '" +
+                results.add(TopicResults.altered(topic.topicName(), Errors.UNKNOWN_TOPIC_OR_PARTITION, "topic '" +
                     topic.topicName() + "' does not exist"));
             }
             else if (!request.mirrorName().equals(MirrorTopicConfig.activeMirror(found.get().config())))
             {
-                results.add(TopicResults.of(topic.topicName(), Errors.INVALID_REQUEST, "topic '" + topic.topicName() +
-                    "' is not actively mirrored by cluster mirror '" + request.mirrorName() + "'"));
+                results.add(TopicResults.altered(topic.topicName(), Errors.INVALID_REQUEST,
+                    "topic '" + topic.topicName() + "' is not actively mirrored by cluster mirror '" + request.mirrorName() + "'"));
             }
             else if (topic.mirrorType() == MirrorType.SYNC.id() && syncRefusal != null)
             {
-                results.add(TopicResults.of(topic.topicName(), Errors.INVALID_CONFIG, syncRefusal));
+                results.add(TopicResults.altered(topic.topicName(), Errors.INVALID_CONFIG, syncRefusal));
             }
             else
             {
@@ -223,14 +222,14 @@ final class MirrorTypeApis
             }
             if (!missing.isEmpty())
             {
-                results.add(TopicResults.of(topic.topicName(), Errors.LEADER_NOT_AVAILABLE, "partitions " + missing +
-                    " of topic '" + topic.topicName() + "' have no live leader coordinating them; retry"));
+                results.add(TopicResults.altered(topic.topicName(), Errors.LEADER_NOT_AVAILABLE,
+                    "partitions " + missing + " of topic '" + topic.topicName() + "' have no live leader coordinating them; retry"));
                 continue;
             }
             if (topic.mirrorType() == MirrorType.ASYNC.id())
             {
                 // Demotion takes effect at once: the source stops gating when the coordinators' Unregister lands.
-                final TopicResultsResponseData.TopicResult committed = commitEffective(topic.topicId(),
+                final AlterMirrorTopicTypeResponseData.TopicResult committed = commitEffective(topic.topicId(),
                     topic.topicName(), MirrorType.ASYNC.id());
                 results.add(committed);
                 continue;
@@ -246,9 +245,9 @@ final class MirrorTypeApis
                 }
             }
             final boolean alreadySync = current.syncState(topic.topicId()).mirrorType() == MirrorType.SYNC.id();
-            results.add(TopicResults.of(topic.topicName(), Errors.NONE, alreadySync || lagging.length() == 0 ? null :
-                "promotion to SYNC is pending lag drain (partition lags " + lagging + "); it happens automatically " +
-                    "once every partition's lag is 0"));
+            results.add(TopicResults.altered(topic.topicName(), Errors.NONE, alreadySync || lagging.length() == 0
+                ? null : "promotion to SYNC is pending lag drain (partition lags " + lagging + "); it happens "
+                    + "automatically once every partition's lag is 0"));
         }
         return new AlterMirrorTopicTypeResponseData().setTopics(results);
     }
@@ -284,7 +283,7 @@ final class MirrorTypeApis
             {
                 continue;
             }
-            for (final TopicResultsResponseData.TopicResult topic : response.topics())
+            for (final AlterMirrorTopicTypeResponseData.TopicResult topic : response.topics())
             {
                 if (topic.errorCode() != Errors.NONE.code() || topic.errorMessage() == null ||
                     topic.errorMessage().isEmpty())
@@ -322,14 +321,14 @@ final class MirrorTypeApis
     }
 
     /** Commits a topic's effective mirror type at the controller (in-process or forwarded). */
-    private TopicResultsResponseData.TopicResult commitEffective(final Uuid topicId, final String topicName,
+    private AlterMirrorTopicTypeResponseData.TopicResult commitEffective(final Uuid topicId, final String topicName,
         final byte mirrorType)
     {
         return commitEffective(topicId, topicName, mirrorType, SyncCommitFence.NONE);
     }
 
     /** {@link #commitEffective(Uuid, String, byte)} numbered by the topic's sync driver. */
-    private TopicResultsResponseData.TopicResult commitEffective(final Uuid topicId, final String topicName,
+    private AlterMirrorTopicTypeResponseData.TopicResult commitEffective(final Uuid topicId, final String topicName,
         final byte mirrorType, final long driverEpoch)
     {
         final AlterMirrorTopicTypeRequestData request = new AlterMirrorTopicTypeRequestData().setEffective(true)
@@ -339,15 +338,15 @@ final class MirrorTypeApis
         try
         {
             final AlterMirrorTopicTypeResponseData response = controller.commit(request);
-            for (final TopicResultsResponseData.TopicResult result : response.topics())
+            for (final AlterMirrorTopicTypeResponseData.TopicResult result : response.topics())
             {
                 return result.setTopicName(topicName);
             }
-            return TopicResults.of(topicName, Errors.UNKNOWN_SERVER_ERROR, "the controller answered no result");
+            return TopicResults.altered(topicName, Errors.UNKNOWN_SERVER_ERROR, "the controller answered no result");
         }
         catch (final RuntimeException e)
         {
-            return TopicResults.of(topicName, Errors.forException(e), e.getMessage());
+            return TopicResults.altered(topicName, Errors.forException(e), e.getMessage());
         }
     }
 
@@ -360,7 +359,7 @@ final class MirrorTypeApis
             public void commitMirrorType(final Uuid topicId, final byte mirrorType, final long driverEpoch)
             {
                 final String name = image.get().topic(topicId).map(TopicMetadata::name).orElse("");
-                final TopicResultsResponseData.TopicResult result = commitEffective(topicId, name, mirrorType,
+                final AlterMirrorTopicTypeResponseData.TopicResult result = commitEffective(topicId, name, mirrorType,
                     driverEpoch);
                 if (result.errorCode() != Errors.NONE.code())
                 {

@@ -24,7 +24,6 @@ import io.syncmirror.broker.mirror.SyncRegistrationLedger.Result;
 import io.syncmirror.protocol.MirrorErrorResponses;
 import io.syncmirror.protocol.RegisterMirrorSyncTopicRequestData;
 import io.syncmirror.protocol.RegisterMirrorSyncTopicResponseData;
-import io.syncmirror.protocol.TopicResultsResponseData;
 import io.syncmirror.protocol.UnregisterMirrorSyncTopicRequestData;
 import io.syncmirror.protocol.UnregisterMirrorSyncTopicResponseData;
 
@@ -243,7 +242,7 @@ public final class SyncRegistrationApis
     private RegisterMirrorSyncTopicResponseData registerAsOwner(final int partition,
         final RegisterMirrorSyncTopicRequestData request)
     {
-        final List<TopicResultsResponseData.TopicResult> results = new ArrayList<>();
+        final List<RegisterMirrorSyncTopicResponseData.TopicResult> results = new ArrayList<>();
         final List<RegisterTopic> admissible = new ArrayList<>();
         final MetadataImage current = image.get();
         for (final RegisterMirrorSyncTopicRequestData.TopicState topic : request.topics())
@@ -251,7 +250,7 @@ public final class SyncRegistrationApis
             final Optional<TopicMetadata> found = resolve(current, topic.topicId(), topic.topicName());
             if (found.isEmpty())
             {
-                results.add(TopicResults.of(topic.topicName(), Errors.UNKNOWN_TOPIC_OR_PARTITION,
+                results.add(TopicResults.registered(topic.topicName(), Errors.UNKNOWN_TOPIC_OR_PARTITION,
                     "this source cluster has no topic '" + topic.topicName() + "' with id " + topic.topicId()));
             }
             else
@@ -268,7 +267,7 @@ public final class SyncRegistrationApis
             for (final Result r : owner.withLedger(partition, ledger -> ledger.register(request.mirrorName(),
                 admissible, request.driverEpoch())))
             {
-                results.add(new TopicResultsResponseData.TopicResult().setTopicName(r.topicName())
+                results.add(new RegisterMirrorSyncTopicResponseData.TopicResult().setTopicName(r.topicName())
                     .setErrorCode(r.errorCode()).setErrorMessage(r.errorMessage()));
             }
         }
@@ -276,7 +275,7 @@ public final class SyncRegistrationApis
         {
             for (final RegisterTopic topic : admissible)
             {
-                results.add(TopicResults.of(topic.topicName(), Errors.forException(e), failure(e)));
+                results.add(TopicResults.registered(topic.topicName(), Errors.forException(e), failure(e)));
             }
         }
         return new RegisterMirrorSyncTopicResponseData().setTopics(results);

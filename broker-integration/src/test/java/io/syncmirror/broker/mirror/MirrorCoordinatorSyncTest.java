@@ -39,7 +39,6 @@ import io.syncmirror.protocol.MirrorError;
 import io.syncmirror.protocol.MirrorType;
 import io.syncmirror.protocol.RegisterMirrorSyncTopicRequestData;
 import io.syncmirror.protocol.RegisterMirrorSyncTopicResponseData;
-import io.syncmirror.protocol.TopicResultsResponseData;
 import io.syncmirror.protocol.UnregisterMirrorSyncTopicRequestData;
 import io.syncmirror.protocol.UnregisterMirrorSyncTopicResponseData;
 
@@ -100,7 +99,7 @@ class MirrorCoordinatorSyncTest
                 final RegisterMirrorSyncTopicRequestData.TopicState topic = register.topics().get(0);
                 events.add("register recovery=" + topic.recoveryPromotion());
                 return (T)new RegisterMirrorSyncTopicResponseData().setTopics(List.of(
-                    new TopicResultsResponseData.TopicResult().setTopicName(topic.topicName())
+                    new RegisterMirrorSyncTopicResponseData.TopicResult().setTopicName(topic.topicName())
                         .setErrorCode(registerAnswer.apply(topic))));
             }
             final UnregisterMirrorSyncTopicRequestData unregister = (UnregisterMirrorSyncTopicRequestData)request;
