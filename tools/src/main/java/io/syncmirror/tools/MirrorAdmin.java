@@ -26,23 +26,35 @@ import io.syncmirror.protocol.AddTopicsToMirrorRequestData;
 import io.syncmirror.protocol.AddTopicsToMirrorResponseData;
 import io.syncmirror.protocol.AlterMirrorTopicTypeRequestData;
 import io.syncmirror.protocol.AlterMirrorTopicTypeResponseData;
+import io.syncmirror.protocol.CreateClusterMirrorRequestData;
+import io.syncmirror.protocol.CreateClusterMirrorResponseData;
+import io.syncmirror.protocol.DeleteClusterMirrorRequestData;
+import io.syncmirror.protocol.DeleteClusterMirrorResponseData;
+import io.syncmirror.protocol.DescribeClusterMirrorsRequestData;
+import io.syncmirror.protocol.DescribeClusterMirrorsResponseData;
 import io.syncmirror.protocol.MirrorError;
 import io.syncmirror.protocol.MirrorTopicResult;
 import io.syncmirror.protocol.MirrorType;
 import io.syncmirror.protocol.MirrorWireClient;
 import io.syncmirror.protocol.RegisterMirrorSyncTopicRequestData;
 import io.syncmirror.protocol.RegisterMirrorSyncTopicResponseData;
+import io.syncmirror.protocol.RemoveTopicsFromMirrorRequestData;
+import io.syncmirror.protocol.RemoveTopicsFromMirrorResponseData;
 import io.syncmirror.protocol.UnregisterMirrorSyncTopicRequestData;
 import io.syncmirror.protocol.UnregisterMirrorSyncTopicResponseData;
 import io.syncmirror.protocol.WireSecurity;
 
 /**
- * The sync mirroring admin calls of the spec's Admin API (registerMirrorSyncTopics, unregisterMirrorSyncTopics,
- * alterMirrorTopicType, plus addTopicsToMirror and the source-side release), over a {@link MirrorWireClient} to one
- * cluster. Thread-safe: every call is queued on one daemon thread, which sends the requests in turn over one
- * connection, so the methods return at once with futures.
+ * The cluster mirroring admin calls, over a {@link MirrorWireClient} to one cluster: the mirror RPCs on a destination
+ * (create, delete and describe a mirror, add topics by name or pattern, remove them, alter their mirror type) and the
+ * sync calls of the spec's Admin API (registerMirrorSyncTopics, unregisterMirrorSyncTopics, and the source-side
+ * release). Thread-safe: every call is queued on one daemon thread, which sends the requests in turn over one
+ * connection, so the methods return at once with futures. {@code kafka-cluster-mirrors} sends every request through
+ * it, as Kafka's TopicCommand does through Admin.
  *
- * <p>Each call returns a {@link TopicsResult} with a future per topic. A topic's future fails with the Kafka
+ * <p>Each call returns a {@link CallResult} with the broker's {@link Answer} as sent, in response order (what a tool
+ * prints), and a future for the whole call; a call on named topics returns a {@link TopicsResult} with a future per
+ * topic besides. A topic's future fails with the Kafka
  * {@link ApiException} of its error code when kafka-clients knows the code, else with a {@link MirrorSyncException}
  * carrying the code and its name. A cluster none of whose bootstrap servers answers, a dropped connection and a
  * response that does not arrive within the request timeout fail every future of the call with a
@@ -63,16 +75,66 @@ public final class MirrorAdmin implements AutoCloseable
         }
     }
 
-    /** The futures of one call: one per topic named, and one for the whole call. Thread-safe. */
-    public static final class TopicsResult
+    /**
+     * The broker's answer to one call, as it sent it: the request's own error (0 for none) and message, and each
+     * topic's result in response order (empty for an RPC that answers per request). A tool that prints what the
+     * broker said, in its order and with its codes, reads this rather than the per-topic futures.
+     */
+    public record Answer(short errorCode, String errorMessage, List<MirrorTopicResult> topics)
+    {
+        public Answer
+        {
+            topics = List.copyOf(topics);
+        }
+
+        /** The exception the request's own error maps to (as the futures fail with), or null for none. */
+        public ApiException exception()
+        {
+            return MirrorAdmin.exception(errorCode, errorMessage);
+        }
+    }
+
+    /**
+     * The futures of one call: its {@link Answer}, and one for the whole call. Thread-safe. A call that cannot
+     * be completed (no bootstrap server answered, a dropped connection, a timeout, a closed admin) fails every
+     * future, the answer's too.
+     */
+    public static class CallResult
+    {
+        private final CompletableFuture<Answer> answer = new CompletableFuture<>();
+        private final CompletableFuture<Void> all = new CompletableFuture<>();
+
+        CallResult()
+        {
+        }
+
+        /** The broker's answer as it sent it, errors included; fails only when no answer arrived. */
+        public CompletableFuture<Answer> answer()
+        {
+            return answer;
+        }
+
+        /** Completes when the call and every topic succeeded; fails with the first failure otherwise. */
+        public CompletableFuture<Void> all()
+        {
+            return all;
+        }
+
+        void fail(final Throwable failure)
+        {
+            answer.completeExceptionally(failure);
+            all.completeExceptionally(failure);
+        }
+    }
+
+    /** The futures of a call on named topics: one per topic named, the answer, and one for the whole call. */
+    public static final class TopicsResult extends CallResult
     {
         private final Map<String, CompletableFuture<TopicOutcome>> values;
-        private final CompletableFuture<Void> all;
 
-        TopicsResult(final Map<String, CompletableFuture<TopicOutcome>> values, final CompletableFuture<Void> all)
+        TopicsResult(final Map<String, CompletableFuture<TopicOutcome>> values)
         {
             this.values = values;
-            this.all = all;
         }
 
         /** Each named topic's future, in the order the topics were given. */
@@ -81,10 +143,112 @@ public final class MirrorAdmin implements AutoCloseable
             return values;
         }
 
-        /** Completes when the call and every topic succeeded; fails with the first failure otherwise. */
-        public CompletableFuture<Void> all()
+        @Override
+        void fail(final Throwable failure)
         {
-            return all;
+            values.values().forEach(f -> f.completeExceptionally(failure));
+            super.fail(failure);
+        }
+    }
+
+    /**
+     * The futures of adding a topic pattern to a mirror. The topics it matches are not known when the call is
+     * made, so there are no per-topic futures: the {@link #answer()} holds one result per topic the broker matched
+     * and, named like {@link #pattern()}, a result for the pattern itself when the broker could not act on it.
+     */
+    public static final class PatternResult extends CallResult
+    {
+        private final String pattern;
+
+        PatternResult(final String pattern)
+        {
+            this.pattern = pattern;
+        }
+
+        /** The pattern as sent. */
+        public String pattern()
+        {
+            return pattern;
+        }
+
+        /** Whether {@code result} answers the pattern itself rather than a topic it matched. */
+        public boolean isPatternResult(final MirrorTopicResult result)
+        {
+            return pattern.equals(result.topicName());
+        }
+    }
+
+    /** The futures of DescribeClusterMirrors: the answer (the request's own error) and the descriptions. */
+    public static final class DescribeResult extends CallResult
+    {
+        private final CompletableFuture<DescribeClusterMirrorsResponseData> response = new CompletableFuture<>();
+
+        DescribeResult()
+        {
+        }
+
+        /**
+         * The whole response, errors included (the request's, each mirror's, each partition's); fails only when
+         * no answer arrived.
+         */
+        public CompletableFuture<DescribeClusterMirrorsResponseData> response()
+        {
+            return response;
+        }
+
+        @Override
+        void fail(final Throwable failure)
+        {
+            response.completeExceptionally(failure);
+            super.fail(failure);
+        }
+    }
+
+    /**
+     * A new cluster mirror, as CreateClusterMirror defines it.
+     *
+     * @param name                   the mirror's name
+     * @param sourceBootstrapServers the source cluster's {@code host:port} list
+     * @param sourceConfigs          client configs for the connections to the source, sent in iteration order
+     * @param mirrorConfigs          settings of the mirror itself, sent in iteration order
+     * @param includeTopics          regexes of the source topics to mirror
+     * @param excludeTopics          regexes of the source topics never to mirror
+     */
+    public record NewClusterMirror(String name, String sourceBootstrapServers, Map<String, String> sourceConfigs,
+        Map<String, String> mirrorConfigs, List<String> includeTopics, List<String> excludeTopics)
+    {
+        public NewClusterMirror
+        {
+            Objects.requireNonNull(name, "name");
+            Objects.requireNonNull(sourceBootstrapServers, "sourceBootstrapServers");
+            sourceConfigs = Collections.unmodifiableMap(new LinkedHashMap<>(sourceConfigs));
+            mirrorConfigs = Collections.unmodifiableMap(new LinkedHashMap<>(mirrorConfigs));
+            includeTopics = List.copyOf(includeTopics);
+            excludeTopics = List.copyOf(excludeTopics);
+        }
+    }
+
+    /**
+     * No bootstrap server answered: the connect failure of each server, in the order tried. It is the cause of the
+     * {@link KafkaException} a call fails with, so that a tool can print the failure in its own words.
+     */
+    public static final class BootstrapException extends IOException
+    {
+        private static final long serialVersionUID = 1L;
+
+        private final List<IOException> failures;
+
+        BootstrapException(final List<IOException> failures)
+        {
+            super("no bootstrap server answered (" + String.join("; ",
+                failures.stream().map(IOException::getMessage).toList()) + ")");
+            this.failures = List.copyOf(failures);
+        }
+
+        /** Each server's connect failure, in the order the servers were tried; never empty. */
+        public List<IOException> failures()
+        {
+            return failures;
         }
     }
 
@@ -93,17 +257,19 @@ public final class MirrorAdmin implements AutoCloseable
     private final int requestTimeoutMs;
     private final ExecutorService executor;
     /** The calls not yet answered, failed by {@link #close()}. */
-    private final Set<TopicsResult> pending = ConcurrentHashMap.newKeySet();
+    private final Set<CallResult> pending = ConcurrentHashMap.newKeySet();
     private final WireSecurity security;
+    private final String clientId;
     private volatile boolean closed;
 
     /** The connection, made on the executor thread on first use and after a failure; only that thread uses it. */
     private MirrorWireClient client;
 
     private MirrorAdmin(final List<MirrorWireClient.HostPort> bootstrap, final String bootstrapServers,
-        final int requestTimeoutMs, final WireSecurity security)
+        final int requestTimeoutMs, final WireSecurity security, final String clientId)
     {
         this.security = security;
+        this.clientId = clientId;
         this.bootstrap = bootstrap;
         this.bootstrapServers = bootstrapServers;
         this.requestTimeoutMs = requestTimeoutMs;
@@ -136,7 +302,19 @@ public final class MirrorAdmin implements AutoCloseable
     public static MirrorAdmin create(final String bootstrapServers, final int requestTimeoutMs,
         final Map<String, ?> clientConfigs)
     {
+        return create(bootstrapServers, requestTimeoutMs, WireSecurity.forClientConfigs(clientConfigs), CLIENT_ID);
+    }
+
+    /**
+     * As above, with the connection security already resolved and the client id the broker sees in each request
+     * header (a tool names itself, as Kafka's tools do).
+     */
+    public static MirrorAdmin create(final String bootstrapServers, final int requestTimeoutMs,
+        final WireSecurity security, final String clientId)
+    {
         Objects.requireNonNull(bootstrapServers, "bootstrapServers");
+        Objects.requireNonNull(security, "security");
+        Objects.requireNonNull(clientId, "clientId");
         if (requestTimeoutMs <= 0)
         {
             throw new IllegalArgumentException("requestTimeoutMs must be positive, got " + requestTimeoutMs);
@@ -146,8 +324,94 @@ public final class MirrorAdmin implements AutoCloseable
         {
             servers.add(MirrorWireClient.parse(part));
         }
-        return new MirrorAdmin(List.copyOf(servers), bootstrapServers, requestTimeoutMs,
-            WireSecurity.forClientConfigs(clientConfigs));
+        return new MirrorAdmin(List.copyOf(servers), bootstrapServers, requestTimeoutMs, security, clientId);
+    }
+
+    /** Defines a cluster mirror on this (destination) cluster (CreateClusterMirror). */
+    public CallResult createClusterMirror(final NewClusterMirror mirror)
+    {
+        final List<CreateClusterMirrorRequestData.SourceConfig> sourceConfigs = new ArrayList<>();
+        mirror.sourceConfigs().forEach((name, value) -> sourceConfigs.add(
+            new CreateClusterMirrorRequestData.SourceConfig().setName(name).setValue(value)));
+        final List<CreateClusterMirrorRequestData.SourceConfig> mirrorConfigs = new ArrayList<>();
+        mirror.mirrorConfigs().forEach((name, value) -> mirrorConfigs.add(
+            new CreateClusterMirrorRequestData.SourceConfig().setName(name).setValue(value)));
+        final CreateClusterMirrorRequestData request = new CreateClusterMirrorRequestData()
+            .setMirrorName(mirror.name()).setSourceBootstrapServers(mirror.sourceBootstrapServers())
+            .setSourceConfigs(sourceConfigs).setMirrorConfigs(mirrorConfigs)
+            .setIncludeTopics(new ArrayList<>(mirror.includeTopics()))
+            .setExcludeTopics(new ArrayList<>(mirror.excludeTopics()));
+        final CallResult result = new CallResult();
+        submit(result, request, CreateClusterMirrorResponseData.class,
+            response -> completeWhole(result, response.errorCode(), response.errorMessage()));
+        return result;
+    }
+
+    /** Deletes a cluster mirror's definition (DeleteClusterMirror). */
+    public CallResult deleteClusterMirror(final String mirrorName)
+    {
+        Objects.requireNonNull(mirrorName, "mirrorName");
+        final CallResult result = new CallResult();
+        submit(result, new DeleteClusterMirrorRequestData().setMirrorName(mirrorName),
+            DeleteClusterMirrorResponseData.class,
+            response -> completeWhole(result, response.errorCode(), response.errorMessage()));
+        return result;
+    }
+
+    /**
+     * Describes cluster mirrors (DescribeClusterMirrors), with every partition of the cluster, not only this
+     * broker's.
+     *
+     * @param mirrorNames the mirrors to describe, or null for every mirror
+     */
+    public DescribeResult describeClusterMirrors(final List<String> mirrorNames)
+    {
+        final DescribeResult result = new DescribeResult();
+        submit(result, new DescribeClusterMirrorsRequestData().setMirrorNames(mirrorNames == null ? null
+            : new ArrayList<>(mirrorNames)), DescribeClusterMirrorsResponseData.class, response ->
+            {
+                result.response().complete(response);
+                completeWhole(result, response.errorCode(), response.errorMessage());
+            });
+        return result;
+    }
+
+    /**
+     * Adds every source topic whose whole name matches {@code pattern} to a mirror, now and as they appear
+     * (AddTopicsToMirror with one TopicPattern).
+     */
+    public PatternResult addTopicPatternToMirror(final String mirrorName, final String pattern,
+        final MirrorType mirrorType)
+    {
+        Objects.requireNonNull(mirrorName, "mirrorName");
+        Objects.requireNonNull(pattern, "pattern");
+        Objects.requireNonNull(mirrorType, "mirrorType");
+        final PatternResult result = new PatternResult(pattern);
+        submit(result, new AddTopicsToMirrorRequestData().setTopicPatterns(List.of(
+            new AddTopicsToMirrorRequestData.TopicPattern().setPattern(pattern).setMirrorName(mirrorName)
+                .setMirrorType(mirrorType.id()))), AddTopicsToMirrorResponseData.class, response ->
+            {
+                final List<MirrorTopicResult> topics = MirrorTopicResult.of(response);
+                result.answer().complete(new Answer(Errors.NONE.code(), null, topics));
+                final MirrorTopicResult failed = topics.stream().filter(t -> t.errorCode() != Errors.NONE.code())
+                    .findFirst().orElse(null);
+                completeAll(result, failed == null ? null : exception(failed.errorCode(), failed.errorMessage()));
+            });
+        return result;
+    }
+
+    /**
+     * Removes topics from a mirror (RemoveTopicsFromMirror): each stops mirroring and fails over to writable once
+     * its partitions are STOPPED.
+     */
+    public TopicsResult removeTopicsFromMirror(final String mirrorName, final Collection<String> topics)
+    {
+        final List<String> names = names(mirrorName, topics);
+        final List<RemoveTopicsFromMirrorRequestData.TopicState> states = new ArrayList<>();
+        names.forEach(t -> states.add(new RemoveTopicsFromMirrorRequestData.TopicState().setTopicName(t)
+            .setMirrorName(mirrorName)));
+        return submitTopicResults(names, new RemoveTopicsFromMirrorRequestData().setTopics(states),
+            RemoveTopicsFromMirrorResponseData.class);
     }
 
     /** Registers topics for sync mirroring on the source (RegisterMirrorSyncTopic), not as a recovery promotion. */
@@ -230,9 +494,9 @@ public final class MirrorAdmin implements AutoCloseable
     {
         closed = true;
         executor.shutdownNow();
-        for (final TopicsResult result : pending)
+        for (final CallResult result : pending)
         {
-            fail(result, new IllegalStateException("MirrorAdmin for " + bootstrapServers + " was closed before "
+            result.fail(new IllegalStateException("MirrorAdmin for " + bootstrapServers + " was closed before "
                 + "the call was answered"));
         }
         if (executor.isTerminated())
@@ -293,14 +557,7 @@ public final class MirrorAdmin implements AutoCloseable
                     future.complete(new TopicOutcome(topic, null));
                 }
             });
-            if (error != null)
-            {
-                result.all().completeExceptionally(error);
-            }
-            else
-            {
-                result.all().complete(null);
-            }
+            completeWhole(result, response.errorCode(), response.errorMessage());
         });
         return result;
     }
@@ -311,8 +568,10 @@ public final class MirrorAdmin implements AutoCloseable
         final TopicsResult result = newResult(names);
         submit(result, request, responseType, response ->
         {
+            final List<MirrorTopicResult> answers = MirrorTopicResult.of(response);
+            result.answer().complete(new Answer(Errors.NONE.code(), null, answers));
             final Map<String, MirrorTopicResult> byName = new HashMap<>();
-            MirrorTopicResult.of(response).forEach(t -> byName.putIfAbsent(t.topicName(), t));
+            answers.forEach(t -> byName.putIfAbsent(t.topicName(), t));
             result.values().forEach((topic, future) ->
             {
                 final MirrorTopicResult answer = byName.get(topic);
@@ -341,7 +600,26 @@ public final class MirrorAdmin implements AutoCloseable
     {
         final Map<String, CompletableFuture<TopicOutcome>> values = new LinkedHashMap<>();
         names.forEach(t -> values.put(t, new CompletableFuture<>()));
-        return new TopicsResult(Collections.unmodifiableMap(values), new CompletableFuture<>());
+        return new TopicsResult(Collections.unmodifiableMap(values));
+    }
+
+    /** Completes the answer and {@code all} of a call the broker answers with one error for the whole request. */
+    private static void completeWhole(final CallResult result, final short errorCode, final String errorMessage)
+    {
+        result.answer().complete(new Answer(errorCode, errorMessage, List.of()));
+        completeAll(result, exception(errorCode, errorMessage));
+    }
+
+    private static void completeAll(final CallResult result, final ApiException error)
+    {
+        if (error != null)
+        {
+            result.all().completeExceptionally(error);
+        }
+        else
+        {
+            result.all().complete(null);
+        }
     }
 
     /** Completes {@code all} once every topic future is done, with the first failure if any. */
@@ -369,7 +647,7 @@ public final class MirrorAdmin implements AutoCloseable
         void handle(R response);
     }
 
-    private <R extends ApiMessage> void submit(final TopicsResult result, final ApiMessage request,
+    private <R extends ApiMessage> void submit(final CallResult result, final ApiMessage request,
         final Class<R> responseType, final ResponseHandler<R> handler)
     {
         pending.add(result);
@@ -386,13 +664,13 @@ public final class MirrorAdmin implements AutoCloseable
                 catch (final IOException e)
                 {
                     dropConnection();
-                    fail(result, new KafkaException("Cannot complete " + request.getClass().getSimpleName()
+                    result.fail(new KafkaException("Cannot complete " + request.getClass().getSimpleName()
                         .replace("RequestData", "") + " against " + bootstrapServers + ": " + e.getMessage(), e));
                     return;
                 }
                 catch (final RuntimeException e)
                 {
-                    fail(result, new KafkaException("Cannot send " + request.getClass().getSimpleName()
+                    result.fail(new KafkaException("Cannot send " + request.getClass().getSimpleName()
                         .replace("RequestData", "") + " to " + bootstrapServers + ": " + e.getMessage(), e));
                     return;
                 }
@@ -403,19 +681,22 @@ public final class MirrorAdmin implements AutoCloseable
                         dropConnection();
                     }
                 }
-                handler.handle(response);
+                try
+                {
+                    handler.handle(response);
+                }
+                catch (final RuntimeException e)
+                {
+                    // Without this a response the handler cannot read would leave the call's futures pending.
+                    result.fail(new KafkaException("Cannot read the " + response.getClass().getSimpleName()
+                        .replace("ResponseData", "") + " response from " + bootstrapServers + ": " + e.getMessage(), e));
+                }
             });
         }
         catch (final RejectedExecutionException e)
         {
-            fail(result, new IllegalStateException("MirrorAdmin for " + bootstrapServers + " is closed"));
+            result.fail(new IllegalStateException("MirrorAdmin for " + bootstrapServers + " is closed"));
         }
-    }
-
-    private static void fail(final TopicsResult result, final Throwable failure)
-    {
-        result.values().values().forEach(f -> f.completeExceptionally(failure));
-        result.all().completeExceptionally(failure);
     }
 
     /** The connection, connecting to the first bootstrap server that answers; on the executor thread only. */
@@ -428,12 +709,12 @@ public final class MirrorAdmin implements AutoCloseable
                 return client;
             }
         }
-        final List<String> failures = new ArrayList<>();
+        final List<IOException> failures = new ArrayList<>();
         for (final MirrorWireClient.HostPort server : bootstrap)
         {
             try
             {
-                final MirrorWireClient connected = MirrorWireClient.connect(server.host(), server.port(), CLIENT_ID,
+                final MirrorWireClient connected = MirrorWireClient.connect(server.host(), server.port(), clientId,
                     requestTimeoutMs, requestTimeoutMs, security);
                 synchronized (this)
                 {
@@ -443,10 +724,10 @@ public final class MirrorAdmin implements AutoCloseable
             }
             catch (final IOException e)
             {
-                failures.add(e.getMessage());
+                failures.add(e);
             }
         }
-        throw new IOException("no bootstrap server answered (" + String.join("; ", failures) + ")");
+        throw new BootstrapException(failures);
     }
 
     private synchronized void dropConnection()

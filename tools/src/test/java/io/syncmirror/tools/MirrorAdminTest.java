@@ -18,6 +18,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.InvalidConfigurationException;
+import org.apache.kafka.common.errors.NotControllerException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.protocol.Errors;
@@ -30,12 +32,22 @@ import io.syncmirror.protocol.AddTopicsToMirrorRequestData;
 import io.syncmirror.protocol.AddTopicsToMirrorResponseData;
 import io.syncmirror.protocol.AlterMirrorTopicTypeRequestData;
 import io.syncmirror.protocol.AlterMirrorTopicTypeResponseData;
+import io.syncmirror.protocol.CreateClusterMirrorRequestData;
+import io.syncmirror.protocol.CreateClusterMirrorResponseData;
+import io.syncmirror.protocol.DeleteClusterMirrorRequestData;
+import io.syncmirror.protocol.DeleteClusterMirrorResponseData;
+import io.syncmirror.protocol.DescribeClusterMirrorsRequestData;
+import io.syncmirror.protocol.DescribeClusterMirrorsResponseData;
 import io.syncmirror.protocol.FakeMirrorBroker;
+import io.syncmirror.protocol.MirrorTopicResult;
 import io.syncmirror.protocol.MirrorType;
 import io.syncmirror.protocol.RegisterMirrorSyncTopicRequestData;
 import io.syncmirror.protocol.RegisterMirrorSyncTopicResponseData;
+import io.syncmirror.protocol.RemoveTopicsFromMirrorRequestData;
+import io.syncmirror.protocol.RemoveTopicsFromMirrorResponseData;
 import io.syncmirror.protocol.UnregisterMirrorSyncTopicRequestData;
 import io.syncmirror.protocol.UnregisterMirrorSyncTopicResponseData;
+import io.syncmirror.protocol.WireSecurity;
 
 /** MirrorAdmin against a broker stand-in answering canned responses. */
 @Timeout(30)
@@ -241,6 +253,132 @@ class MirrorAdminTest
                 "close waited for the request in flight");
             assertTrue(failure(first.values().get("a")) instanceof RuntimeException);
             assertInstanceOf(IllegalStateException.class, failure(queued.values().get("b")));
+        }
+    }
+
+    @Test
+    @DisplayName("createClusterMirror sends the mirror, its source, configs in the order given and its filters, "
+        + "with the client id asked for; the answer carries the request's error as sent")
+    void shouldCreateAMirrorWithTheGivenClientId() throws Exception
+    {
+        try (FakeMirrorBroker broker = new FakeMirrorBroker((header, request, socket, out) ->
+            FakeMirrorBroker.reply(out, header, new CreateClusterMirrorResponseData()
+                .setErrorCode(Errors.INVALID_CONFIG.code()).setErrorMessage("bad")));
+             MirrorAdmin admin = MirrorAdmin.create(address(broker), 5_000, WireSecurity.PLAINTEXT, "a-tool"))
+        {
+            final Map<String, String> sourceConfigs = new LinkedHashMap<>();
+            sourceConfigs.put("z", "1");
+            sourceConfigs.put("a", "2");
+            final MirrorAdmin.CallResult result = admin.createClusterMirror(new MirrorAdmin.NewClusterMirror("east",
+                "src:9092", sourceConfigs, Map.of("acl.sync.enable", "true"), List.of("orders-.*"), List.of("tmp")));
+            final MirrorAdmin.Answer answer = result.answer().get(10, TimeUnit.SECONDS);
+            assertEquals(Errors.INVALID_CONFIG.code(), answer.errorCode());
+            assertEquals("bad", answer.errorMessage());
+            assertInstanceOf(InvalidConfigurationException.class, answer.exception());
+            assertInstanceOf(InvalidConfigurationException.class, failure(result.all()));
+
+            assertEquals("a-tool", broker.headers().get(0).clientId());
+            final CreateClusterMirrorRequestData sent = (CreateClusterMirrorRequestData)broker.requests().get(0);
+            assertEquals("east", sent.mirrorName());
+            assertEquals("src:9092", sent.sourceBootstrapServers());
+            assertEquals(List.of("z=1", "a=2"), sent.sourceConfigs().stream().map(c -> c.name() + "=" + c.value())
+                .toList());
+            assertEquals(List.of("acl.sync.enable=true"), sent.mirrorConfigs().stream()
+                .map(c -> c.name() + "=" + c.value()).toList());
+            assertEquals(List.of("orders-.*"), sent.includeTopics());
+            assertEquals(List.of("tmp"), sent.excludeTopics());
+        }
+    }
+
+    @Test
+    @DisplayName("deleteClusterMirror and describeClusterMirrors send the mirror names; describe hands back the "
+        + "whole response and null names ask for every mirror")
+    void shouldDeleteAndDescribe() throws Exception
+    {
+        try (FakeMirrorBroker broker = new FakeMirrorBroker((header, request, socket, out) ->
+            FakeMirrorBroker.reply(out, header, request instanceof DeleteClusterMirrorRequestData
+                ? new DeleteClusterMirrorResponseData()
+                : new DescribeClusterMirrorsResponseData().setMirrors(List.of(
+                    new DescribeClusterMirrorsResponseData.MirrorDescription().setMirrorName("east")))));
+             MirrorAdmin admin = MirrorAdmin.create(address(broker), 5_000))
+        {
+            assertNull(admin.deleteClusterMirror("east").all().get(10, TimeUnit.SECONDS));
+            final MirrorAdmin.DescribeResult one = admin.describeClusterMirrors(List.of("east"));
+            assertEquals("east", one.response().get(10, TimeUnit.SECONDS).mirrors().get(0).mirrorName());
+            assertNull(one.all().get(10, TimeUnit.SECONDS));
+            admin.describeClusterMirrors(null).all().get(10, TimeUnit.SECONDS);
+
+            assertEquals("east", ((DeleteClusterMirrorRequestData)broker.requests().get(0)).mirrorName());
+            assertEquals(List.of("east"), ((DescribeClusterMirrorsRequestData)broker.requests().get(1)).mirrorNames());
+            assertNull(((DescribeClusterMirrorsRequestData)broker.requests().get(2)).mirrorNames());
+            assertEquals("mirror-admin", broker.headers().get(0).clientId());
+        }
+    }
+
+    @Test
+    @DisplayName("addTopicPatternToMirror sends one TopicPattern; the answer holds the matched topics and the "
+        + "pattern's own result in response order, and all() fails with the first error")
+    void shouldAddATopicPattern() throws Exception
+    {
+        try (FakeMirrorBroker broker = new FakeMirrorBroker((header, request, socket, out) ->
+            FakeMirrorBroker.reply(out, header, new AddTopicsToMirrorResponseData().setTopics(List.of(
+                new AddTopicsToMirrorResponseData.TopicResult().setTopicName("orders-1"),
+                new AddTopicsToMirrorResponseData.TopicResult().setTopicName("orders-.*")
+                    .setErrorCode(Errors.NOT_CONTROLLER.code())))));
+             MirrorAdmin admin = MirrorAdmin.create(address(broker), 5_000))
+        {
+            final MirrorAdmin.PatternResult result = admin.addTopicPatternToMirror("east", "orders-.*",
+                MirrorType.SYNC);
+            final List<MirrorTopicResult> topics = result.answer().get(10, TimeUnit.SECONDS).topics();
+            assertEquals(List.of("orders-1", "orders-.*"), topics.stream().map(MirrorTopicResult::topicName).toList());
+            assertFalse(result.isPatternResult(topics.get(0)));
+            assertTrue(result.isPatternResult(topics.get(1)));
+            assertInstanceOf(NotControllerException.class, failure(result.all()));
+
+            final AddTopicsToMirrorRequestData sent = (AddTopicsToMirrorRequestData)broker.requests().get(0);
+            assertTrue(sent.topics().isEmpty());
+            assertEquals("orders-.*", sent.topicPatterns().get(0).pattern());
+            assertEquals("east", sent.topicPatterns().get(0).mirrorName());
+            assertEquals(MirrorType.SYNC.id(), sent.topicPatterns().get(0).mirrorType());
+        }
+    }
+
+    @Test
+    @DisplayName("removeTopicsFromMirror sends each topic with the mirror; per-topic futures and the answer agree")
+    void shouldRemoveTopics() throws Exception
+    {
+        try (FakeMirrorBroker broker = new FakeMirrorBroker((header, request, socket, out) ->
+            FakeMirrorBroker.reply(out, header, new RemoveTopicsFromMirrorResponseData().setTopics(List.of(
+                new RemoveTopicsFromMirrorResponseData.TopicResult().setTopicName("a")))));
+             MirrorAdmin admin = MirrorAdmin.create(address(broker), 5_000))
+        {
+            final MirrorAdmin.TopicsResult result = admin.removeTopicsFromMirror("east", List.of("a"));
+            assertEquals("a", result.values().get("a").get(10, TimeUnit.SECONDS).topicName());
+            assertEquals(List.of(new MirrorTopicResult("a", (short)0, null)),
+                result.answer().get(10, TimeUnit.SECONDS).topics());
+            final RemoveTopicsFromMirrorRequestData sent = (RemoveTopicsFromMirrorRequestData)broker.requests().get(0);
+            assertEquals("a", sent.topics().get(0).topicName());
+            assertEquals("east", sent.topics().get(0).mirrorName());
+        }
+    }
+
+    @Test
+    @DisplayName("when no bootstrap server answers, the failure's cause lists each server's connect failure in turn")
+    void shouldExposeEachServersConnectFailure() throws Exception
+    {
+        final int first = closedPort();
+        final int second = closedPort();
+        try (MirrorAdmin admin = MirrorAdmin.create("127.0.0.1:" + first + ",127.0.0.1:" + second, 2_000))
+        {
+            final Throwable e = failure(admin.deleteClusterMirror("east").answer());
+            final MirrorAdmin.BootstrapException cause = assertInstanceOf(MirrorAdmin.BootstrapException.class,
+                e.getCause());
+            assertEquals(2, cause.failures().size());
+            assertTrue(cause.failures().get(0).getMessage().startsWith("Cannot connect to 127.0.0.1:" + first),
+                cause.failures().get(0).getMessage());
+            assertTrue(cause.failures().get(1).getMessage().startsWith("Cannot connect to 127.0.0.1:" + second),
+                cause.failures().get(1).getMessage());
+            assertTrue(e.getMessage().contains("no bootstrap server answered"), e.getMessage());
         }
     }
 }
