@@ -16,6 +16,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.ApiException;
@@ -261,6 +262,8 @@ public final class MirrorAdmin implements AutoCloseable
     private final WireSecurity security;
     private final String clientId;
     private volatile boolean closed;
+    /** Whether the thread is connecting or waiting for a response, which {@link #close()} does not wait for. */
+    private volatile boolean sending;
 
     /** The connection, made on the executor thread on first use and after a failure; only that thread uses it. */
     private MirrorWireClient client;
@@ -487,13 +490,21 @@ public final class MirrorAdmin implements AutoCloseable
     /**
      * Fails the calls not yet answered and later calls, stops the thread and closes the connection. Idempotent.
      * It does not wait for a request in flight: a blocking read cannot be interrupted, so the thread closes the
-     * connection itself when that request ends.
+     * connection itself when that request ends. With no call in flight it waits for the thread to finish the tail
+     * of the last one, and closes the connection before it returns.
      */
     @Override
     public void close()
     {
         closed = true;
         executor.shutdownNow();
+        if (!sending)
+        {
+            // No request is on the wire, but the thread may still be finishing the last call (its futures
+            // complete before its task returns); wait for that tail so that the connection is closed here, not
+            // left open until the process exits.
+            awaitIdleThread();
+        }
         for (final CallResult result : pending)
         {
             result.fail(new IllegalStateException("MirrorAdmin for " + bootstrapServers + " was closed before "
@@ -502,6 +513,18 @@ public final class MirrorAdmin implements AutoCloseable
         if (executor.isTerminated())
         {
             dropConnection();
+        }
+    }
+
+    private void awaitIdleThread()
+    {
+        try
+        {
+            executor.awaitTermination(requestTimeoutMs, TimeUnit.MILLISECONDS);
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -657,6 +680,7 @@ public final class MirrorAdmin implements AutoCloseable
             executor.execute(() ->
             {
                 final R response;
+                sending = true;
                 try
                 {
                     response = connected().send(request, responseType);
@@ -676,6 +700,7 @@ public final class MirrorAdmin implements AutoCloseable
                 }
                 finally
                 {
+                    sending = false;
                     if (closed)
                     {
                         dropConnection();

@@ -381,4 +381,28 @@ class MirrorAdminTest
             assertTrue(e.getMessage().contains("no bootstrap server answered"), e.getMessage());
         }
     }
+
+    @Test
+    @DisplayName("close after the last call was answered closes the connection at once, as a tool that exits "
+        + "right after printing the answer needs")
+    void shouldCloseTheConnectionAfterTheLastAnswer() throws Exception
+    {
+        for (int round = 0; round < 20; round++)
+        {
+            final CompletableFuture<Integer> afterAnswer = new CompletableFuture<>();
+            try (FakeMirrorBroker broker = new FakeMirrorBroker((header, request, socket, out) ->
+            {
+                FakeMirrorBroker.reply(out, header, new DeleteClusterMirrorResponseData());
+                // The next byte from the client, or -1 once it closed the connection.
+                socket.setSoTimeout(5_000);
+                afterAnswer.complete(socket.getInputStream().read());
+            }))
+            {
+                final MirrorAdmin admin = MirrorAdmin.create(address(broker), 5_000);
+                admin.deleteClusterMirror("east").all().get(10, TimeUnit.SECONDS);
+                admin.close();
+                assertEquals(-1, afterAnswer.get(10, TimeUnit.SECONDS), "round " + round);
+            }
+        }
+    }
 }
