@@ -10,7 +10,6 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.EnumSet;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -19,33 +18,24 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.internals.Topic;
-import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 
+import io.syncmirror.protocol.DescribeClusterMirrorsResponseData;
 import io.syncmirror.protocol.MirrorError;
 import io.syncmirror.protocol.MirrorPartitionState;
 import io.syncmirror.protocol.MirrorTopicResult;
-import io.syncmirror.protocol.AddTopicsToMirrorRequestData;
-import io.syncmirror.protocol.AddTopicsToMirrorResponseData;
-import io.syncmirror.protocol.AlterMirrorTopicTypeRequestData;
-import io.syncmirror.protocol.CreateClusterMirrorRequestData;
-import io.syncmirror.protocol.CreateClusterMirrorResponseData;
-import io.syncmirror.protocol.DeleteClusterMirrorRequestData;
-import io.syncmirror.protocol.DeleteClusterMirrorResponseData;
-import io.syncmirror.protocol.DescribeClusterMirrorsRequestData;
-import io.syncmirror.protocol.DescribeClusterMirrorsResponseData;
 import io.syncmirror.protocol.MirrorType;
 import io.syncmirror.protocol.MirrorWireClient;
-import io.syncmirror.protocol.RemoveTopicsFromMirrorRequestData;
 import io.syncmirror.protocol.WireSecurity;
-import io.syncmirror.protocol.UnregisterMirrorSyncTopicRequestData;
-import io.syncmirror.protocol.UnregisterMirrorSyncTopicResponseData;
 
 /**
  * The {@code kafka-cluster-mirrors} command: creates, lists, describes and deletes cluster mirrors on a
@@ -57,8 +47,9 @@ import io.syncmirror.protocol.UnregisterMirrorSyncTopicResponseData;
  * exactly one action option says what to do, {@code --help} lists every option. Bad, missing or conflicting
  * arguments print one line naming the problem and "see --help" on stderr and exit {@value #EXIT_USAGE};
  * anything the broker refuses, and a cluster that cannot be reached, print the error on stderr and exit
- * {@value #EXIT_FAILED}, without a stack trace. It talks to the broker with {@link MirrorWireClient}, since the
- * mirror RPCs are not ones kafka-clients can send, and needs a plaintext listener.
+ * {@value #EXIT_FAILED}, without a stack trace. It parses the options and prints; every request goes through
+ * {@link MirrorAdmin}, as Kafka's TopicCommand sits on Admin, since the mirror RPCs are not ones kafka-clients can
+ * send.
  */
 public final class ClusterMirrorsCommand
 {
@@ -198,6 +189,14 @@ public final class ClusterMirrorsCommand
         }
     }
 
+    /** One action's request, its arguments checked, sent through {@link MirrorAdmin}, and its answer printed. */
+    @FunctionalInterface
+    private interface Call
+    {
+        /** Sends the request, waits for its answer and prints it; returns the command's exit code. */
+        int send(MirrorAdmin admin, PrintStream out, PrintStream err) throws IOException;
+    }
+
     /** A bad, missing or conflicting argument; its message is the one line the user sees. */
     static final class UsageException extends Exception
     {
@@ -239,19 +238,19 @@ public final class ClusterMirrorsCommand
             printHelp(out);
             return EXIT_OK;
         }
-        final Action action;
-        final List<MirrorWireClient.HostPort> bootstrap;
+        final String bootstrap;
         final int timeoutMs;
-        final ApiMessage request;
+        final Call call;
         final WireSecurity security;
         final WireSecurity sourceSecurity;
         try
         {
-            action = action(options);
+            final Action action = action(options);
             checkApplicable(options, action);
-            bootstrap = hostPorts(Option.BOOTSTRAP_SERVER, required(options, Option.BOOTSTRAP_SERVER));
+            bootstrap = required(options, Option.BOOTSTRAP_SERVER);
+            hostPorts(Option.BOOTSTRAP_SERVER, bootstrap);
             timeoutMs = timeoutMs(options);
-            request = buildRequest(action, options);
+            call = call(action, options);
             security = security(options, Option.COMMAND_CONFIG);
             sourceSecurity = security(options, Option.SOURCE_COMMAND_CONFIG);
         }
@@ -259,18 +258,17 @@ public final class ClusterMirrorsCommand
         {
             return usageError(err, e.getMessage());
         }
-        try (MirrorWireClient client = connect(bootstrap, timeoutMs, security))
+        try (MirrorAdmin admin = MirrorAdmin.create(bootstrap, timeoutMs, security, CLIENT_ID))
         {
             if (options.containsKey(Option.SYNC))
             {
-                final int probeExit = probeSource(client, mirrorName(options), timeoutMs, sourceSecurity, err);
+                final int probeExit = probeSource(admin, mirrorName(options), timeoutMs, sourceSecurity, err);
                 if (probeExit != EXIT_OK)
                 {
                     return probeExit;
                 }
             }
-            final ApiMessage response = client.send(request);
-            return report(action, options, request, response, out, err);
+            return call.send(admin, out, err);
         }
         catch (final IOException e)
         {
@@ -416,22 +414,20 @@ public final class ClusterMirrorsCommand
         return options.containsKey(option) ? required(options, option) : null;
     }
 
-    private static List<MirrorWireClient.HostPort> hostPorts(final Option option, final String value)
-        throws UsageException
+    /** Checks that {@code value} is a comma-separated list of {@code host:port}. */
+    private static void hostPorts(final Option option, final String value) throws UsageException
     {
-        final List<MirrorWireClient.HostPort> hostPorts = new ArrayList<>();
         for (final String part : value.split(",", -1))
         {
             try
             {
-                hostPorts.add(MirrorWireClient.parse(part));
+                MirrorWireClient.parse(part);
             }
             catch (final IllegalArgumentException e)
             {
                 throw new UsageException(option.flag + ": " + e.getMessage());
             }
         }
-        return hostPorts;
     }
 
     private static int timeoutMs(final Map<Option, List<String>> options) throws UsageException
@@ -457,35 +453,44 @@ public final class ClusterMirrorsCommand
             + value + "'");
     }
 
-    private static ApiMessage buildRequest(final Action action, final Map<Option, List<String>> options)
-        throws UsageException
+    /**
+     * The action's request, built from the options and checked before anything is sent, and how its answer is
+     * printed.
+     */
+    private static Call call(final Action action, final Map<Option, List<String>> options) throws UsageException
     {
         switch (action)
         {
             case CREATE:
-                return createRequest(options);
+                return createCall(options);
             case ADD:
-                return addRequest(options);
+                return addCall(options);
             case ALTER:
-                return alterRequest(options);
+                return alterCall(options);
             case RELEASE_SYNC:
-                return releaseRequest(options);
+                return releaseCall(options);
             case REMOVE:
-                return removeRequest(options);
+                return removeCall(options);
             case DESCRIBE:
                 final String mirror = optional(options, Option.MIRROR);
-                return new DescribeClusterMirrorsRequestData().setMirrorNames(mirror == null ? null : List.of(mirror));
+                final boolean failedOnly = options.containsKey(Option.FAILED);
+                final boolean json = options.containsKey(Option.JSON);
+                return (admin, out, err) -> MirrorDescriptions.describe(mirror, await(admin.describeClusterMirrors(
+                    mirror == null ? null : List.of(mirror)).response()), failedOnly, json, out, err);
             case LIST:
-                return new DescribeClusterMirrorsRequestData().setMirrorNames(null);
+                return (admin, out, err) -> MirrorDescriptions.list(await(admin.describeClusterMirrors(null)
+                    .response()), out, err);
             default:
-                return new DeleteClusterMirrorRequestData().setMirrorName(required(options, Option.MIRROR));
+                final String deleted = required(options, Option.MIRROR);
+                return (admin, out, err) -> reportWhole(await(admin.deleteClusterMirror(deleted).answer()),
+                    "Deleted cluster mirror '" + deleted + "'.", "Failed to delete cluster mirror '" + deleted + "'",
+                    out, err);
         }
     }
 
-    private static CreateClusterMirrorRequestData createRequest(final Map<Option, List<String>> options)
-        throws UsageException
+    private static Call createCall(final Map<Option, List<String>> options) throws UsageException
     {
-        final String mirror = required(options, Option.MIRROR);
+        final String name = required(options, Option.MIRROR);
         final String source = required(options, Option.SOURCE_BOOTSTRAP_SERVER);
         hostPorts(Option.SOURCE_BOOTSTRAP_SERVER, source);
         final Map<String, String> configs = new TreeMap<>();
@@ -495,11 +500,13 @@ public final class ClusterMirrorsCommand
             configs.putAll(readConfigFile(file));
         }
         configs.putAll(keyValues(options, Option.SOURCE_CONFIG));
-        return new CreateClusterMirrorRequestData().setMirrorName(mirror).setSourceBootstrapServers(source)
-            .setSourceConfigs(configList(configs))
-            .setMirrorConfigs(configList(keyValues(options, Option.MIRROR_CONFIG)))
-            .setIncludeTopics(regexes(Option.INCLUDE, options.getOrDefault(Option.INCLUDE, List.of())))
-            .setExcludeTopics(regexes(Option.EXCLUDE, options.getOrDefault(Option.EXCLUDE, List.of())));
+        final MirrorAdmin.NewClusterMirror mirror = new MirrorAdmin.NewClusterMirror(name, source, configs,
+            keyValues(options, Option.MIRROR_CONFIG),
+            regexes(Option.INCLUDE, options.getOrDefault(Option.INCLUDE, List.of())),
+            regexes(Option.EXCLUDE, options.getOrDefault(Option.EXCLUDE, List.of())));
+        return (admin, out, err) -> reportWhole(await(admin.createClusterMirror(mirror).answer()),
+            "Created cluster mirror '" + name + "' from " + source + ".",
+            "Failed to create cluster mirror '" + name + "'", out, err);
     }
 
     /** The KEY=VALUE arguments of a repeatable option, in key order. */
@@ -517,14 +524,6 @@ public final class ClusterMirrorsCommand
             configs.put(config.substring(0, equals).trim(), config.substring(equals + 1));
         }
         return configs;
-    }
-
-    private static List<CreateClusterMirrorRequestData.SourceConfig> configList(final Map<String, String> configs)
-    {
-        final List<CreateClusterMirrorRequestData.SourceConfig> out = new ArrayList<>();
-        configs.forEach((name, value) -> out.add(
-            new CreateClusterMirrorRequestData.SourceConfig().setName(name).setValue(value)));
-        return out;
     }
 
     /** The connection security a config-file option names; plaintext when it is not given. */
@@ -620,8 +619,7 @@ public final class ClusterMirrorsCommand
         return new ArrayList<>(topics);
     }
 
-    private static AddTopicsToMirrorRequestData addRequest(final Map<Option, List<String>> options)
-        throws UsageException
+    private static Call addCall(final Map<Option, List<String>> options) throws UsageException
     {
         final String mirror = required(options, Option.MIRROR);
         final boolean byName = options.containsKey(Option.TOPICS);
@@ -631,25 +629,32 @@ public final class ClusterMirrorsCommand
             throw new UsageException(Option.ADD.flag + " needs exactly one of " + Option.TOPICS.flag + " and "
                 + Option.TOPIC_REGEX.flag);
         }
-        final MirrorType type = options.containsKey(Option.SYNC) ? MirrorType.SYNC : MirrorType.ASYNC;
-        final AddTopicsToMirrorRequestData request = new AddTopicsToMirrorRequestData();
+        final boolean sync = options.containsKey(Option.SYNC);
+        final MirrorType type = sync ? MirrorType.SYNC : MirrorType.ASYNC;
+        final String added = "Added topic '%s' to mirror '" + mirror + "'" + (sync ? " as SYNC" : "") + ".";
         if (byName)
         {
-            final List<AddTopicsToMirrorRequestData.TopicState> states = new ArrayList<>();
-            for (final String topic : topics(options))
-            {
-                states.add(new AddTopicsToMirrorRequestData.TopicState().setTopicName(topic).setMirrorName(mirror)
-                    .setMirrorType(type.id()));
-            }
-            return request.setTopics(states);
+            final List<String> topics = topics(options);
+            return (admin, out, err) -> reportTopics(await(admin.addTopicsToMirror(mirror, topics, type).answer())
+                .topics(), added, name -> false, sync, out, err);
         }
         final String regex = regex(Option.TOPIC_REGEX, options.get(Option.TOPIC_REGEX).get(0));
-        return request.setTopicPatterns(List.of(new AddTopicsToMirrorRequestData.TopicPattern().setPattern(regex)
-            .setMirrorName(mirror).setMirrorType(type.id())));
+        return (admin, out, err) ->
+        {
+            final List<MirrorTopicResult> topics = await(admin.addTopicPatternToMirror(mirror, regex, type)
+                .answer()).topics();
+            if (topics.isEmpty())
+            {
+                out.println("Added topic pattern '" + regex + "' to mirror '" + mirror + "'" + (sync ? " as SYNC"
+                    : "") + "; no matching topic was reported yet.");
+                return EXIT_OK;
+            }
+            // A broker reports an error for a regex it could not act on under the regex itself.
+            return reportTopics(topics, added, regex::equals, sync, out, err);
+        };
     }
 
-    private static AlterMirrorTopicTypeRequestData alterRequest(final Map<Option, List<String>> options)
-        throws UsageException
+    private static Call alterCall(final Map<Option, List<String>> options) throws UsageException
     {
         final String mirror = required(options, Option.MIRROR);
         if (options.containsKey(Option.SYNC) == options.containsKey(Option.ASYNC))
@@ -658,107 +663,74 @@ public final class ClusterMirrorsCommand
                 + Option.ASYNC.flag);
         }
         final MirrorType type = options.containsKey(Option.SYNC) ? MirrorType.SYNC : MirrorType.ASYNC;
-        final List<AlterMirrorTopicTypeRequestData.AlterMirrorTopic> topics = new ArrayList<>();
-        for (final String topic : topics(options))
-        {
-            topics.add(new AlterMirrorTopicTypeRequestData.AlterMirrorTopic().setTopicName(topic)
-                .setMirrorType(type.id()));
-        }
-        return new AlterMirrorTopicTypeRequestData().setMirrorName(mirror).setTopics(topics);
+        final Map<String, MirrorType> types = new LinkedHashMap<>();
+        topics(options).forEach(topic -> types.put(topic, type));
+        return (admin, out, err) -> reportTopics(await(admin.alterMirrorTopicType(mirror, types).answer()).topics(),
+            "Set the mirror type of topic '%s' in mirror '" + mirror + "' to " + type + ".", name -> false,
+            type == MirrorType.SYNC, out, err);
     }
 
-    /** UnregisterMirrorSyncTopic with Release set; no --topics means every topic registered under the mirror. */
-    private static UnregisterMirrorSyncTopicRequestData releaseRequest(final Map<Option, List<String>> options)
-        throws UsageException
+    /** Release of the sync registration; no --topics means every topic registered under the mirror. */
+    private static Call releaseCall(final Map<Option, List<String>> options) throws UsageException
     {
         final String mirror = required(options, Option.MIRROR);
-        final List<UnregisterMirrorSyncTopicRequestData.TopicState> topics = new ArrayList<>();
-        if (options.containsKey(Option.TOPICS))
-        {
-            for (final String topic : topics(options))
-            {
-                topics.add(new UnregisterMirrorSyncTopicRequestData.TopicState().setTopicName(topic));
-            }
-        }
-        return new UnregisterMirrorSyncTopicRequestData().setMirrorName(mirror).setTopics(topics).setRelease(true);
+        final List<String> topics = options.containsKey(Option.TOPICS) ? topics(options) : List.of();
+        final String which = topics.isEmpty() ? "every topic" : "topic(s) " + String.join(", ", topics);
+        return (admin, out, err) -> reportWhole(await(admin.releaseMirrorSyncTopics(mirror, topics).answer()),
+            "Released the sync registration of " + which + " of mirror '" + mirror + "' on this source cluster; "
+                + "sync resumes once the destination re-promotes them.",
+            "failed to release the sync registration of " + which + " of mirror '" + mirror + "'", out, err);
     }
 
-    private static RemoveTopicsFromMirrorRequestData removeRequest(final Map<Option, List<String>> options)
-        throws UsageException
+    private static Call removeCall(final Map<Option, List<String>> options) throws UsageException
     {
         final String mirror = required(options, Option.MIRROR);
-        final List<RemoveTopicsFromMirrorRequestData.TopicState> states = new ArrayList<>();
-        for (final String topic : topics(options))
-        {
-            states.add(new RemoveTopicsFromMirrorRequestData.TopicState().setTopicName(topic).setMirrorName(mirror));
-        }
-        return new RemoveTopicsFromMirrorRequestData().setTopics(states);
+        final List<String> topics = topics(options);
+        return (admin, out, err) -> reportTopics(await(admin.removeTopicsFromMirror(mirror, topics).answer())
+            .topics(), "Removed topic '%s' from mirror '" + mirror + "'; it fails over to writable once its "
+                + "partitions are STOPPED.", name -> false, false, out, err);
     }
 
-    /** Connects to the first bootstrap server that answers, trying them in the order given. */
-    private static MirrorWireClient connect(final List<MirrorWireClient.HostPort> bootstrap, final int timeoutMs,
-        final WireSecurity security) throws IOException
+    /**
+     * The value of a call's future, or the failure that kept the answer from arriving, as this command has always
+     * printed it: a connect failure in the words of one server's or of all of them, an I/O failure as it is, and a
+     * request that could not be encoded or an answer that could not be read as its own exception.
+     */
+    private static <T> T await(final CompletableFuture<T> future) throws IOException
     {
-        IOException last = null;
-        for (final MirrorWireClient.HostPort hostPort : bootstrap)
+        try
         {
-            try
-            {
-                return MirrorWireClient.connect(hostPort.host(), hostPort.port(), CLIENT_ID, timeoutMs, timeoutMs,
-                    security);
-            }
-            catch (final IOException e)
-            {
-                last = e;
-            }
+            return future.get();
         }
-        if (bootstrap.size() == 1)
+        catch (final InterruptedException e)
         {
-            throw last;
+            Thread.currentThread().interrupt();
+            throw new IOException("Interrupted while waiting for the answer", e);
         }
-        throw new IOException("Cannot connect to any of the " + bootstrap.size() + " bootstrap servers; the last: "
-            + last.getMessage(), last);
-    }
-
-    private static int report(final Action action, final Map<Option, List<String>> options,
-        final ApiMessage request, final ApiMessage response, final PrintStream out, final PrintStream err)
-    {
-        switch (action)
+        catch (final ExecutionException e)
         {
-            case CREATE:
-                return reportWhole(((CreateClusterMirrorResponseData)response).errorCode(),
-                    ((CreateClusterMirrorResponseData)response).errorMessage(),
-                    "Created cluster mirror '" + ((CreateClusterMirrorRequestData)request).mirrorName() + "' from "
-                        + ((CreateClusterMirrorRequestData)request).sourceBootstrapServers() + ".",
-                    "Failed to create cluster mirror '" + ((CreateClusterMirrorRequestData)request).mirrorName() + "'",
-                    out, err);
-            case DELETE:
-                return reportWhole(((DeleteClusterMirrorResponseData)response).errorCode(),
-                    ((DeleteClusterMirrorResponseData)response).errorMessage(),
-                    "Deleted cluster mirror '" + ((DeleteClusterMirrorRequestData)request).mirrorName() + "'.",
-                    "Failed to delete cluster mirror '" + ((DeleteClusterMirrorRequestData)request).mirrorName()
-                        + "'", out, err);
-            case ADD:
-                return reportAdd((AddTopicsToMirrorRequestData)request, (AddTopicsToMirrorResponseData)response,
-                    options.containsKey(Option.SYNC), out, err);
-            case ALTER:
-                final MirrorType type = options.containsKey(Option.SYNC) ? MirrorType.SYNC : MirrorType.ASYNC;
-                return reportTopics(MirrorTopicResult.of(response), "Set the mirror type of topic '%s' "
-                    + "in mirror '" + mirrorName(options) + "' to " + type + ".", Set.of(), type == MirrorType.SYNC,
-                    out, err);
-            case RELEASE_SYNC:
-                return reportRelease((UnregisterMirrorSyncTopicRequestData)request,
-                    (UnregisterMirrorSyncTopicResponseData)response, out, err);
-            case REMOVE:
-                return reportTopics(MirrorTopicResult.of(response), "Removed topic '%s' from mirror '"
-                    + mirrorName(options) + "'; it fails over to writable once its partitions are STOPPED.", Set.of(),
-                    false, out, err);
-            case DESCRIBE:
-                return MirrorDescriptions.describe((DescribeClusterMirrorsRequestData)request,
-                    (DescribeClusterMirrorsResponseData)response, options.containsKey(Option.FAILED),
-                    options.containsKey(Option.JSON), out, err);
-            default:
-                return MirrorDescriptions.list((DescribeClusterMirrorsResponseData)response, out, err);
+            final Throwable failure = e.getCause();
+            final Throwable cause = failure.getCause() != null ? failure.getCause() : failure;
+            if (cause instanceof MirrorAdmin.BootstrapException bootstrap)
+            {
+                final List<IOException> failures = bootstrap.failures();
+                final IOException last = failures.get(failures.size() - 1);
+                if (failures.size() == 1)
+                {
+                    throw last;
+                }
+                throw new IOException("Cannot connect to any of the " + failures.size() + " bootstrap servers; the "
+                    + "last: " + last.getMessage(), last);
+            }
+            if (cause instanceof IOException io)
+            {
+                throw io;
+            }
+            if (cause instanceof RuntimeException runtime)
+            {
+                throw runtime;
+            }
+            throw new IOException(cause.getMessage(), cause);
         }
     }
 
@@ -768,44 +740,25 @@ public final class ClusterMirrorsCommand
         return options.get(Option.MIRROR).get(0).trim();
     }
 
-    private static int reportWhole(final short errorCode, final String errorMessage, final String success,
-        final String failure, final PrintStream out, final PrintStream err)
+    private static int reportWhole(final MirrorAdmin.Answer answer, final String success, final String failure,
+        final PrintStream out, final PrintStream err)
     {
-        if (errorCode != Errors.NONE.code())
+        if (answer.errorCode() != Errors.NONE.code())
         {
-            err.println("Error: " + failure + ": " + describeError(errorCode, errorMessage));
+            err.println("Error: " + failure + ": " + describeError(answer.errorCode(), answer.errorMessage()));
             return EXIT_FAILED;
         }
         out.println(success);
         return EXIT_OK;
     }
 
-    private static int reportAdd(final AddTopicsToMirrorRequestData request,
-        final AddTopicsToMirrorResponseData response, final boolean sync, final PrintStream out,
-        final PrintStream err)
-    {
-        if (response.topics().isEmpty() && !request.topicPatterns().isEmpty())
-        {
-            final AddTopicsToMirrorRequestData.TopicPattern pattern = request.topicPatterns().get(0);
-            out.println("Added topic pattern '" + pattern.pattern() + "' to mirror '" + pattern.mirrorName()
-                + "'" + (sync ? " as SYNC" : "") + "; no matching topic was reported yet.");
-            return EXIT_OK;
-        }
-        final String mirror = request.topics().isEmpty() ? request.topicPatterns().get(0).mirrorName()
-            : request.topics().get(0).mirrorName();
-        final Set<String> patterns = new LinkedHashSet<>();
-        request.topicPatterns().forEach(p -> patterns.add(p.pattern()));
-        return reportTopics(MirrorTopicResult.of(response),
-            "Added topic '%s' to mirror '" + mirror + "'" + (sync ? " as SYNC" : "") + ".", patterns, sync, out, err);
-    }
-
     /**
-     * Prints each topic's result; a result named like one of {@code patterns} answers that pattern (a broker
-     * reports an error for a regex it could not act on under the regex itself). A success that carries a message
-     * is a warning: for a move to SYNC it is the broker saying the promotion is pending until the lag drains.
+     * Prints each topic's result, in the order the broker sent them; a result whose name {@code isPattern} answers
+     * a topic pattern rather than a topic. A success that carries a message is a warning: for a move to SYNC it is
+     * the broker saying the promotion is pending until the lag drains.
      */
     private static int reportTopics(final List<MirrorTopicResult> results, final String successFormat,
-        final Set<String> patterns, final boolean sync, final PrintStream out, final PrintStream err)
+        final Predicate<String> isPattern, final boolean sync, final PrintStream out, final PrintStream err)
     {
         int exit = EXIT_OK;
         for (final MirrorTopicResult topic : results)
@@ -823,28 +776,12 @@ public final class ClusterMirrorsCommand
             }
             else
             {
-                err.println("Error: " + (patterns.contains(topic.topicName()) ? "topic pattern '" : "topic '")
+                err.println("Error: " + (isPattern.test(topic.topicName()) ? "topic pattern '" : "topic '")
                     + topic.topicName() + "': " + describeError(topic.errorCode(), topic.errorMessage()));
                 exit = EXIT_FAILED;
             }
         }
         return exit;
-    }
-
-    private static int reportRelease(final UnregisterMirrorSyncTopicRequestData request,
-        final UnregisterMirrorSyncTopicResponseData response, final PrintStream out, final PrintStream err)
-    {
-        final String which = request.topics().isEmpty() ? "every topic"
-            : "topic(s) " + String.join(", ", request.topics().stream().map(t -> t.topicName()).toList());
-        if (response.errorCode() != Errors.NONE.code())
-        {
-            err.println("Error: failed to release the sync registration of " + which + " of mirror '"
-                + request.mirrorName() + "': " + describeError(response.errorCode(), response.errorMessage()));
-            return EXIT_FAILED;
-        }
-        out.println("Released the sync registration of " + which + " of mirror '" + request.mirrorName()
-            + "' on this source cluster; sync resumes once the destination re-promotes them.");
-        return EXIT_OK;
     }
 
     /**
@@ -854,12 +791,11 @@ public final class ClusterMirrorsCommand
      * @return {@link #EXIT_OK} to go on (compatible, or unreachable after a warning), else the exit code, with
      *         the reason printed; nothing that changes state has been sent then
      */
-    private static int probeSource(final MirrorWireClient destination, final String mirror, final int timeoutMs,
+    private static int probeSource(final MirrorAdmin destination, final String mirror, final int timeoutMs,
         final WireSecurity sourceSecurity, final PrintStream err) throws IOException
     {
-        final DescribeClusterMirrorsResponseData described = destination.send(
-            new DescribeClusterMirrorsRequestData().setMirrorNames(List.of(mirror)),
-            DescribeClusterMirrorsResponseData.class);
+        final DescribeClusterMirrorsResponseData described = await(destination.describeClusterMirrors(
+            List.of(mirror)).response());
         if (described.errorCode() != Errors.NONE.code())
         {
             err.println("Error: cannot look up cluster mirror '" + mirror + "' to probe its source: "

@@ -6,7 +6,6 @@ import java.util.List;
 
 import org.apache.kafka.common.protocol.Errors;
 
-import io.syncmirror.protocol.DescribeClusterMirrorsRequestData;
 import io.syncmirror.protocol.DescribeClusterMirrorsResponseData;
 import io.syncmirror.protocol.MirrorPartitionState;
 import io.syncmirror.protocol.MirrorType;
@@ -22,9 +21,12 @@ final class MirrorDescriptions
     {
     }
 
-    /** Prints {@code --describe}; returns the command's exit code. */
-    static int describe(final DescribeClusterMirrorsRequestData request,
-        final DescribeClusterMirrorsResponseData response, final boolean failedOnly, final boolean json,
+    /**
+     * Prints {@code --describe}; returns the command's exit code.
+     *
+     * @param askedFor the mirror asked for, or null when every mirror was
+     */
+    static int describe(final String askedFor, final DescribeClusterMirrorsResponseData response, final boolean failedOnly, final boolean json,
         final PrintStream out, final PrintStream err)
     {
         if (response.errorCode() != Errors.NONE.code())
@@ -33,9 +35,9 @@ final class MirrorDescriptions
                 response.errorMessage()));
             return ClusterMirrorsCommand.EXIT_FAILED;
         }
-        if (response.mirrors().isEmpty() && request.mirrorNames() != null)
+        if (response.mirrors().isEmpty() && askedFor != null)
         {
-            err.println("Error: cluster mirror '" + request.mirrorNames().get(0) + "' was not found.");
+            err.println("Error: cluster mirror '" + askedFor + "' was not found.");
             return ClusterMirrorsCommand.EXIT_FAILED;
         }
         final List<DescribeClusterMirrorsResponseData.MirrorDescription> mirrors = failedOnly ?
