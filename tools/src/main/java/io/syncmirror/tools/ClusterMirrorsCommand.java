@@ -1,40 +1,23 @@
 package io.syncmirror.tools;
 
+import static io.syncmirror.tools.ClusterMirrorsArguments.hostPorts;
+import static io.syncmirror.tools.ClusterMirrorsArguments.mirrorName;
+import static io.syncmirror.tools.ClusterMirrorsArguments.required;
+import static io.syncmirror.tools.ClusterMirrorsArguments.security;
+import static io.syncmirror.tools.ClusterMirrorsArguments.timeoutMs;
+
 import java.io.IOException;
 import java.io.PrintStream;
-import java.io.Reader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.EnumSet;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
-import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.function.Predicate;
-import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 
-import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.errors.InvalidTopicException;
-import org.apache.kafka.common.internals.Topic;
-import org.apache.kafka.common.protocol.Errors;
-
-import io.syncmirror.protocol.DescribeClusterMirrorsResponseData;
 import io.syncmirror.protocol.MirrorError;
 import io.syncmirror.protocol.MirrorPartitionState;
-import io.syncmirror.protocol.MirrorTopicResult;
 import io.syncmirror.protocol.MirrorType;
-import io.syncmirror.protocol.MirrorWireClient;
 import io.syncmirror.protocol.WireSecurity;
 
 /**
@@ -189,14 +172,6 @@ public final class ClusterMirrorsCommand
         }
     }
 
-    /** One action's request, its arguments checked, sent through {@link MirrorAdmin}, and its answer printed. */
-    @FunctionalInterface
-    private interface Call
-    {
-        /** Sends the request, waits for its answer and prints it; returns the command's exit code. */
-        int send(MirrorAdmin admin, PrintStream out, PrintStream err) throws IOException;
-    }
-
     /** A bad, missing or conflicting argument; its message is the one line the user sees. */
     static final class UsageException extends Exception
     {
@@ -240,7 +215,7 @@ public final class ClusterMirrorsCommand
         }
         final String bootstrap;
         final int timeoutMs;
-        final Call call;
+        final ClusterMirrorsCalls.Call call;
         final WireSecurity security;
         final WireSecurity sourceSecurity;
         try
@@ -262,7 +237,7 @@ public final class ClusterMirrorsCommand
         {
             if (options.containsKey(Option.SYNC))
             {
-                final int probeExit = probeSource(admin, mirrorName(options), timeoutMs, sourceSecurity, err);
+                final int probeExit = ClusterMirrorsCalls.probeSource(admin, mirrorName(options), timeoutMs, sourceSecurity, err);
                 if (probeExit != EXIT_OK)
                 {
                     return probeExit;
@@ -392,441 +367,30 @@ public final class ClusterMirrorsCommand
         }
     }
 
-    private static String required(final Map<Option, List<String>> options, final Option option)
-        throws UsageException
-    {
-        final List<String> values = options.get(option);
-        if (values == null)
-        {
-            throw new UsageException(option.flag + " " + option.argName + " is required");
-        }
-        final String value = values.get(0).trim();
-        if (value.isEmpty())
-        {
-            throw new UsageException(option.flag + " must not be empty");
-        }
-        return value;
-    }
-
-    private static String optional(final Map<Option, List<String>> options, final Option option)
-        throws UsageException
-    {
-        return options.containsKey(option) ? required(options, option) : null;
-    }
-
-    /** Checks that {@code value} is a comma-separated list of {@code host:port}. */
-    private static void hostPorts(final Option option, final String value) throws UsageException
-    {
-        for (final String part : value.split(",", -1))
-        {
-            try
-            {
-                MirrorWireClient.parse(part);
-            }
-            catch (final IllegalArgumentException e)
-            {
-                throw new UsageException(option.flag + ": " + e.getMessage());
-            }
-        }
-    }
-
-    private static int timeoutMs(final Map<Option, List<String>> options) throws UsageException
-    {
-        final String value = optional(options, Option.COMMAND_TIMEOUT_MS);
-        if (value == null)
-        {
-            return DEFAULT_COMMAND_TIMEOUT_MS;
-        }
-        try
-        {
-            final int timeoutMs = Integer.parseInt(value);
-            if (timeoutMs > 0)
-            {
-                return timeoutMs;
-            }
-        }
-        catch (final NumberFormatException e)
-        {
-            // Reported below with the same message as a non-positive number.
-        }
-        throw new UsageException(Option.COMMAND_TIMEOUT_MS.flag + " must be a positive number of milliseconds, not '"
-            + value + "'");
-    }
-
     /**
      * The action's request, built from the options and checked before anything is sent, and how its answer is
      * printed.
      */
-    private static Call call(final Action action, final Map<Option, List<String>> options) throws UsageException
+    private static ClusterMirrorsCalls.Call call(final Action action, final Map<Option, List<String>> options) throws UsageException
     {
         switch (action)
         {
             case CREATE:
-                return createCall(options);
+                return ClusterMirrorsCalls.create(options);
             case ADD:
-                return addCall(options);
+                return ClusterMirrorsCalls.add(options);
             case ALTER:
-                return alterCall(options);
+                return ClusterMirrorsCalls.alter(options);
             case RELEASE_SYNC:
-                return releaseCall(options);
+                return ClusterMirrorsCalls.release(options);
             case REMOVE:
-                return removeCall(options);
+                return ClusterMirrorsCalls.remove(options);
             case DESCRIBE:
-                final String mirror = optional(options, Option.MIRROR);
-                final boolean failedOnly = options.containsKey(Option.FAILED);
-                final boolean json = options.containsKey(Option.JSON);
-                return (admin, out, err) -> MirrorDescriptions.describe(mirror, await(admin.describeClusterMirrors(
-                    mirror == null ? null : List.of(mirror)).response()), failedOnly, json, out, err);
+                return ClusterMirrorsCalls.describe(options);
             case LIST:
-                return (admin, out, err) -> MirrorDescriptions.list(await(admin.describeClusterMirrors(null)
-                    .response()), out, err);
+                return ClusterMirrorsCalls.list();
             default:
-                final String deleted = required(options, Option.MIRROR);
-                return (admin, out, err) -> reportWhole(await(admin.deleteClusterMirror(deleted).answer()),
-                    "Deleted cluster mirror '" + deleted + "'.", "Failed to delete cluster mirror '" + deleted + "'",
-                    out, err);
-        }
-    }
-
-    private static Call createCall(final Map<Option, List<String>> options) throws UsageException
-    {
-        final String name = required(options, Option.MIRROR);
-        final String source = required(options, Option.SOURCE_BOOTSTRAP_SERVER);
-        hostPorts(Option.SOURCE_BOOTSTRAP_SERVER, source);
-        final Map<String, String> configs = new TreeMap<>();
-        final String file = optional(options, Option.SOURCE_CONFIG_FILE);
-        if (file != null)
-        {
-            configs.putAll(readConfigFile(file));
-        }
-        configs.putAll(keyValues(options, Option.SOURCE_CONFIG));
-        final MirrorAdmin.NewClusterMirror mirror = new MirrorAdmin.NewClusterMirror(name, source, configs,
-            keyValues(options, Option.MIRROR_CONFIG),
-            regexes(Option.INCLUDE, options.getOrDefault(Option.INCLUDE, List.of())),
-            regexes(Option.EXCLUDE, options.getOrDefault(Option.EXCLUDE, List.of())));
-        return (admin, out, err) -> reportWhole(await(admin.createClusterMirror(mirror).answer()),
-            "Created cluster mirror '" + name + "' from " + source + ".",
-            "Failed to create cluster mirror '" + name + "'", out, err);
-    }
-
-    /** The KEY=VALUE arguments of a repeatable option, in key order. */
-    private static Map<String, String> keyValues(final Map<Option, List<String>> options, final Option option)
-        throws UsageException
-    {
-        final Map<String, String> configs = new TreeMap<>();
-        for (final String config : options.getOrDefault(option, List.of()))
-        {
-            final int equals = config.indexOf('=');
-            if (equals <= 0 || config.substring(0, equals).isBlank())
-            {
-                throw new UsageException(option.flag + " must be KEY=VALUE, not '" + config + "'");
-            }
-            configs.put(config.substring(0, equals).trim(), config.substring(equals + 1));
-        }
-        return configs;
-    }
-
-    /** The connection security a config-file option names; plaintext when it is not given. */
-    private static WireSecurity security(final Map<Option, List<String>> options, final Option option)
-        throws UsageException
-    {
-        final String file = optional(options, option);
-        if (file == null)
-        {
-            return WireSecurity.PLAINTEXT;
-        }
-        try
-        {
-            return WireSecurity.forClientConfigs(readConfigFile(file, option));
-        }
-        catch (final KafkaException e)
-        {
-            throw new UsageException(option.flag + " '" + file + "': " + e.getMessage());
-        }
-    }
-
-    private static Map<String, String> readConfigFile(final String file) throws UsageException
-    {
-        return readConfigFile(file, Option.SOURCE_CONFIG_FILE);
-    }
-
-    private static Map<String, String> readConfigFile(final String file, final Option option) throws UsageException
-    {
-        final Path path = Paths.get(file);
-        final Properties properties = new Properties();
-        try (Reader reader = Files.newBufferedReader(path, StandardCharsets.UTF_8))
-        {
-            properties.load(reader);
-        }
-        catch (final IOException | IllegalArgumentException e)
-        {
-            // IllegalArgumentException: a malformed unicode escape (backslash, u, four hex digits) in the file.
-            throw new UsageException("cannot read " + option.flag + " '" + file + "': "
-                + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
-        }
-        final Map<String, String> configs = new LinkedHashMap<>();
-        for (final String name : properties.stringPropertyNames())
-        {
-            configs.put(name, properties.getProperty(name));
-        }
-        return configs;
-    }
-
-    private static List<String> regexes(final Option option, final List<String> values) throws UsageException
-    {
-        for (final String regex : values)
-        {
-            regex(option, regex);
-        }
-        return new ArrayList<>(values);
-    }
-
-    private static String regex(final Option option, final String regex) throws UsageException
-    {
-        if (regex.isEmpty())
-        {
-            throw new UsageException(option.flag + " must not be empty");
-        }
-        try
-        {
-            Pattern.compile(regex);
-            return regex;
-        }
-        catch (final PatternSyntaxException e)
-        {
-            throw new UsageException(option.flag + " '" + regex + "' is not a valid regular expression: "
-                + e.getDescription());
-        }
-    }
-
-    private static List<String> topics(final Map<Option, List<String>> options) throws UsageException
-    {
-        final Set<String> topics = new LinkedHashSet<>();
-        for (final String part : required(options, Option.TOPICS).split(",", -1))
-        {
-            final String topic = part.trim();
-            try
-            {
-                Topic.validate(topic);
-            }
-            catch (final InvalidTopicException e)
-            {
-                throw new UsageException(Option.TOPICS.flag + ": '" + topic + "' is not a valid topic name: "
-                    + e.getMessage());
-            }
-            topics.add(topic);
-        }
-        return new ArrayList<>(topics);
-    }
-
-    private static Call addCall(final Map<Option, List<String>> options) throws UsageException
-    {
-        final String mirror = required(options, Option.MIRROR);
-        final boolean byName = options.containsKey(Option.TOPICS);
-        final boolean byRegex = options.containsKey(Option.TOPIC_REGEX);
-        if (byName == byRegex)
-        {
-            throw new UsageException(Option.ADD.flag + " needs exactly one of " + Option.TOPICS.flag + " and "
-                + Option.TOPIC_REGEX.flag);
-        }
-        final boolean sync = options.containsKey(Option.SYNC);
-        final MirrorType type = sync ? MirrorType.SYNC : MirrorType.ASYNC;
-        final String added = "Added topic '%s' to mirror '" + mirror + "'" + (sync ? " as SYNC" : "") + ".";
-        if (byName)
-        {
-            final List<String> topics = topics(options);
-            return (admin, out, err) -> reportTopics(await(admin.addTopicsToMirror(mirror, topics, type).answer())
-                .topics(), added, name -> false, sync, out, err);
-        }
-        final String regex = regex(Option.TOPIC_REGEX, options.get(Option.TOPIC_REGEX).get(0));
-        return (admin, out, err) ->
-        {
-            final List<MirrorTopicResult> topics = await(admin.addTopicPatternToMirror(mirror, regex, type)
-                .answer()).topics();
-            if (topics.isEmpty())
-            {
-                out.println("Added topic pattern '" + regex + "' to mirror '" + mirror + "'" + (sync ? " as SYNC"
-                    : "") + "; no matching topic was reported yet.");
-                return EXIT_OK;
-            }
-            // A broker reports an error for a regex it could not act on under the regex itself.
-            return reportTopics(topics, added, regex::equals, sync, out, err);
-        };
-    }
-
-    private static Call alterCall(final Map<Option, List<String>> options) throws UsageException
-    {
-        final String mirror = required(options, Option.MIRROR);
-        if (options.containsKey(Option.SYNC) == options.containsKey(Option.ASYNC))
-        {
-            throw new UsageException(Option.ALTER.flag + " needs exactly one of " + Option.SYNC.flag + " and "
-                + Option.ASYNC.flag);
-        }
-        final MirrorType type = options.containsKey(Option.SYNC) ? MirrorType.SYNC : MirrorType.ASYNC;
-        final Map<String, MirrorType> types = new LinkedHashMap<>();
-        topics(options).forEach(topic -> types.put(topic, type));
-        return (admin, out, err) -> reportTopics(await(admin.alterMirrorTopicType(mirror, types).answer()).topics(),
-            "Set the mirror type of topic '%s' in mirror '" + mirror + "' to " + type + ".", name -> false,
-            type == MirrorType.SYNC, out, err);
-    }
-
-    /** Release of the sync registration; no --topics means every topic registered under the mirror. */
-    private static Call releaseCall(final Map<Option, List<String>> options) throws UsageException
-    {
-        final String mirror = required(options, Option.MIRROR);
-        final List<String> topics = options.containsKey(Option.TOPICS) ? topics(options) : List.of();
-        final String which = topics.isEmpty() ? "every topic" : "topic(s) " + String.join(", ", topics);
-        return (admin, out, err) -> reportWhole(await(admin.releaseMirrorSyncTopics(mirror, topics).answer()),
-            "Released the sync registration of " + which + " of mirror '" + mirror + "' on this source cluster; "
-                + "sync resumes once the destination re-promotes them.",
-            "failed to release the sync registration of " + which + " of mirror '" + mirror + "'", out, err);
-    }
-
-    private static Call removeCall(final Map<Option, List<String>> options) throws UsageException
-    {
-        final String mirror = required(options, Option.MIRROR);
-        final List<String> topics = topics(options);
-        return (admin, out, err) -> reportTopics(await(admin.removeTopicsFromMirror(mirror, topics).answer())
-            .topics(), "Removed topic '%s' from mirror '" + mirror + "'; it fails over to writable once its "
-                + "partitions are STOPPED.", name -> false, false, out, err);
-    }
-
-    /**
-     * The value of a call's future, or the failure that kept the answer from arriving, as this command has always
-     * printed it: a connect failure in the words of one server's or of all of them, an I/O failure as it is, and a
-     * request that could not be encoded or an answer that could not be read as its own exception.
-     */
-    private static <T> T await(final CompletableFuture<T> future) throws IOException
-    {
-        try
-        {
-            return future.get();
-        }
-        catch (final InterruptedException e)
-        {
-            Thread.currentThread().interrupt();
-            throw new IOException("Interrupted while waiting for the answer", e);
-        }
-        catch (final ExecutionException e)
-        {
-            final Throwable failure = e.getCause();
-            final Throwable cause = failure.getCause() != null ? failure.getCause() : failure;
-            if (cause instanceof MirrorAdmin.BootstrapException bootstrap)
-            {
-                final List<IOException> failures = bootstrap.failures();
-                final IOException last = failures.get(failures.size() - 1);
-                if (failures.size() == 1)
-                {
-                    throw last;
-                }
-                throw new IOException("Cannot connect to any of the " + failures.size() + " bootstrap servers; the "
-                    + "last: " + last.getMessage(), last);
-            }
-            if (cause instanceof IOException io)
-            {
-                throw io;
-            }
-            if (cause instanceof RuntimeException runtime)
-            {
-                throw runtime;
-            }
-            throw new IOException(cause.getMessage(), cause);
-        }
-    }
-
-    /** The --mirror value, known to be present once the request was built. */
-    private static String mirrorName(final Map<Option, List<String>> options)
-    {
-        return options.get(Option.MIRROR).get(0).trim();
-    }
-
-    private static int reportWhole(final MirrorAdmin.Answer answer, final String success, final String failure,
-        final PrintStream out, final PrintStream err)
-    {
-        if (answer.errorCode() != Errors.NONE.code())
-        {
-            err.println("Error: " + failure + ": " + describeError(answer.errorCode(), answer.errorMessage()));
-            return EXIT_FAILED;
-        }
-        out.println(success);
-        return EXIT_OK;
-    }
-
-    /**
-     * Prints each topic's result, in the order the broker sent them; a result whose name {@code isPattern} answers
-     * a topic pattern rather than a topic. A success that carries a message is a warning: for a move to SYNC it is
-     * the broker saying the promotion is pending until the lag drains.
-     */
-    private static int reportTopics(final List<MirrorTopicResult> results, final String successFormat,
-        final Predicate<String> isPattern, final boolean sync, final PrintStream out, final PrintStream err)
-    {
-        int exit = EXIT_OK;
-        for (final MirrorTopicResult topic : results)
-        {
-            if (topic.errorCode() == Errors.NONE.code())
-            {
-                out.println(String.format(Locale.ROOT, successFormat, topic.topicName()));
-                final String note = topic.errorMessage();
-                if (note != null && !note.isBlank())
-                {
-                    err.println("WARNING: topic '" + topic.topicName() + "': " + (sync && !note.toLowerCase(
-                        Locale.ROOT).contains("pending") ? "promotion to SYNC is pending until the lag is zero: "
-                        : "") + note);
-                }
-            }
-            else
-            {
-                err.println("Error: " + (isPattern.test(topic.topicName()) ? "topic pattern '" : "topic '")
-                    + topic.topicName() + "': " + describeError(topic.errorCode(), topic.errorMessage()));
-                exit = EXIT_FAILED;
-            }
-        }
-        return exit;
-    }
-
-    /**
-     * The source-compatibility probe before --add --sync or --alter --sync: finds the mirror's source on the
-     * destination and asks it for its versions and features.
-     *
-     * @return {@link #EXIT_OK} to go on (compatible, or unreachable after a warning), else the exit code, with
-     *         the reason printed; nothing that changes state has been sent then
-     */
-    private static int probeSource(final MirrorAdmin destination, final String mirror, final int timeoutMs,
-        final WireSecurity sourceSecurity, final PrintStream err) throws IOException
-    {
-        final DescribeClusterMirrorsResponseData described = await(destination.describeClusterMirrors(
-            List.of(mirror)).response());
-        if (described.errorCode() != Errors.NONE.code())
-        {
-            err.println("Error: cannot look up cluster mirror '" + mirror + "' to probe its source: "
-                + describeError(described.errorCode(), described.errorMessage()) + "; nothing was changed.");
-            return EXIT_FAILED;
-        }
-        final DescribeClusterMirrorsResponseData.MirrorDescription description = described.mirrors().stream()
-            .filter(d -> mirror.equals(d.mirrorName())).findFirst().orElse(null);
-        if (description == null || description.errorCode() != Errors.NONE.code())
-        {
-            err.println("Error: cluster mirror '" + mirror + "' " + (description == null ? "was not found"
-                : describeError(description.errorCode(), description.errorMessage()))
-                + "; cannot probe its source, nothing was changed.");
-            return EXIT_FAILED;
-        }
-        final SourceCompatibilityProbe.Result result = SourceCompatibilityProbe.probe(
-            description.sourceBootstrapServers(), timeoutMs, sourceSecurity);
-        switch (result.outcome())
-        {
-            case COMPATIBLE:
-                return EXIT_OK;
-            case UNREACHABLE:
-                err.println("WARNING: could not probe the source cluster of mirror '" + mirror + "' ("
-                    + description.sourceBootstrapServers() + "): " + result.detail() + "; proceeding, the "
-                    + "destination rejects an incompatible source when it registers the topics.");
-                return EXIT_OK;
-            default:
-                err.println("Error: the source cluster of mirror '" + mirror + "' (" + description
-                    .sourceBootstrapServers() + ") cannot mirror synchronously: " + result.detail()
-                    + "; no mirror type was changed.");
-                return EXIT_FAILED;
+                return ClusterMirrorsCalls.delete(options);
         }
     }
 
