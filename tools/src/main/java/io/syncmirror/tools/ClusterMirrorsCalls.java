@@ -52,6 +52,7 @@ final class ClusterMirrorsCalls
     {
     }
 
+    /** --create: CreateClusterMirror with the source configs of the file, overridden by --source-config. */
     static Call create(final Map<Option, List<String>> options) throws UsageException
     {
         final String name = required(options, Option.MIRROR);
@@ -73,6 +74,7 @@ final class ClusterMirrorsCalls
             "Failed to create cluster mirror '" + name + "'", out, err);
     }
 
+    /** --add: the --topics by name, or the --topic-regex as one pattern whose matches the broker reports. */
     static Call add(final Map<Option, List<String>> options) throws UsageException
     {
         final String mirror = required(options, Option.MIRROR);
@@ -108,6 +110,7 @@ final class ClusterMirrorsCalls
         };
     }
 
+    /** --alter: every topic of --topics to the one mirror type of --sync or --async. */
     static Call alter(final Map<Option, List<String>> options) throws UsageException
     {
         final String mirror = required(options, Option.MIRROR);
@@ -136,6 +139,7 @@ final class ClusterMirrorsCalls
             "failed to release the sync registration of " + which + " of mirror '" + mirror + "'", out, err);
     }
 
+    /** --remove (--stop): RemoveTopicsFromMirror, which fails the topics over to writable. */
     static Call remove(final Map<Option, List<String>> options) throws UsageException
     {
         final String mirror = required(options, Option.MIRROR);
@@ -145,6 +149,7 @@ final class ClusterMirrorsCalls
                 + "partitions are STOPPED.", name -> false, false, out, err);
     }
 
+    /** --describe: one mirror or all, as tables or JSON, every partition or only the failing ones. */
     static Call describe(final Map<Option, List<String>> options) throws UsageException
     {
         final String mirror = optional(options, Option.MIRROR);
@@ -154,12 +159,14 @@ final class ClusterMirrorsCalls
             mirror == null ? null : List.of(mirror)).response()), failedOnly, json, out, err);
     }
 
+    /** --list: every mirror's name and source. */
     static Call list()
     {
         return (admin, out, err) -> MirrorDescriptions.list(await(admin.describeClusterMirrors(null).response()),
             out, err);
     }
 
+    /** --delete: DeleteClusterMirror. */
     static Call delete(final Map<Option, List<String>> options) throws UsageException
     {
         final String mirror = required(options, Option.MIRROR);

@@ -237,7 +237,8 @@ public final class ClusterMirrorsCommand
         {
             if (options.containsKey(Option.SYNC))
             {
-                final int probeExit = ClusterMirrorsCalls.probeSource(admin, mirrorName(options), timeoutMs, sourceSecurity, err);
+                final int probeExit = ClusterMirrorsCalls.probeSource(admin, mirrorName(options), timeoutMs,
+                    sourceSecurity, err);
                 if (probeExit != EXIT_OK)
                 {
                     return probeExit;
@@ -371,7 +372,8 @@ public final class ClusterMirrorsCommand
      * The action's request, built from the options and checked before anything is sent, and how its answer is
      * printed.
      */
-    private static ClusterMirrorsCalls.Call call(final Action action, final Map<Option, List<String>> options) throws UsageException
+    private static ClusterMirrorsCalls.Call call(final Action action, final Map<Option, List<String>> options)
+        throws UsageException
     {
         switch (action)
         {

@@ -714,7 +714,8 @@ public final class MirrorAdmin implements AutoCloseable
                 {
                     // Without this a response the handler cannot read would leave the call's futures pending.
                     result.fail(new KafkaException("Cannot read the " + response.getClass().getSimpleName()
-                        .replace("ResponseData", "") + " response from " + bootstrapServers + ": " + e.getMessage(), e));
+                        .replace("ResponseData", "") + " response from " + bootstrapServers + ": " + e.getMessage(),
+                        e));
                 }
             });
         }

@@ -26,8 +26,8 @@ final class MirrorDescriptions
      *
      * @param askedFor the mirror asked for, or null when every mirror was
      */
-    static int describe(final String askedFor, final DescribeClusterMirrorsResponseData response, final boolean failedOnly, final boolean json,
-        final PrintStream out, final PrintStream err)
+    static int describe(final String askedFor, final DescribeClusterMirrorsResponseData response,
+        final boolean failedOnly, final boolean json, final PrintStream out, final PrintStream err)
     {
         if (response.errorCode() != Errors.NONE.code())
         {
