@@ -47,11 +47,12 @@ final class MirrorCli
         {
             final Process process = new ProcessBuilder(command).redirectOutput(out.toFile())
                 .redirectError(err.toFile()).start();
-            if (!process.waitFor(TIMEOUT_S, TimeUnit.SECONDS))
+            final long timeoutS = timeoutSeconds(args);
+            if (!process.waitFor(timeoutS, TimeUnit.SECONDS))
             {
                 process.destroyForcibly();
                 throw new AssertionError("kafka-cluster-mirrors.sh " + String.join(" ", args) + " hung for " +
-                    TIMEOUT_S + " s: " + Files.readString(err, StandardCharsets.UTF_8));
+                    timeoutS + " s: " + Files.readString(err, StandardCharsets.UTF_8));
             }
             return new Result(List.of(args), process.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
                 Files.readString(err, StandardCharsets.UTF_8));
@@ -61,6 +62,19 @@ final class MirrorCli
             Files.deleteIfExists(out);
             Files.deleteIfExists(err);
         }
+    }
+
+    /** The hang guard: {@value #TIMEOUT_S} s, or the command's own --command-timeout-ms and a margin when longer. */
+    private static long timeoutSeconds(final String... args)
+    {
+        for (int i = 0; i + 1 < args.length; i++)
+        {
+            if (args[i].equals("--command-timeout-ms"))
+            {
+                return Math.max(TIMEOUT_S, Long.parseLong(args[i + 1]) / 1000 + 30);
+            }
+        }
+        return TIMEOUT_S;
     }
 
     /** Runs the command and fails the test unless it exits 0. */

@@ -409,6 +409,13 @@ public final class Controller
         return mirrors.createMirrorTopic(topic, sourceTopicId, partitions, configs, mirrorName);
     }
 
+    /** Creates each of {@code topics} as {@link #createMirrorTopic} does, in one commit; a result per topic. */
+    public Map<String, MirrorOpResult> createMirrorTopics(final String mirrorName,
+        final List<SourceClusterClient.SourceTopic> topics)
+    {
+        return mirrors.createMirrorTopics(mirrorName, topics);
+    }
+
     public MirrorOpResult setMirrorName(final String topic, final String value)
     {
         return mirrors.setMirrorName(topic, value);

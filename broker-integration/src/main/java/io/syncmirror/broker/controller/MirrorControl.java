@@ -313,6 +313,34 @@ final class MirrorControl
         {
             return unknown(mirrorName);
         }
+        final MirrorOpResult result = emitMirrorTopic(topic, sourceTopicId, partitions, sourceConfigs, mirrorName);
+        writer.commit();
+        return result;
+    }
+
+    /**
+     * {@link #createMirrorTopic} for each of {@code topics}, committed as one metadata write: one --add of a
+     * thousand topics is one round through the metadata quorum, not a thousand. Each topic has its own result,
+     * in the order given; a topic refused does not stop the others.
+     */
+    Map<String, MirrorOpResult> createMirrorTopics(final String mirrorName,
+        final List<SourceClusterClient.SourceTopic> topics)
+    {
+        final Map<String, MirrorOpResult> results = new java.util.LinkedHashMap<>();
+        final MirrorOpResult unknown = definition(mirrorName) == null ? unknown(mirrorName) : null;
+        for (final SourceClusterClient.SourceTopic topic : topics)
+        {
+            results.put(topic.name(), unknown != null ? unknown
+                : emitMirrorTopic(topic.name(), topic.topicId(), topic.partitions(), topic.configs(), mirrorName));
+        }
+        writer.commit();
+        return results;
+    }
+
+    /** Validates and emits one mirror topic (or its failback's mirror.name); the caller commits. */
+    private MirrorOpResult emitMirrorTopic(final String topic, final Uuid sourceTopicId, final int partitions,
+        final Map<String, String> sourceConfigs, final String mirrorName)
+    {
         final Uuid existingId = replication.topicId(topic).orElse(null);
         if (existingId != null)
         {
@@ -328,7 +356,8 @@ final class MirrorControl
                 return MirrorOpResult.error(Errors.INVALID_REQUEST, "topic '" + topic + "' belongs to mirror '"
                     + current + "'; remove it from that mirror first");
             }
-            return setMirrorName(topic, mirrorName);
+            emitMirrorName(topic, mirrorName);
+            return MirrorOpResult.OK;
         }
         try
         {
@@ -376,7 +405,7 @@ final class MirrorControl
             return MirrorOpResult.error(Errors.INVALID_CONFIG, "topic '" + topic + "': " + e.getMessage());
         }
         logConfigs.put(MirrorDefinition.MIRROR_NAME_CONFIG, mirrorName);
-        replication.createTopic(topic, sourceTopicId, partitions,
+        replication.emitTopic(topic, sourceTopicId, partitions,
             Math.min(replication.defaultReplicationFactor(), live.size()), logConfigs);
         return MirrorOpResult.OK;
     }
@@ -391,12 +420,17 @@ final class MirrorControl
         {
             return ReplicationControl.unknownTopic(topic);
         }
+        emitMirrorName(topic, value);
+        writer.commit();
+        return MirrorOpResult.OK;
+    }
+
+    private void emitMirrorName(final String topic, final String value)
+    {
         if (!Objects.equals(configs.view(topic).get(MirrorDefinition.MIRROR_NAME_CONFIG), value))
         {
             writer.emit(new MetadataRecord.Config(topic, MirrorDefinition.MIRROR_NAME_CONFIG, value));
-            writer.commit();
         }
-        return MirrorOpResult.OK;
     }
 
     /**

@@ -70,6 +70,14 @@ public final class MirrorController
         return apis.onEventThread(c -> c.createMirrorTopic(topic, sourceTopicId, partitions, copy, mirrorName));
     }
 
+    /** The mirror topics of one add (or one sync cycle), created in one metadata commit. */
+    public CompletableFuture<Map<String, MirrorOpResult>> createMirrorTopics(final String mirrorName,
+        final List<SourceClusterClient.SourceTopic> topics)
+    {
+        final List<SourceClusterClient.SourceTopic> copy = List.copyOf(topics);
+        return apis.onEventThread(c -> c.createMirrorTopics(mirrorName, copy));
+    }
+
     public CompletableFuture<MirrorOpResult> setMirrorName(final String topic, final String value)
     {
         return apis.onEventThread(c -> c.setMirrorName(topic, value));

@@ -65,6 +65,9 @@ import io.syncmirror.broker.metadata.MirrorTopicConfig;
  */
 public final class MirrorMetadataManager implements AutoCloseable
 {
+    /** Partitions of new mirror topics per metadata commit: Kafka's controller's bound on one operation's records. */
+    static final int MAX_PARTITIONS_PER_COMMIT = 10_000;
+
     private static final Logger LOG = LoggerFactory.getLogger(MirrorMetadataManager.class);
     private static final long CONTROLLER_WAIT_MS = 30_000;
 
@@ -329,25 +332,32 @@ public final class MirrorMetadataManager implements AutoCloseable
         }
         final Map<String, SourceClusterClient.SourceTopic> described = source.describeTopics(toDescribe);
 
-        boolean created = false;
+        final List<SourceClusterClient.SourceTopic> toCreate = new ArrayList<>();
         for (final String name : matched)
         {
             final SourceClusterClient.SourceTopic src = described.get(name);
-            if (src == null || snapshot.topic(name).isPresent())
+            if (src != null && snapshot.topic(name).isEmpty())
             {
-                continue;
+                toCreate.add(src);
             }
-            final MirrorOpResult result = await(controller.createMirrorTopic(name, src.topicId(), src.partitions(),
-                src.configs(), mirror.name()));
-            if (result.isOk())
+        }
+        boolean created = false;
+        if (!toCreate.isEmpty())
+        {
+            final Map<String, MirrorOpResult> results = createInCommits(mirror.name(), toCreate);
+            for (final SourceClusterClient.SourceTopic src : toCreate)
             {
-                LOG.info("Mirror '{}': created topic {} ({} partitions, id {})", mirror.name(), name,
-                    src.partitions(), src.topicId());
-                created = true;
-            }
-            else
-            {
-                errors.add("topic " + name + ": " + result.error() + " " + result.messageOrDefault());
+                final MirrorOpResult result = results.get(src.name());
+                if (result.isOk())
+                {
+                    LOG.info("Mirror '{}': created topic {} ({} partitions, id {})", mirror.name(), src.name(),
+                        src.partitions(), src.topicId());
+                    created = true;
+                }
+                else
+                {
+                    errors.add("topic " + src.name() + ": " + result.error() + " " + result.messageOrDefault());
+                }
             }
         }
         if (created)
@@ -576,6 +586,7 @@ public final class MirrorMetadataManager implements AutoCloseable
             }
             if (described != null)
             {
+                final List<SourceClusterClient.SourceTopic> toCreate = new ArrayList<>();
                 for (final String name : names)
                 {
                     final SourceClusterClient.SourceTopic src = described.get(name);
@@ -596,9 +607,10 @@ public final class MirrorMetadataManager implements AutoCloseable
                             + "loop; remove it from that mirror at the source first (failover)"));
                         continue;
                     }
-                    results.put(name, await(controller.createMirrorTopic(name, src.topicId(), src.partitions(),
-                        src.configs(), mirrorName)));
+                    toCreate.add(src);
+                    results.put(name, null); // keeps the answer in the order of the names asked
                 }
+                results.putAll(createInCommits(mirrorName, toCreate));
             }
         }
         if (!goodPatterns.isEmpty())
@@ -614,6 +626,37 @@ public final class MirrorMetadataManager implements AutoCloseable
     }
 
     // ---------------------------------------------------------------------------------------------- helpers
+
+    /**
+     * Creates {@code topics} as mirror topics of {@code mirrorName} in metadata commits of at most
+     * {@link #MAX_PARTITIONS_PER_COMMIT} partitions each, each awaited before the next is sent (one topic larger
+     * than that is a commit of its own). One commit per topic made an add of 1,000 topics take minutes (about 5
+     * commits a second); one commit for all of them (100k partition records, 10 MB) kept the metadata quorum's
+     * leader busy past its followers' fetch timeout, and the quorum elected another leader and dropped it.
+     */
+    private Map<String, MirrorOpResult> createInCommits(final String mirrorName,
+        final List<SourceClusterClient.SourceTopic> topics)
+    {
+        final Map<String, MirrorOpResult> results = new LinkedHashMap<>();
+        List<SourceClusterClient.SourceTopic> chunk = new ArrayList<>();
+        int partitions = 0;
+        for (final SourceClusterClient.SourceTopic topic : topics)
+        {
+            if (!chunk.isEmpty() && partitions + topic.partitions() > MAX_PARTITIONS_PER_COMMIT)
+            {
+                results.putAll(await(controller.createMirrorTopics(mirrorName, chunk)));
+                chunk = new ArrayList<>();
+                partitions = 0;
+            }
+            chunk.add(topic);
+            partitions += Math.max(0, topic.partitions());
+        }
+        if (!chunk.isEmpty())
+        {
+            results.putAll(await(controller.createMirrorTopics(mirrorName, chunk)));
+        }
+        return results;
+    }
 
     private boolean existsHere(final String topic)
     {

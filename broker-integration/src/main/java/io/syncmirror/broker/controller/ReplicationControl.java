@@ -266,7 +266,6 @@ final class ReplicationControl
                 }
                 final Uuid topicId = topicIds.get();
                 emitNewTopic(topic.name(), topicId, plan);
-                writer.commit();
                 result.setTopicId(topicId);
             }
             catch (final ApiException e)
@@ -274,20 +273,22 @@ final class ReplicationControl
                 setError(result, Errors.forException(e), e.getMessage());
             }
         }
+        // One commit for the request, as Kafka's controller writes a CreateTopics: a hundred topics are one
+        // round through the metadata quorum, and the answer waits for it.
+        writer.commit();
         return response;
     }
 
     /**
      * Creates a topic under a given id (a mirror topic keeps its source topic's id), {@code partitions} partitions
      * replicated {@code replicationFactor} times over the live brokers, with {@code topicConfigs} as overrides;
-     * the caller has validated all of it.
+     * the caller has validated all of it, and commits.
      */
-    void createTopic(final String name, final Uuid topicId, final int partitions, final int replicationFactor,
+    void emitTopic(final String name, final Uuid topicId, final int partitions, final int replicationFactor,
         final Map<String, String> topicConfigs)
     {
         emitNewTopic(name, topicId, new TopicPlan(assignRoundRobin(0, partitions, replicationFactor,
             cluster.liveBrokers()), topicConfigs));
-        writer.commit();
     }
 
     private void emitNewTopic(final String name, final Uuid topicId, final TopicPlan plan)

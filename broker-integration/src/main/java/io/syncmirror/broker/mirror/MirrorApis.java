@@ -477,6 +477,16 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
         {
             final Map<String, MirrorOpResult> answered = await(metadataManager.addTopicsToMirror(mirror,
                 namesByMirror.getOrDefault(mirror, List.of()), patternsByMirror.getOrDefault(mirror, List.of())));
+            final List<String> addedSync = new ArrayList<>();
+            for (final Map.Entry<String, MirrorOpResult> entry : answered.entrySet())
+            {
+                if (entry.getValue().isOk() && syncNames.contains(mirror + "/" + entry.getKey()))
+                {
+                    addedSync.add(entry.getKey());
+                }
+            }
+            final Map<String, String> syncNotes = addedSync.isEmpty() ? Map.of()
+                : types.setDesiredSyncOnAdd(mirror, addedSync, deadlineMs);
             for (final Map.Entry<String, MirrorOpResult> entry : answered.entrySet())
             {
                 final AddTopicsToMirrorResponseData.TopicResult result = TopicResults.added(entry.getKey(),
@@ -486,8 +496,7 @@ public final class MirrorApis implements MirrorRequestHandler, AutoCloseable
                     final String key = mirror + "/" + entry.getKey();
                     if (syncNames.contains(key))
                     {
-                        maybeNote(result, types.setDesiredSyncOnAdd(mirror, java.util.regex.Pattern.compile(
-                            java.util.regex.Pattern.quote(entry.getKey())), deadlineMs));
+                        maybeNote(result, syncNotes.get(entry.getKey()));
                     }
                     else if (syncPatterns.contains(key))
                     {

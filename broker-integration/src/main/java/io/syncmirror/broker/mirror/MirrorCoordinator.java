@@ -291,6 +291,9 @@ public final class MirrorCoordinator implements AutoCloseable
         }
     }
 
+    /** The state loader of the commands {@link #runCommands} is running; null between them. Coordinator thread. */
+    private CoordinatedPartitions.StateLoader commandLoader;
+
     private void run()
     {
         while (!closed)
@@ -338,11 +341,18 @@ public final class MirrorCoordinator implements AutoCloseable
         sources.refresh(current);
         // Read before the walk: a change applied during it shows as a new count at the next tick.
         final long partitionChanges = replicas.partitionChangeCount();
-        if (walkDue || !current.sameTopicsAs(walkedImage) || partitionChanges != walkedPartitionChanges)
+        final boolean walking = walkDue || !current.sameTopicsAs(walkedImage) ||
+            partitionChanges != walkedPartitionChanges;
+        fetchStarts.describeAhead(partitions.topicsToLookUp(current, walking));
+        if (walking)
         {
             walkedImage = current;
             walkedPartitionChanges = partitionChanges;
             walkDue = !partitions.walk(current, tickNumber, this::stepOrFail);
+            if (partitions.loadsDeferred())
+            {
+                wakeup();
+            }
         }
         else
         {
@@ -533,6 +543,8 @@ public final class MirrorCoordinator implements AutoCloseable
         final List<CompletableFuture<Void>> writes)
     {
         final Set<Integer> applied = new HashSet<>();
+        final CoordinatedPartitions.StateLoader loader = commandLoader != null ? commandLoader
+            : partitions.stateLoader();
         final Optional<TopicMetadata> topic = image.get().topic(topicId);
         if (topic.isEmpty())
         {
@@ -562,7 +574,7 @@ public final class MirrorCoordinator implements AutoCloseable
             {
                 // Led but not coordinated yet: its coordinator loads the record written here, or, when the load
                 // comes before the write is readable, takes the type from desiredBeforeLoad.
-                final MirrorStateRecord record = store.read(mirrorName, topicId, state.partition())
+                final MirrorStateRecord record = loader.read(mirrorName, topicId, state.partition())
                     .orElse(MirrorStateRecord.unknown(mirrorName, topicId, state.partition(), topic.get().name()));
                 if (record.desiredMirrorType() != mirrorType)
                 {
@@ -711,9 +723,18 @@ public final class MirrorCoordinator implements AutoCloseable
     /** Runs the queued commands (desired type changes) as a tick does first, for tests of this package. */
     void runCommands()
     {
-        for (Runnable command = commands.poll(); command != null; command = commands.poll())
+        // One loader for the commands run together: one request's thousand topics share one pass over the store.
+        commandLoader = partitions.stateLoader();
+        try
         {
-            command.run();
+            for (Runnable command = commands.poll(); command != null; command = commands.poll())
+            {
+                command.run();
+            }
+        }
+        finally
+        {
+            commandLoader = null;
         }
     }
 

@@ -35,6 +35,8 @@ final class MirrorFetchStarts
     private final LongSupplier tickStartNanos;
     private final LongSupplier clockMs;
     private final Runnable wakeup;
+    /** Mirrors whose source did not answer this tick's {@link #describeAhead} (coordinator thread). */
+    private final java.util.Set<String> unansweredThisTick = new java.util.HashSet<>();
 
     MirrorFetchStarts(final MirrorFetchers fetchers, final MirrorStateWrites stateWrites,
         final MirrorCoordinator.LastMirroredLookup lastMirrored, final Executor leaderLookups,
@@ -50,6 +52,31 @@ final class MirrorFetchStarts
         this.tickStartNanos = tickStartNanos;
         this.clockMs = clockMs;
         this.wakeup = wakeup;
+    }
+
+    /**
+     * Describes each mirror's {@code topics} at its source in one request before the tick's steps look their
+     * leaders up (CoordinatedPartitions#topicsToLookUp). A mirror whose source cannot be reached is skipped: its
+     * partitions' own lookups report it.
+     */
+    void describeAhead(final Map<String, java.util.Set<String>> topicsByMirror)
+    {
+        unansweredThisTick.clear();
+        for (final Map.Entry<String, java.util.Set<String>> entry : topicsByMirror.entrySet())
+        {
+            try
+            {
+                if (!sources.apply(entry.getKey()).describeAhead(entry.getValue(), tickStartNanos.getAsLong()))
+                {
+                    unansweredThisTick.add(entry.getKey());
+                }
+            }
+            catch (final RuntimeException e)
+            {
+                LOG.debug("Mirror '{}': describing {} topics at the source ahead failed: {}", entry.getKey(),
+                    entry.getValue().size(), e.toString());
+            }
+        }
     }
 
     /** PREPARING: aligns the log with the source once, waits for the ISR's truncation, then starts fetching. */
@@ -212,9 +239,16 @@ final class MirrorFetchStarts
 
     private Node sourceLeader(final MirrorPartition mirror, final SourceCluster source)
     {
+        if (mirror.leaderLookupNeeded && unansweredThisTick.contains(mirror.mirrorName))
+        {
+            // One wait for a source that does not answer per tick, not one per topic on top of it.
+            throw new KafkaException("the source cluster of mirror '" + mirror.mirrorName + "' did not answer a "
+                + "describe of its topics this tick");
+        }
         // A lookup this tick shares the topic's describe with the topic's other partitions looked up this tick.
         final Optional<Node> leader = source.leader(mirror.topicPartition.topic(), mirror.topicId,
-            mirror.topicPartition.partition(), mirror.leaderLookupNeeded ? tickStartNanos.getAsLong() : Long.MIN_VALUE);
+            mirror.topicPartition.partition(),
+            mirror.leaderLookupNeeded ? tickStartNanos.getAsLong() : SourceCluster.ANY_AGE);
         mirror.leaderLookupNeeded = leader.isEmpty();
         if (leader.isEmpty())
         {

@@ -76,6 +76,68 @@ final class MirrorTypeApis
     }
 
     /**
+     * {@code --add --sync} of named topics: {@link #setDesiredSyncOnAdd(String, java.util.regex.Pattern, long)}
+     * for all of them at once. Each round asks every broker once for the topics not done yet, so an add of a
+     * thousand topics costs a few rounds, not a thousand. Per topic left undone, what is left; none when done.
+     */
+    Map<String, String> setDesiredSyncOnAdd(final String mirrorName, final java.util.Collection<String> names,
+        final long deadlineMs)
+    {
+        final java.util.Set<String> left = new java.util.LinkedHashSet<>(names);
+        final Map<String, String> why = new HashMap<>();
+        boolean first = true;
+        while (!left.isEmpty() && (first || System.currentTimeMillis() < deadlineMs))
+        {
+            first = false; // at least one try, however long the commit before it took
+            final MetadataImage decidedOn = retryWait.current();
+            final List<AlterMirrorTopicTypeRequestData.AlterMirrorTopic> topics = new ArrayList<>();
+            final Map<String, Integer> partitionCounts = new HashMap<>();
+            for (final String name : left)
+            {
+                final Optional<TopicMetadata> topic = decidedOn.topic(name);
+                if (topic.isPresent() && mirrorName.equals(MirrorTopicConfig.activeMirror(topic.get().config())))
+                {
+                    topics.add(new AlterMirrorTopicTypeRequestData.AlterMirrorTopic().setTopicId(topic.get().id())
+                        .setTopicName(name).setMirrorType(MirrorType.SYNC.id()));
+                    partitionCounts.put(name, topic.get().partitions().size());
+                }
+                else
+                {
+                    why.put(name, "the topic is not in this broker's metadata yet");
+                }
+            }
+            if (!topics.isEmpty())
+            {
+                final Map<String, java.util.Set<Integer>> applied = applyDesiredEverywhere(mirrorName, topics);
+                for (final Map.Entry<String, Integer> entry : partitionCounts.entrySet())
+                {
+                    if (applied.getOrDefault(entry.getKey(), java.util.Set.of()).size() < entry.getValue())
+                    {
+                        why.put(entry.getKey(), "partitions have no leader coordinating them yet");
+                    }
+                    else
+                    {
+                        left.remove(entry.getKey());
+                    }
+                }
+            }
+            // Added topics reach this image, and their leaders, by metadata; a leader's coordinator taking its
+            // partition is only seen by asking again.
+            if (!left.isEmpty() && !retryWait.awaitChange(decidedOn, deadlineMs))
+            {
+                break;
+            }
+        }
+        final Map<String, String> notes = new HashMap<>();
+        for (final String name : left)
+        {
+            notes.put(name, "desired type SYNC not set within " + timeoutMs + " ms (" + why.get(name)
+                + "); run --alter --sync to set it");
+        }
+        return notes;
+    }
+
+    /**
      * {@code --add --sync}: once the added topics are in this broker's image and their partitions have leaders,
      * their desired type becomes SYNC on every partition (the same path as {@code --alter --sync}); the
      * coordinators promote them when their lag is 0. Null when done, else what is left undone.

@@ -40,6 +40,12 @@ public final class SourceCluster implements AutoCloseable
     private final long timeoutMs;
     private final Map<String, Described> topics = new ConcurrentHashMap<>();
 
+    /** Describe requests sent to the source, for tests and diagnostics. */
+    private final java.util.concurrent.atomic.AtomicLong describes = new java.util.concurrent.atomic.AtomicLong();
+
+    /** For {@link #leader(String, Uuid, int, long)}: a cached description of any age will do. */
+    public static final long ANY_AGE = Long.MIN_VALUE;
+
     /** A topic's description and when it was asked for. */
     private record Described(TopicDescription description, long askedAtNanos)
     {
@@ -89,26 +95,28 @@ public final class SourceCluster implements AutoCloseable
      */
     public Optional<Node> leader(final String topic, final Uuid topicId, final int partition, final boolean refresh)
     {
-        return leader(topic, topicId, partition, refresh ? System.nanoTime() : Long.MIN_VALUE);
+        return leader(topic, topicId, partition, refresh ? System.nanoTime() : ANY_AGE);
     }
 
     /**
      * As {@link #leader(String, Uuid, int, boolean)}, refreshing the topic's description only when the cached one
-     * was asked for before {@code describedSinceNanos} ({@link System#nanoTime()}): the partitions of one topic
-     * that all need a fresh leader (a mirror's start, a source broker gone) share one describe.
+     * was asked for before {@code describedSinceNanos} ({@link System#nanoTime()}, or {@link #ANY_AGE}): the
+     * partitions of one topic that all need a fresh leader (a mirror's start, a source broker gone) share one
+     * describe.
      */
     public Optional<Node> leader(final String topic, final Uuid topicId, final int partition,
         final long describedSinceNanos)
     {
         final Described cached = topics.get(topic);
         final TopicDescription description;
-        if (cached != null && cached.askedAtNanos - describedSinceNanos >= 0)
+        if (cached != null && describedSince(cached.askedAtNanos, describedSinceNanos))
         {
             description = cached.description;
         }
         else
         {
             final long askedAtNanos = System.nanoTime();
+            describes.incrementAndGet();
             description = get(admin.describeTopics(List.of(topic)).allTopicNames()).get(topic);
             topics.put(topic, new Described(description, askedAtNanos));
         }
@@ -125,6 +133,73 @@ public final class SourceCluster implements AutoCloseable
             }
         }
         throw new KafkaException("source topic '" + topic + "' has no partition " + partition);
+    }
+
+    /**
+     * Describes, in one request, those of {@code topicNames} not described since {@code describedSinceNanos}, so
+     * that the {@link #leader} lookups after it share it. A topic the source does not answer for is left as it
+     * was: its own lookup then reports why. False when the source did not answer within the request timeout.
+     */
+    public boolean describeAhead(final java.util.Collection<String> topicNames, final long describedSinceNanos)
+    {
+        final List<String> stale = new java.util.ArrayList<>();
+        for (final String topic : topicNames)
+        {
+            final Described cached = topics.get(topic);
+            if (cached == null || !describedSince(cached.askedAtNanos, describedSinceNanos))
+            {
+                stale.add(topic);
+            }
+        }
+        if (stale.isEmpty())
+        {
+            return true;
+        }
+        final long askedAtNanos = System.nanoTime();
+        final long deadlineNanos = askedAtNanos + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        describes.incrementAndGet();
+        final Map<String, org.apache.kafka.common.KafkaFuture<TopicDescription>> answers =
+            admin.describeTopics(stale).topicNameValues();
+        for (final Map.Entry<String, org.apache.kafka.common.KafkaFuture<TopicDescription>> answer : answers.entrySet())
+        {
+            try
+            {
+                final long leftNanos = Math.max(0, deadlineNanos - System.nanoTime());
+                topics.put(answer.getKey(), new Described(answer.getValue().get(leftNanos, TimeUnit.NANOSECONDS),
+                    askedAtNanos));
+            }
+            catch (final ExecutionException e)
+            {
+                // this topic's own lookup reports it
+            }
+            catch (final TimeoutException e)
+            {
+                return false;
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** How many describe requests this client has sent (each {@link #leader} refresh, each describe ahead). */
+    public long describeRequests()
+    {
+        return describes.get();
+    }
+
+    /**
+     * Whether a description asked for at {@code askedAtNanos} is recent enough for {@code describedSinceNanos}
+     * ({@link #ANY_AGE}: any). Not a plain difference: {@code askedAtNanos - Long.MIN_VALUE} overflows to a negative
+     * number whenever {@link System#nanoTime()} is positive, which made every cached lookup ask the source again,
+     * one describe per partition per step (seconds per coordinator tick at 10k partitions).
+     */
+    static boolean describedSince(final long askedAtNanos, final long describedSinceNanos)
+    {
+        return describedSinceNanos == ANY_AGE || askedAtNanos - describedSinceNanos >= 0;
     }
 
     /** The source's log start offset and log end offset of a partition: {earliest, latest}. */

@@ -182,9 +182,10 @@ public final class TopicMirrorStateStore implements MirrorStateStore
     private void forEachPartitionState(final java.util.function.ObjLongConsumer<MirrorStateRecord> action)
     {
         ensureOpen();
+        scanAll();
         for (int p = 0; p < partitions; p++)
         {
-            for (final Map.Entry<KeyBytes, byte[]> entry : scan(p).entrySet())
+            for (final Map.Entry<KeyBytes, byte[]> entry : read.get(p).latest.entrySet())
             {
                 final byte[] key = entry.getKey().bytes;
                 if (key.length < 2 || ((key[0] << 8) | (key[1] & 0xff)) != MirrorStateRecord.PARTITION_STATE_KEY_TYPE)
@@ -200,6 +201,69 @@ public final class TopicMirrorStateStore implements MirrorStateStore
                     LOG.warn("Skipping an unreadable {} record: {}", TOPIC, e.getMessage());
                 }
             }
+        }
+    }
+
+    /**
+     * {@link #scan} of every partition at once: one request for the log starts and one for the ends of all of them,
+     * then the tails together. Reading the partitions one after another cost three round trips each, seconds per
+     * pass over the topic on a busy broker (a coordinator taking over thousands of partitions reads it whole).
+     */
+    private void scanAll()
+    {
+        final List<TopicPartition> all = new ArrayList<>(partitions);
+        for (int p = 0; p < partitions; p++)
+        {
+            all.add(new TopicPartition(TOPIC, p));
+        }
+        consumer.assign(all);
+        final Map<TopicPartition, Long> starts = consumer.beginningOffsets(all, Duration.ofMillis(timeoutMs));
+        final Map<TopicPartition, Long> ends = consumer.endOffsets(all, Duration.ofMillis(timeoutMs));
+        final Map<TopicPartition, Long> behind = new HashMap<>();
+        for (final TopicPartition tp : all)
+        {
+            final ReadPartition state = read.computeIfAbsent(tp.partition(), p -> new ReadPartition());
+            final long start = starts.get(tp);
+            final long end = ends.get(tp);
+            if (state.position < start || end < state.position)
+            {
+                // Below the log start (retention, a recreated topic) or past a shorter end (recreated): read again.
+                state.latest.clear();
+                state.position = start;
+            }
+            consumer.seek(tp, state.position);
+            if (state.position < end)
+            {
+                behind.put(tp, end);
+            }
+        }
+        final long deadlineMs = System.currentTimeMillis() + timeoutMs;
+        while (!behind.isEmpty())
+        {
+            if (System.currentTimeMillis() > deadlineMs)
+            {
+                throw new KafkaException("reading " + TOPIC + " to its end timed out (" + behind.size()
+                    + " partitions behind)");
+            }
+            for (final ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(100)))
+            {
+                if (record.key() != null)
+                {
+                    final ReadPartition state = read.get(record.partition());
+                    final KeyBytes key = new KeyBytes(record.key(), record.offset());
+                    state.latest.remove(key);
+                    if (record.value() != null)
+                    {
+                        state.latest.put(key, record.value()); // a null value is a tombstone
+                    }
+                }
+            }
+            behind.entrySet().removeIf(entry ->
+                consumer.position(entry.getKey(), Duration.ofMillis(timeoutMs)) >= entry.getValue());
+        }
+        for (final TopicPartition tp : all)
+        {
+            read.get(tp.partition()).position = consumer.position(tp, Duration.ofMillis(timeoutMs));
         }
     }
 

@@ -26,6 +26,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.syncmirror.broker.adapter.MirrorLinks;
+import io.syncmirror.broker.metadata.MetadataRecord;
 import io.syncmirror.broker.metadata.MirrorDefinition;
 import io.syncmirror.broker.metadata.PartitionState;
 import io.syncmirror.broker.storage.DurableLogStore;
@@ -118,6 +119,82 @@ class ControllerMirrorTest
         assertEquals(Errors.INVALID_PARTITIONS, c.createMirrorTopic("t", SOURCE_ID, 0, Map.of(), MIRROR).error());
         assertEquals(Errors.INVALID_TOPIC_EXCEPTION, c.createMirrorTopic("bad topic", SOURCE_ID, 1, Map.of(),
             MIRROR).error());
+        assertTrue(c.topicId("t").isEmpty());
+    }
+
+    @Test
+    @DisplayName("an add's mirror topics are created in one metadata append, each with its own result in order, a "
+        + "refused topic not stopping the others")
+    void shouldCreateAnAddsMirrorTopicsInOneAppend()
+    {
+        final int[] appends = {0};
+        final MetadataLog counting = new MetadataLog()
+        {
+            @Override
+            public long append(final List<MetadataRecord> records, final long timeMs)
+            {
+                appends[0]++;
+                return log.append(records, timeMs);
+            }
+
+            @Override
+            public org.apache.kafka.common.record.internal.Records read(final long offset, final int maxBytes)
+            {
+                return log.read(offset, maxBytes);
+            }
+
+            @Override
+            public long endOffset()
+            {
+                return log.endOffset();
+            }
+
+            @Override
+            public long highWatermark()
+            {
+                return log.highWatermark();
+            }
+
+            @Override
+            public void close()
+            {
+            }
+        };
+        final Controller c = new Controller(counting, clock, Map.of("cluster.id", "test-cluster",
+            "default.replication.factor", "3"), Controller.seededTopicIds(7));
+        registerAndUnfence(c, 1);
+        registerAndUnfence(c, 2);
+        assertEquals(MirrorOpResult.OK, c.createMirror(definition(MIRROR)));
+        final int before = appends[0];
+        final Uuid secondId = Uuid.fromString("c0ffeeCCCCCCCCCCCCCCCQ");
+        final Map<String, MirrorOpResult> results = c.createMirrorTopics(MIRROR, List.of(
+            new SourceClusterClient.SourceTopic("orders", SOURCE_ID, 3, Map.of("retention.ms", "60000"), false),
+            new SourceClusterClient.SourceTopic("bad topic", OTHER_ID, 1, Map.of(), false),
+            new SourceClusterClient.SourceTopic("orders.eu", secondId, 2, Map.of(), false),
+            new SourceClusterClient.SourceTopic("orders_eu", Uuid.fromString("c0ffeeDDDDDDDDDDDDDDDQ"), 1, Map.of(),
+                false)));
+        assertEquals(1, appends[0] - before, "one append for the whole add");
+        assertEquals(List.of("orders", "bad topic", "orders.eu", "orders_eu"), List.copyOf(results.keySet()));
+        assertEquals(MirrorOpResult.OK, results.get("orders"));
+        assertEquals(Errors.INVALID_TOPIC_EXCEPTION, results.get("bad topic").error());
+        assertEquals(MirrorOpResult.OK, results.get("orders.eu"));
+        assertEquals(Errors.INVALID_TOPIC_EXCEPTION, results.get("orders_eu").error(),
+            "a collision with a topic created earlier in the same add");
+        assertEquals(SOURCE_ID, c.topicId("orders").orElseThrow());
+        assertEquals(3, c.partitionCount("orders"));
+        assertEquals(Map.of("retention.ms", "60000", "mirror.name", MIRROR), c.topicConfig("orders"));
+        assertEquals(secondId, c.topicId("orders.eu").orElseThrow());
+        assertEquals(List.of("orders", "orders.eu"), c.mirrorTopicNames(MIRROR));
+
+        // A restarted controller replays the one append to the same topics.
+        final Controller replayed = new Controller(log, clock, Map.of("cluster.id", "test-cluster"),
+            Controller.seededTopicIds(7));
+        assertEquals(2, replayed.partitionCount("orders.eu"));
+        assertEquals(List.of("orders", "orders.eu"), replayed.mirrorTopicNames(MIRROR));
+
+        final Map<String, MirrorOpResult> unknown = c.createMirrorTopics("west", List.of(
+            new SourceClusterClient.SourceTopic("t", OTHER_ID, 1, Map.of(), false)));
+        assertEquals(Errors.RESOURCE_NOT_FOUND, unknown.get("t").error());
         assertTrue(c.topicId("t").isEmpty());
     }
 

@@ -69,6 +69,24 @@ final class LeaderMirrorFixture implements AutoCloseable
             NodeClientConfig.defaults(clientId));
     }
 
+    /**
+     * A coordinator of {@code replicas} following {@code metadata}'s images, with no failover and no failback
+     * lookups (either fails the test), and {@code sources} for the mirrors' source clusters.
+     */
+    static MirrorCoordinator coordinator(final ReplicaManager replicas,
+        final io.syncmirror.broker.metadata.BrokerMetadataApplier metadata, final MirrorStateStore store,
+        final java.util.function.Function<MirrorDefinition, SourceCluster> sources, final String clientId,
+        final LongSupplier clockMs)
+    {
+        return new MirrorCoordinator(BROKER_ID, replicas, metadata::image, metadata::await, store,
+            (topicId, epochs, floor) ->
+            {
+                throw new AssertionError("no failover here");
+            },
+            (source, leader, topic, topicId, p) -> java.util.Optional.empty(), sources, coordinatorConfig(clientId),
+            clockMs);
+    }
+
     /** A metadata listener for an applier that only builds images (the test drives the replicas itself). */
     static MetadataListener ignoringListener()
     {

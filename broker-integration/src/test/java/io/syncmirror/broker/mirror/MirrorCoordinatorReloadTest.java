@@ -130,18 +130,10 @@ class MirrorCoordinatorReloadTest
     @BeforeEach
     void setUp()
     {
-        final MirrorCoordinator.Config config = LeaderMirrorFixture.coordinatorConfig("mirror-coordinator-reload-test");
-        coordinator = new MirrorCoordinator(BROKER_ID, replicas, metadata::image, metadata::await, store,
-            (topicId, epochs, floor) ->
-            {
-                throw new AssertionError("no failover here");
-            },
-            (source, leader, topic, topicId, p) -> Optional.empty(),
-            definition ->
-            {
-                throw new AssertionError("no source is needed");
-            },
-            config, nowMs::get);
+        coordinator = LeaderMirrorFixture.coordinator(replicas, metadata, store, definition ->
+        {
+            throw new AssertionError("no source is needed");
+        }, "mirror-coordinator-reload-test", nowMs::get);
         final PartitionState led = new PartitionState(TOPIC, TOPIC_ID, 0, List.of(BROKER_ID, 2),
             List.of(BROKER_ID, 2), BROKER_ID, 0, 0);
         final List<MetadataRecord> records = new ArrayList<>(List.of(new MetadataRecord.Topic(TOPIC, TOPIC_ID),
