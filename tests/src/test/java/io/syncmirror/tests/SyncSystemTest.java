@@ -154,10 +154,10 @@ class SyncSystemTest
         // Kafka's own timeouts, not the trials' 3 s ones: creating 10k partitions keeps followers and heartbeats
         // busy for seconds, and at 3 s the ISRs shrank and brokers were fenced over and over (leaders churning).
         // mirror.request.timeout.ms bounds the --add's answer (its topic creations and the desired SYNC type on
-        // every partition): 30 s at 10k, where the add takes 13-15 s on 2 cores; 600 ms a topic above that.
+        // every partition): 30 s at 10k, where the add takes 13-15 s on 2 cores; 300 ms a topic above that.
         final Map<String, String> config = new HashMap<>(Map.of("replica.lag.time.max.ms", "30000",
             "broker.session.timeout.ms", "9000", "broker.heartbeat.interval.ms", "2000",
-            "mirror.request.timeout.ms", Long.toString(Math.max(30_000L, topics * 600L))));
+            "mirror.request.timeout.ms", Long.toString(Math.max(30_000L, topics * 300L))));
         // The metadata quorum's timeouts raised from Kafka's 1 s election / 2 s fetch: at 100k partitions the six
         // brokers' metadata appliers, replica fetchers and mirror takeovers keep 2 cores saturated (load ~19) for
         // minutes, and at Kafka's defaults the controllers' leader lost its leadership while the add's topic
