@@ -319,9 +319,9 @@ final class MirrorControl
     }
 
     /**
-     * {@link #createMirrorTopic} for each of {@code topics}, committed as one metadata write: one --add of a
-     * thousand topics is one round through the metadata quorum, not a thousand. Each topic has its own result,
-     * in the order given; a topic refused does not stop the others.
+     * {@link #createMirrorTopic} for each of {@code topics}, committed as one metadata write: one round through
+     * the metadata quorum for all of them, not one per topic (the caller bounds how many partitions one write
+     * holds). Each topic has its own result, in the order given; a topic refused does not stop the others.
      */
     Map<String, MirrorOpResult> createMirrorTopics(final String mirrorName,
         final List<SourceClusterClient.SourceTopic> topics)

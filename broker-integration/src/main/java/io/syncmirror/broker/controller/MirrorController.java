@@ -70,7 +70,7 @@ public final class MirrorController
         return apis.onEventThread(c -> c.createMirrorTopic(topic, sourceTopicId, partitions, copy, mirrorName));
     }
 
-    /** The mirror topics of one add (or one sync cycle), created in one metadata commit. */
+    /** Mirror topics created in one metadata commit (a bounded share of one add or one sync cycle). */
     public CompletableFuture<Map<String, MirrorOpResult>> createMirrorTopics(final String mirrorName,
         final List<SourceClusterClient.SourceTopic> topics)
     {

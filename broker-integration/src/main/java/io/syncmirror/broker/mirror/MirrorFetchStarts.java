@@ -56,8 +56,8 @@ final class MirrorFetchStarts
 
     /**
      * Describes each mirror's {@code topics} at its source in one request before the tick's steps look their
-     * leaders up (CoordinatedPartitions#topicsToLookUp). A mirror whose source cannot be reached is skipped: its
-     * partitions' own lookups report it.
+     * leaders up (CoordinatedPartitions#topicsToLookUp). When a mirror's source does not answer, the lookups of
+     * this tick that needed a fresh leader fail at once ({@link #sourceLeader}) instead of waiting again.
      */
     void describeAhead(final Map<String, java.util.Set<String>> topicsByMirror)
     {
