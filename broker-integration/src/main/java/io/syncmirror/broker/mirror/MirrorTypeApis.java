@@ -90,37 +90,21 @@ final class MirrorTypeApis
         {
             first = false; // at least one try, however long the commit before it took
             final MetadataImage decidedOn = retryWait.current();
-            final List<AlterMirrorTopicTypeRequestData.AlterMirrorTopic> topics = new ArrayList<>();
-            final Map<String, Integer> partitionCounts = new HashMap<>();
+            final List<TopicMetadata> topics = new ArrayList<>();
             for (final String name : left)
             {
                 final Optional<TopicMetadata> topic = decidedOn.topic(name);
                 if (topic.isPresent() && mirrorName.equals(MirrorTopicConfig.activeMirror(topic.get().config())))
                 {
-                    topics.add(new AlterMirrorTopicTypeRequestData.AlterMirrorTopic().setTopicId(topic.get().id())
-                        .setTopicName(name).setMirrorType(MirrorType.SYNC.id()));
-                    partitionCounts.put(name, topic.get().partitions().size());
+                    topics.add(topic.get());
+                    why.put(name, "partitions have no leader coordinating them yet");
                 }
                 else
                 {
                     why.put(name, "the topic is not in this broker's metadata yet");
                 }
             }
-            if (!topics.isEmpty())
-            {
-                final Map<String, java.util.Set<Integer>> applied = applyDesiredEverywhere(mirrorName, topics);
-                for (final Map.Entry<String, Integer> entry : partitionCounts.entrySet())
-                {
-                    if (applied.getOrDefault(entry.getKey(), java.util.Set.of()).size() < entry.getValue())
-                    {
-                        why.put(entry.getKey(), "partitions have no leader coordinating them yet");
-                    }
-                    else
-                    {
-                        left.remove(entry.getKey());
-                    }
-                }
-            }
+            left.removeAll(applySync(mirrorName, topics));
             // Added topics reach this image, and their leaders, by metadata; a leader's coordinator taking its
             // partition is only seen by asking again.
             if (!left.isEmpty() && !retryWait.awaitChange(decidedOn, deadlineMs))
@@ -151,27 +135,24 @@ final class MirrorTypeApis
         {
             first = false; // at least one try, however long the commit before it took
             final MetadataImage decidedOn = retryWait.current();
-            final List<AlterMirrorTopicTypeRequestData.AlterMirrorTopic> topics = new ArrayList<>();
-            final Map<String, Integer> partitionCounts = new HashMap<>();
+            final List<TopicMetadata> topics = new ArrayList<>();
             for (final TopicMetadata topic : decidedOn.topics())
             {
                 if (mirrorName.equals(MirrorTopicConfig.activeMirror(topic.config())) &&
                     names.matcher(topic.name()).matches())
                 {
-                    topics.add(new AlterMirrorTopicTypeRequestData.AlterMirrorTopic().setTopicId(topic.id())
-                        .setTopicName(topic.name()).setMirrorType(MirrorType.SYNC.id()));
-                    partitionCounts.put(topic.name(), topic.partitions().size());
+                    topics.add(topic);
                 }
             }
             if (!topics.isEmpty())
             {
-                final Map<String, java.util.Set<Integer>> applied = applyDesiredEverywhere(mirrorName, topics);
+                final java.util.Set<String> done = applySync(mirrorName, topics);
                 final List<String> missing = new ArrayList<>();
-                for (final Map.Entry<String, Integer> entry : partitionCounts.entrySet())
+                for (final TopicMetadata topic : topics)
                 {
-                    if (applied.getOrDefault(entry.getKey(), java.util.Set.of()).size() < entry.getValue())
+                    if (!done.contains(topic.name()))
                     {
-                        missing.add(entry.getKey());
+                        missing.add(topic.name());
                     }
                 }
                 if (missing.isEmpty())
@@ -188,6 +169,34 @@ final class MirrorTypeApis
             }
         }
         return "desired type SYNC not set within " + timeoutMs + " ms (" + left + "); run --alter --sync to set it";
+    }
+
+    /**
+     * One round of an add's desired SYNC: every broker asked once for {@code topics}; the names of those whose every
+     * partition took it (the others wait for their leaders' coordinators).
+     */
+    private java.util.Set<String> applySync(final String mirrorName, final List<TopicMetadata> topics)
+    {
+        final java.util.Set<String> done = new java.util.HashSet<>();
+        if (topics.isEmpty())
+        {
+            return done;
+        }
+        final List<AlterMirrorTopicTypeRequestData.AlterMirrorTopic> request = new ArrayList<>();
+        for (final TopicMetadata topic : topics)
+        {
+            request.add(new AlterMirrorTopicTypeRequestData.AlterMirrorTopic().setTopicId(topic.id())
+                .setTopicName(topic.name()).setMirrorType(MirrorType.SYNC.id()));
+        }
+        final Map<String, java.util.Set<Integer>> applied = applyDesiredEverywhere(mirrorName, request);
+        for (final TopicMetadata topic : topics)
+        {
+            if (applied.getOrDefault(topic.name(), java.util.Set.of()).size() >= topic.partitions().size())
+            {
+                done.add(topic.name());
+            }
+        }
+        return done;
     }
 
     /**
