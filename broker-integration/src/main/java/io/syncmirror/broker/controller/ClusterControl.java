@@ -157,6 +157,13 @@ final class ClusterControl
         return out;
     }
 
+    /** Milliseconds since the broker's last heartbeat, or -1 when none was seen by this controller. */
+    long sinceLastHeartbeatMs(final int brokerId)
+    {
+        final Long last = lastHeartbeatMs.get(brokerId);
+        return last == null ? -1L : nowMs.getAsLong() - last;
+    }
+
     private boolean sessionExpired(final int brokerId)
     {
         final Long last = lastHeartbeatMs.get(brokerId);

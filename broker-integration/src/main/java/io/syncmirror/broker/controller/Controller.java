@@ -42,6 +42,8 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.record.internal.Records;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import io.syncmirror.broker.metadata.BrokerEndpoint;
 import io.syncmirror.broker.metadata.ListenerEndpoint;
@@ -76,6 +78,7 @@ import io.syncmirror.broker.metadata.PartitionState;
  */
 public final class Controller
 {
+    private static final Logger LOG = LoggerFactory.getLogger(Controller.class);
     public static final String NUM_PARTITIONS_CONFIG = "num.partitions";
     public static final int NUM_PARTITIONS_DEFAULT = 1;
     public static final String DEFAULT_REPLICATION_FACTOR_CONFIG = "default.replication.factor";
@@ -306,6 +309,9 @@ public final class Controller
         final List<ClusterControl.Broker> expired = cluster.expiredSessions();
         for (final ClusterControl.Broker broker : expired)
         {
+            // As Kafka's controller does: a fenced broker's leaderships move, and this line says why they did.
+            LOG.info("Fencing broker {} (epoch {}): no heartbeat for {} ms (broker.session.timeout.ms = {})",
+                broker.id, broker.epoch, cluster.sinceLastHeartbeatMs(broker.id), cluster.sessionTimeoutMs());
             replication.fenceBroker(broker);
             commit();
         }

@@ -30,9 +30,13 @@ import io.syncmirror.broker.network.NodeClient;
 /**
  * A broker's life with the controller: registration at start, a heartbeat every broker.heartbeat.interval.ms,
  * the long-polled fetch of the metadata log into the {@link BrokerMetadataApplier}, and controlled shutdown.
- * Thread-safety: public methods may be called from any thread; all state changes and every
- * {@link BrokerMetadataApplier#apply} run on this manager's single daemon thread {@code broker-<id>-metadata}
- * (the broker's metadata thread, where {@link MetadataListener} callbacks run).
+ * Thread-safety: public methods may be called from any thread. Two daemon threads own the state: the fetch loop,
+ * every {@link BrokerMetadataApplier#apply} and the release of partitions at readiness run on
+ * {@code broker-<id>-metadata} (the broker's metadata thread, where {@link MetadataListener} callbacks run);
+ * registration and heartbeats run on {@code broker-<id>-lifecycle}, as Kafka's BrokerLifecycleManager has its own
+ * event queue. Applying a large metadata batch (thousands of partitions becoming leaders or followers) takes
+ * seconds on a busy machine, and heartbeats queued behind it let the broker's session expire: the controller
+ * fenced it and moved its leaderships away.
  *
  * <p>Registration is retried with backoff (e.g. DUPLICATE_BROKER_REGISTRATION while a previous incarnation's
  * session lasts); a heartbeat answered STALE_BROKER_EPOCH or BROKER_ID_NOT_REGISTERED registers again. Once the
@@ -60,16 +64,19 @@ public final class BrokerLifecycleManager implements AutoCloseable
     private final long heartbeatIntervalMs;
     private final long previousBrokerEpoch;
     private final ScheduledExecutorService thread;
+    private final ScheduledExecutorService lifecycle;
     private final CompletableFuture<Void> ready = new CompletableFuture<>();
     private final CompletableFuture<Void> shutdownAcknowledged = new CompletableFuture<>();
 
-    // Owned by the metadata thread; volatile for readers elsewhere.
+    // Written by the lifecycle thread; volatile for the metadata thread and readers elsewhere.
     private volatile long brokerEpoch = -1;
     private volatile boolean fenced = true;
     private volatile boolean closed;
+    // Lifecycle thread only.
     private boolean registering;
     private boolean heartbeatInFlight;
     private boolean wantShutDown;
+    // Metadata thread only.
     private boolean fetchedOnce;
 
     /**
@@ -101,14 +108,20 @@ public final class BrokerLifecycleManager implements AutoCloseable
             t.setDaemon(true);
             return t;
         });
+        this.lifecycle = Executors.newSingleThreadScheduledExecutor(r ->
+        {
+            final Thread t = new Thread(r, "broker-" + advertised.id() + "-lifecycle");
+            t.setDaemon(true);
+            return t;
+        });
     }
 
     /** Starts registration, heartbeats and the metadata fetch loop. */
     public void start()
     {
-        run(this::register);
+        runLifecycle(this::register);
         run(this::fetch);
-        thread.scheduleWithFixedDelay(() -> maybeHeartbeat(false), heartbeatIntervalMs, heartbeatIntervalMs,
+        lifecycle.scheduleWithFixedDelay(this::maybeHeartbeat, heartbeatIntervalMs, heartbeatIntervalMs,
             TimeUnit.MILLISECONDS);
     }
 
@@ -156,10 +169,10 @@ public final class BrokerLifecycleManager implements AutoCloseable
      */
     public CompletableFuture<Void> controlledShutdown()
     {
-        run(() ->
+        runLifecycle(() ->
         {
             wantShutDown = true;
-            maybeHeartbeat(true);
+            maybeHeartbeat();
         });
         return shutdownAcknowledged;
     }
@@ -168,6 +181,7 @@ public final class BrokerLifecycleManager implements AutoCloseable
     public void close()
     {
         closed = true;
+        lifecycle.shutdownNow();
         thread.shutdownNow();
         if (!ready.isDone())
         {
@@ -189,9 +203,26 @@ public final class BrokerLifecycleManager implements AutoCloseable
 
     private void runLater(final Runnable task, final long delayMs)
     {
+        runLater(thread, task, delayMs);
+    }
+
+    private void runLifecycle(final Runnable task)
+    {
         try
         {
-            thread.schedule(task, delayMs, TimeUnit.MILLISECONDS);
+            lifecycle.execute(task);
+        }
+        catch (final RejectedExecutionException e)
+        {
+            // Closed: nothing more to do.
+        }
+    }
+
+    private static void runLater(final ScheduledExecutorService executor, final Runnable task, final long delayMs)
+    {
+        try
+        {
+            executor.schedule(task, delayMs, TimeUnit.MILLISECONDS);
         }
         catch (final RejectedExecutionException e)
         {
@@ -243,16 +274,17 @@ public final class BrokerLifecycleManager implements AutoCloseable
                 {
                     LOG.info("Broker {} registration failed ({}), retrying", brokerId,
                         error != null ? error.toString() : code);
-                    runLater(this::register, REGISTRATION_RETRY_BACKOFF_MS);
+                    runLater(lifecycle, this::register, REGISTRATION_RETRY_BACKOFF_MS);
                     return;
                 }
                 brokerEpoch = response.data().brokerEpoch();
                 fenced = true;
-                maybeHeartbeat(true);
-            }, thread);
+                maybeHeartbeat();
+            }, lifecycle);
     }
 
-    private void maybeHeartbeat(final boolean now)
+    /** Sends a heartbeat unless one is on its way. Lifecycle thread. */
+    private void maybeHeartbeat()
     {
         if (closed || brokerEpoch < 0 || heartbeatInFlight)
         {
@@ -291,8 +323,11 @@ public final class BrokerLifecycleManager implements AutoCloseable
                 {
                     shutdownAcknowledged.complete(null);
                 }
-                maybeReady();
-            }, thread);
+                if (!fenced && !ready.isDone())
+                {
+                    run(this::maybeReady);
+                }
+            }, lifecycle);
     }
 
     /**
@@ -443,12 +478,14 @@ public final class BrokerLifecycleManager implements AutoCloseable
         fetchedOnce = true;
         if (fenced && brokerEpoch >= 0 && applier.image().appliedOffset() >= brokerEpoch)
         {
-            maybeHeartbeat(true);
+            // Caught up to the registration: the controller unfences on the next heartbeat; send it now.
+            runLifecycle(this::maybeHeartbeat);
         }
         maybeReady();
         return true;
     }
 
+    /** Metadata thread: releasing the partitions runs the metadata listeners. */
     private void maybeReady()
     {
         if (!ready.isDone() && fetchedOnce && brokerEpoch >= 0 && !fenced && applier.image().caughtUp())

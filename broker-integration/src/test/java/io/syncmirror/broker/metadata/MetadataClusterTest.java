@@ -38,6 +38,7 @@ import org.apache.kafka.common.requests.IncrementalAlterConfigsResponse;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.MetadataResponse;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -240,6 +241,29 @@ class MetadataClusterTest
         assertEquals(1, md.brokers().size());
         assertFalse(md.topics().find("ha").partitions().get(0).offlineReplicas().isEmpty()
             && md.topics().find("ha").partitions().get(1).offlineReplicas().isEmpty());
+    }
+
+    @Test
+    @DisplayName("a metadata batch that takes longer than the session timeout to apply does not fence its broker: "
+        + "heartbeats do not wait behind the metadata thread")
+    void shouldKeepHeartbeatingWhileAMetadataBatchIsApplied() throws Exception
+    {
+        final Node b1 = start(1, Map.of());
+        final Node b2 = start(2, Map.of());
+        waitFor(() -> b1.applier.image().liveBrokers().size() == 2, "two live brokers");
+        b2.listener.slowMs = 3 * SESSION_TIMEOUT_MS;
+        b2.listener.slowTopic = "slow";
+        create(b1, "slow", 1, 2);
+        waitFor(() -> b1.applier.image().topic("slow").isPresent(), "the topic in broker 1's image");
+        final long appliedUntilMs = System.currentTimeMillis() + b2.listener.slowMs + SESSION_TIMEOUT_MS;
+        while (System.currentTimeMillis() < appliedUntilMs)
+        {
+            assertFalse(b1.applier.image().registration(2).orElseThrow().fenced(),
+                "broker 2 fenced while its metadata thread applied a batch");
+            Thread.sleep(50);
+        }
+        waitFor(() -> b2.applier.image().topic("slow").isPresent(), "broker 2 applied the batch");
+        assertFalse(b2.lifecycle.isFenced());
     }
 
     @Test

@@ -10,12 +10,31 @@ import org.apache.kafka.common.TopicPartition;
 final class RecordingListener implements MetadataListener
 {
     final List<String> events = new ArrayList<>();
+    /** A topic whose partition changes take {@link #slowMs} each to apply, as thousands of partitions do. */
+    volatile String slowTopic;
+    volatile long slowMs;
 
     @Override
-    public synchronized void onPartitionChanged(final PartitionState state, final Map<String, String> topicConfig)
+    public void onPartitionChanged(final PartitionState state, final Map<String, String> topicConfig)
     {
-        events.add("changed " + state.topicPartition() + " leader=" + state.leader() + " isr=" + state.isr()
+        if (state.topicPartition().topic().equals(slowTopic))
+        {
+            try
+            {
+                Thread.sleep(slowMs);
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+        record("changed " + state.topicPartition() + " leader=" + state.leader() + " isr=" + state.isr()
             + " config=" + topicConfig);
+    }
+
+    private synchronized void record(final String event)
+    {
+        events.add(event);
     }
 
     @Override
