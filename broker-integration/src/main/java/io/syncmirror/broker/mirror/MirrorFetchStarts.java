@@ -13,6 +13,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.syncmirror.protocol.MirrorPartitionState;
+import io.syncmirror.broker.replica.Partition;
 import io.syncmirror.broker.storage.PartitionLog;
 
 /**
@@ -97,6 +98,7 @@ final class MirrorFetchStarts
         // min.insync.replicas available, skip and retry on the next tick.
         if (!mirror.partition.isrCaughtUpSinceTruncation())
         {
+            noteIsrBelowMin(mirror);
             return;
         }
         // Fetching starts once MIRRORING is committed (this tick when the write was quick, else a later one, from
@@ -234,6 +236,22 @@ final class MirrorFetchStarts
         catch (final java.util.concurrent.RejectedExecutionException e)
         {
             mirror.leaderRelookupRunning = false; // closing
+        }
+    }
+
+    /**
+     * A partition whose ISR stays below min.insync.replicas (a mirror topic with fewer replicas than its synced
+     * min.insync.replicas, or replicas down) would wait in PREPARING with nothing said: say it in the partition's
+     * last error, which describe shows, until the fetcher's first success clears it. Set once, not every tick.
+     */
+    private static void noteIsrBelowMin(final MirrorPartition mirror)
+    {
+        final Partition.Role role = mirror.partition.role();
+        if (role.leader() && role.isr().size() < role.minIsr() && mirror.lastError != Errors.NOT_ENOUGH_REPLICAS)
+        {
+            mirror.error(Errors.NOT_ENOUGH_REPLICAS, "the ISR of " + mirror.topicPartition + " has " +
+                role.isr().size() + " of the " + role.minIsr() + " replicas min.insync.replicas asks for; "
+                + "mirroring starts when enough have joined");
         }
     }
 
