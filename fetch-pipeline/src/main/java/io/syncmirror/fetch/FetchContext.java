@@ -74,7 +74,9 @@ public final class FetchContext
      * read replica). Pass -1 for values the response does not carry. A partition of an incremental response
      * that carries records moves behind the others in the session's fetch order once the fetch completes, so
      * that a response capped by max bytes starts with the partitions served least recently. O(1), no allocation
-     * once the session's move queue has grown to the number of partitions served per response.
+     * once the session's move queue has grown to the number of partitions served per response. A slot the session
+     * does not hold (see {@link FetchSession#holds}) is never included and its values are left alone: a response
+     * carries only partitions the fetcher asked for (KIP-227), and moving a free slot would break the fetch order.
      */
     public boolean mustInclude(
         final int slot,
@@ -85,6 +87,10 @@ public final class FetchContext
         final short errorCode,
         final boolean forceInclude)
     {
+        if (!session.holds(slot))
+        {
+            return false;
+        }
         final boolean changed = session.maybeUpdate(
             slot, recordsSizeBytes, highWatermark, lastStableOffset, logStartOffset, errorCode, true);
         if (kind != Kind.INCREMENTAL)
@@ -111,6 +117,10 @@ public final class FetchContext
         final short errorCode,
         final boolean forceInclude)
     {
+        if (!session.holds(slot))
+        {
+            return false;
+        }
         return kind != Kind.INCREMENTAL || forceInclude ||
             session.maybeUpdate(slot, recordsSizeBytes, highWatermark, lastStableOffset, logStartOffset, errorCode, false);
     }

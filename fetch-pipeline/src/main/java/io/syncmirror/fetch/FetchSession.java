@@ -35,6 +35,8 @@ public final class FetchSession
     static final long UNKNOWN_OFFSET = -1L;
 
     private static final int NO_EPOCH = -1;
+    /** What {@code prev} holds for a slot on the free list, which no linked slot holds (see {@link #holds}). */
+    private static final int FREE_SLOT = -2;
 
     final boolean privileged;
     final boolean usesTopicIds;
@@ -212,6 +214,17 @@ public final class FetchSession
     public boolean isEmpty()
     {
         return size == 0;
+    }
+
+    /**
+     * Whether the slot holds one of the session's partitions now. A slot a request forgot goes back to the free
+     * list with its old partition's values still in the arrays, until a later request reuses it: a handler that
+     * kept the slot from an earlier fetch (to read it again, say) must not read it, as a response carrying it
+     * would carry a partition the fetcher no longer asks for, and the fetcher drops a session that does that.
+     */
+    public boolean holds(final int slot)
+    {
+        return slot >= 0 && slot < slotsUsed && prev[slot] != FREE_SLOT;
     }
 
     /** The first slot in fetch order, or {@link #NO_SLOT}. */
@@ -502,6 +515,7 @@ public final class FetchSession
         }
         unlink(slot);
         next[slot] = freeHead;
+        prev[slot] = FREE_SLOT;
         freeHead = slot;
         size--;
         if (removedCount == removedSlots.length)

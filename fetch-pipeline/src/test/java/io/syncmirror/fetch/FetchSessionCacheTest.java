@@ -263,6 +263,29 @@ class FetchSessionCacheTest
     }
 
     @Test
+    void aSlotTheRequestForgotIsNeverIncludedNorMovedAndIsReusedWhole()
+    {
+        final int id = createSession(0L, 3, true);
+        final FetchContext first = context(new Request(id, 1), 1L);
+        final int forgottenSlot = first.partitions().slotOf(FOO, "foo", 0);
+        first.complete(1L);
+
+        // A handler that kept the slot from the last fetch (it carried records, or an error) offers it again.
+        final FetchContext next = context(new Request(id, 2).forget(FOO, 0), 2L);
+        final FetchSession s = next.partitions();
+        final short error = Errors.UNKNOWN_TOPIC_ID.code();
+        assertFalse(next.wouldInclude(forgottenSlot, 100, 11L, 11L, 0L, error, true));
+        assertFalse(next.mustInclude(forgottenSlot, 100, 11L, 11L, 0L, error, true),
+            "the fetcher no longer asks for it: a response carrying it would make it drop the session");
+        next.complete(2L);
+        assertEquals(List.of(1, 2), order(s), "a free slot never joins the fetch order");
+
+        final FetchContext reuse = context(new Request(id, 3).fetch(BAR, 0, 0L), 3L);
+        assertEquals(List.of(1, 2, 0), order(reuse.partitions()), "bar-0 (index 0) joins once, at the end");
+        reuse.complete(3L);
+    }
+
+    @Test
     void wouldIncludeRemembersNothing()
     {
         final int id = createSession(0L, 1, true);

@@ -176,9 +176,21 @@ final class SessionWatch
         }
     }
 
-    /** Adds one slot to this fetch's reads (once). */
+    /**
+     * Adds one slot to this fetch's reads (once), if the session still holds it. A slot left over by the last
+     * response (an error, records) may have been forgotten by this fetch's request: a fetcher that backs off a
+     * partition answered with an error forgets it in its next request, as a follower does with the partitions of
+     * a topic its leader does not know yet. Read, it would be answered again and watched again, and the response
+     * would carry a partition the fetcher no longer asks for, which makes it drop its session and send a full
+     * fetch of every partition. A request frees slots only after adding its own partitions, so a slot freed by
+     * this fetch's request holds no other partition yet.
+     */
     void queueRead(final int slot)
     {
+        if (!session.holds(slot))
+        {
+            return;
+        }
         if (slot >= queuedInFetch.length)
         {
             queuedInFetch = Arrays.copyOf(queuedInFetch, Math.max(slot + 1, queuedInFetch.length << 1));

@@ -214,6 +214,36 @@ class SessionWatchTest
     }
 
     @Test
+    void shouldNotReadALeftOverSlotTheNextRequestForgot()
+    {
+        final FetchContext full = cache.newContext(request(0, 0, 0, PARTITIONS, List.of()), VERSION, false,
+            id -> TOPIC, 0L);
+        final SessionWatch watch = fullFetchWatchingAll(full);
+        final FetchSession session = full.partitions();
+        // The full response answered partitions 3 and 5 with an error (or records): read them again next time.
+        watch.leaveOver(session.slotOf(TOPIC_ID, TOPIC, 3));
+        watch.leaveOver(session.slotOf(TOPIC_ID, TOPIC, 5));
+        final int sessionId = full.complete(0L);
+
+        // The fetcher backed partition 3 off after that error, so its next request forgets it.
+        final FetchContext incremental = cache.newContext(request(sessionId, 1, 0, 0, List.of(3)), VERSION,
+            false, id -> TOPIC, 1L);
+        assertEquals(FetchContext.Kind.INCREMENTAL, incremental.kind());
+        watch.beginFetch();
+        watch.readsAll(false);
+        watch.queueRequestedAndLeftOver();
+        watch.drainChanged();
+        watch.sortReads();
+        final List<Integer> read = new ArrayList<>();
+        for (int i = 0; i < watch.readCount(); i++)
+        {
+            read.add(session.partition(watch.readSlot(i)));
+        }
+        assertEquals(List.of(5), read, "partition 3 left the session: answering it would desync the fetcher");
+        incremental.complete(1L);
+    }
+
+    @Test
     void shouldAskForAFullReadWhenAFetchReadsDifferentlyFromTheSessionsLastOne()
     {
         final FetchContext full = cache.newContext(request(0, 0, 0, PARTITIONS, List.of()), VERSION, false,
