@@ -53,6 +53,8 @@ public final class BrokerLifecycleManager implements AutoCloseable
     private static final int FETCH_MAX_BYTES = 8 << 20;
     private static final long RETRY_BACKOFF_MS = 100;
     private static final long REGISTRATION_RETRY_BACKOFF_MS = 500;
+    /** How long close waits for a metadata batch being applied (thousands of partitions take seconds). */
+    private static final long CLOSE_WAIT_MS = 60_000;
 
     private final int brokerId;
     private final String clusterId;
@@ -78,6 +80,7 @@ public final class BrokerLifecycleManager implements AutoCloseable
     private boolean wantShutDown;
     // Metadata thread only.
     private boolean fetchedOnce;
+    private volatile Thread metadataThread;
 
     /**
      * @param advertised          this broker's id, advertised host/port and rack, as it registers them
@@ -106,6 +109,7 @@ public final class BrokerLifecycleManager implements AutoCloseable
         {
             final Thread t = new Thread(r, "broker-" + advertised.id() + "-metadata");
             t.setDaemon(true);
+            metadataThread = t;
             return t;
         });
         this.lifecycle = Executors.newSingleThreadScheduledExecutor(r ->
@@ -178,11 +182,29 @@ public final class BrokerLifecycleManager implements AutoCloseable
     }
 
     @Override
+    /**
+     * Stops both threads and waits for a metadata batch being applied to finish: the broker closes its replicas
+     * next, and the partitions' off-heap rows take one writer at a time (a batch still applying leaderships while
+     * the replicas closed left the slot index's sequence odd, and every lookup spun on it).
+     */
     public void close()
     {
         closed = true;
         lifecycle.shutdownNow();
         thread.shutdownNow();
+        try
+        {
+            if (Thread.currentThread() != metadataThread &&
+                !thread.awaitTermination(CLOSE_WAIT_MS, TimeUnit.MILLISECONDS))
+            {
+                LOG.warn("Broker {}: the metadata thread did not stop within {} ms of close", brokerId,
+                    CLOSE_WAIT_MS);
+            }
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+        }
         if (!ready.isDone())
         {
             ready.completeExceptionally(new IllegalStateException("closed before ready"));

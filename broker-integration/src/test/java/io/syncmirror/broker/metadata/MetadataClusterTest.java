@@ -267,6 +267,24 @@ class MetadataClusterTest
     }
 
     @Test
+    @DisplayName("close returns only once a metadata batch being applied is done: the replicas close next, and "
+        + "their rows take one writer at a time")
+    void shouldFinishTheBatchBeingAppliedBeforeCloseReturns() throws Exception
+    {
+        final Node b1 = start(1, Map.of());
+        final Node b2 = start(2, Map.of());
+        waitFor(() -> b1.applier.image().liveBrokers().size() == 2, "two live brokers");
+        b2.listener.slowMs = 1_500;
+        b2.listener.slowTopic = "slow";
+        create(b1, "slow", 1, 2);
+        waitFor(() -> b1.applier.image().topic("slow").isPresent(), "the topic in broker 1's image");
+        assertTrue(b2.listener.slowStarted.await(10, TimeUnit.SECONDS), "broker 2 started applying the topic");
+        b2.lifecycle.close();
+        assertTrue(b2.listener.drain().stream().anyMatch(e -> e.startsWith("changed slow-0")),
+            "close returned while broker 2 was still applying the batch");
+    }
+
+    @Test
     void shouldMoveLeadershipBeforeAcknowledgingAControlledShutdown() throws Exception
     {
         final Node b1 = start(1, Map.of());
