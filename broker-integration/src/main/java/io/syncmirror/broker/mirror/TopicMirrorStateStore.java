@@ -49,7 +49,8 @@ public final class TopicMirrorStateStore implements MirrorStateStore
     private final Ensure ensureTopic;
     private final long timeoutMs;
     private KafkaProducer<byte[], byte[]> producer;
-    private KafkaConsumer<byte[], byte[]> consumer;
+    /** Volatile for {@link #close}, which wakes a read in progress on another thread; guarded by this otherwise. */
+    private volatile KafkaConsumer<byte[], byte[]> consumer;
     private int partitions = -1;
     /** Per partition of the topic: the latest value of each key read so far, and where reading stopped. */
     private final Map<Integer, ReadPartition> read = new HashMap<>();
@@ -364,8 +365,28 @@ public final class TopicMirrorStateStore implements MirrorStateStore
         return Math.max(500L, timeoutMs / 3);
     }
 
+    /**
+     * Wakes a read in progress first (a coordinator taking over partitions while the brokers stop, its reads
+     * bounded by mirror.request.timeout.ms), so close does not wait for it to time out.
+     */
     @Override
-    public synchronized void close()
+    public void close()
+    {
+        final KafkaConsumer<byte[], byte[]> reading = consumer;
+        if (reading != null)
+        {
+            reading.wakeup();
+        }
+        closeClients();
+    }
+
+    /** Whether the clients are open (a read or write made them); for tests of {@link #close}. */
+    boolean clientsOpen()
+    {
+        return consumer != null;
+    }
+
+    private synchronized void closeClients()
     {
         if (producer != null)
         {

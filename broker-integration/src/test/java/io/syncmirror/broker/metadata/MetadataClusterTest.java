@@ -243,6 +243,16 @@ class MetadataClusterTest
             && md.topics().find("ha").partitions().get(1).offlineReplicas().isEmpty());
     }
 
+    /** Creates topic "slow" on both brokers, which {@code second} takes {@code applyMs} to apply. */
+    private static void createSlowOnSecond(final Node first, final Node second, final long applyMs) throws Exception
+    {
+        waitFor(() -> first.applier.image().liveBrokers().size() == 2, "two live brokers");
+        second.listener.slowMs = applyMs;
+        second.listener.slowTopic = "slow";
+        create(first, "slow", 1, 2);
+        waitFor(() -> first.applier.image().topic("slow").isPresent(), "the topic in the first broker's image");
+    }
+
     @Test
     @DisplayName("a metadata batch that takes longer than the session timeout to apply does not fence its broker: "
         + "heartbeats do not wait behind the metadata thread")
@@ -250,11 +260,7 @@ class MetadataClusterTest
     {
         final Node b1 = start(1, Map.of());
         final Node b2 = start(2, Map.of());
-        waitFor(() -> b1.applier.image().liveBrokers().size() == 2, "two live brokers");
-        b2.listener.slowMs = 3 * SESSION_TIMEOUT_MS;
-        b2.listener.slowTopic = "slow";
-        create(b1, "slow", 1, 2);
-        waitFor(() -> b1.applier.image().topic("slow").isPresent(), "the topic in broker 1's image");
+        createSlowOnSecond(b1, b2, 3 * SESSION_TIMEOUT_MS);
         final long appliedUntilMs = System.currentTimeMillis() + b2.listener.slowMs + SESSION_TIMEOUT_MS;
         while (System.currentTimeMillis() < appliedUntilMs)
         {
@@ -273,11 +279,7 @@ class MetadataClusterTest
     {
         final Node b1 = start(1, Map.of());
         final Node b2 = start(2, Map.of());
-        waitFor(() -> b1.applier.image().liveBrokers().size() == 2, "two live brokers");
-        b2.listener.slowMs = 1_500;
-        b2.listener.slowTopic = "slow";
-        create(b1, "slow", 1, 2);
-        waitFor(() -> b1.applier.image().topic("slow").isPresent(), "the topic in broker 1's image");
+        createSlowOnSecond(b1, b2, 1_500);
         assertTrue(b2.listener.slowStarted.await(10, TimeUnit.SECONDS), "broker 2 started applying the topic");
         b2.lifecycle.close();
         assertTrue(b2.listener.drain().stream().anyMatch(e -> e.startsWith("changed slow-0")),
