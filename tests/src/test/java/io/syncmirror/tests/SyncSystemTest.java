@@ -8,6 +8,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
@@ -28,6 +30,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.syncmirror.broker.cluster.EmbeddedCluster;
 import io.syncmirror.protocol.DescribeClusterMirrorsRequestData;
 import io.syncmirror.protocol.DescribeClusterMirrorsResponseData;
 import io.syncmirror.protocol.MirrorType;
@@ -142,9 +145,10 @@ class SyncSystemTest
     }
 
     @Test
-    @DisplayName("SS-02 scalability: 100 topics of 100 partitions (10k; -Dsyncmirror.ss02.topics=1000 for 100k) "
-        + "added with one --add --sync, all promoted to SYNC, and an acks=all record on every partition "
-        + "acknowledged only once the destination holds it")
+    @DisplayName("SS-02 scalability: 100 topics of 100 partitions (10k; -Dsyncmirror.ss02.topics=1000 for 100k, "
+        + "-Dsyncmirror.ss02.brokers=in-process for brokers in the test's JVM) added with one --add --sync, all "
+        + "promoted to SYNC, and an acks=all record on every partition acknowledged only once the destination holds "
+        + "it")
     @Timeout(3_600)
     void shouldPromoteAndAcknowledgeTenThousandPartitions() throws Exception
     {
@@ -168,12 +172,19 @@ class SyncSystemTest
         // opens 10k logs (30k files) while applying the topics' metadata, and on 2 cores that starved the brokers'
         // heartbeats until the controllers fenced them all. The subject here is the sync path at scale.
         config.put("syncmirror.log.storage", "memory");
+        // A leader needs an off-heap row per partition it leads: room for twice a broker's even share (a broker
+        // may lead a stopped peer's partitions too), as the sync bench sizes it. At 100k the default 16,384 rows
+        // leave a third of each broker's 33,334 leaderships without a row.
+        config.put("syncmirror.partition.slots", Integer.toString(Math.max(16_384,
+            2 * total / ZeroRpoTrial.BROKERS + 1_024)));
         final String heap = total > 20_000 ? "-Xmx2g" : "-Xmx1g";
+        final boolean inProcess = "in-process".equals(System.getProperty("syncmirror.ss02.brokers", "processes"));
         final StringBuilder report = new StringBuilder(String.format("SS-02: %d topics x %d partitions = %d, RF 3, "
-            + "min ISR 2, heap logs, %.1f ms one way on the mirror link%n", topics, partitionsPerTopic, total,
-            WAN_DELAY_MS));
+            + "min ISR 2, heap logs, %.1f ms one way on the mirror link, brokers %s%n", topics, partitionsPerTopic,
+            total, WAN_DELAY_MS, inProcess ? "in the test's JVM" : "in their own processes"));
         final long t0 = System.nanoTime();
-        try (ZeroRpoTrial trial = new ZeroRpoTrial(dir, 202, 1, WAN_DELAY_MS, config, heap))
+        try (Ss02Clusters clusters = inProcess ? Ss02Clusters.inProcess(config) : Ss02Clusters.processes(dir, config,
+            heap))
         {
             final List<String> names = new ArrayList<>();
             for (int t = 0; t < topics; t++)
@@ -181,7 +192,7 @@ class SyncSystemTest
                 names.add(String.format("scale-%04d", t));
             }
             phase(report, "clusters up", t0);
-            try (Admin admin = Clients.admin(trial.source().bootstrapServers()))
+            try (Admin admin = Clients.admin(clusters.source()))
             {
                 final List<NewTopic> newTopics = new ArrayList<>();
                 for (final String name : names)
@@ -196,58 +207,78 @@ class SyncSystemTest
                 }
             }
             phase(report, "source topics created", t0);
-            final ProcessCluster destination = trial.destination(0);
-            MirrorCli.create(destination, MIRROR, trial.source());
+            final String destination = clusters.destination();
+            MirrorCli.ok("--bootstrap-server", destination, "--create", "--mirror", MIRROR,
+                "--source-bootstrap-server", clusters.source());
             // One --add of every topic: 13-15 s for 100 topics of 100 partitions on 2 cores (docs/zero-rpo-trials.md
             // says where it went and what is left at 1,000 topics).
             final long boundMs = Math.max(300_000L, topics * 3_000L);
-            MirrorCli.ok("--bootstrap-server", destination.bootstrapServers(), "--add", "--mirror", MIRROR,
+            MirrorCli.ok("--bootstrap-server", destination, "--add", "--mirror", MIRROR,
                 "--topics", String.join(",", names), "--sync", "--command-timeout-ms", Long.toString(boundMs));
             phase(report, "--add of every topic answered", t0);
-            TrialMirrors.awaitOrFail(() -> syncTopics(destination.port(1), total) == topics, boundMs,
-                () -> "only " + syncTopics(destination.port(1), total) + " of " + topics + " topics promoted");
+            TrialMirrors.awaitOrFail(() -> syncTopics(clusters.destinationPort(), total) == topics, boundMs,
+                () -> "only " + syncTopics(clusters.destinationPort(), total) + " of " + topics + " topics promoted");
             phase(report, "every topic SYNC", t0);
 
-            final Map<TopicPartition, Long> acked = new HashMap<>();
-            final long minLatencyNs;
-            try (KafkaProducer<byte[], byte[]> producer = Clients.producer(trial.source().bootstrapServers(),
-                Map.of(ProducerConfig.LINGER_MS_CONFIG, 5, ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 60_000,
-                    ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 300_000)))
+            // One producer per 10,000 partitions, each on its own thread: a producer learns each new topic's
+            // metadata in a round trip of its own, and its sender walks every partition holding a batch on each
+            // wakeup, so one producer sending to 100k new partitions at once took over 7 minutes of its own.
+            final int producerCount = Math.max(1, total / 10_000);
+            final List<List<String>> slices = new ArrayList<>();
+            for (int i = 0; i < producerCount; i++)
             {
-                final long sentNs = System.nanoTime();
-                final List<Future<RecordMetadata>> sends = new ArrayList<>(total);
-                for (final String name : names)
-                {
-                    for (int p = 0; p < partitionsPerTopic; p++)
-                    {
-                        sends.add(producer.send(new ProducerRecord<>(name, p, null,
-                            (name + "/" + p).getBytes(StandardCharsets.UTF_8))));
-                    }
-                }
-                long firstAckNs = Long.MAX_VALUE;
-                for (final Future<RecordMetadata> send : sends)
-                {
-                    final RecordMetadata metadata = send.get(5, TimeUnit.MINUTES);
-                    firstAckNs = Math.min(firstAckNs, System.nanoTime());
-                    acked.put(new TopicPartition(metadata.topic(), metadata.partition()), metadata.offset());
-                }
-                minLatencyNs = firstAckNs - sentNs;
+                slices.add(new ArrayList<>());
             }
+            for (int t = 0; t < names.size(); t++)
+            {
+                slices.get(t % producerCount).add(names.get(t));
+            }
+            final Map<TopicPartition, Long> acked = new HashMap<>();
+            long minLatencyNs = Long.MAX_VALUE;
+            final ExecutorService senders = Executors.newFixedThreadPool(producerCount);
+            try
+            {
+                final List<Future<SentSlice>> sent = new ArrayList<>();
+                for (final List<String> slice : slices)
+                {
+                    sent.add(senders.submit(() -> sendOneRecordPerPartition(clusters.source(), slice,
+                        partitionsPerTopic)));
+                }
+                for (final Future<SentSlice> slice : sent)
+                {
+                    final SentSlice done = slice.get(10, TimeUnit.MINUTES);
+                    acked.putAll(done.acked());
+                    minLatencyNs = Math.min(minLatencyNs, done.minLatencyNs());
+                }
+            }
+            finally
+            {
+                senders.shutdownNow();
+            }
+            report.append(String.format("%d producer(s), one record to each partition%n", producerCount));
             phase(report, total + " records acknowledged", t0);
             assertEquals(total, acked.size(), "every partition acknowledged once");
-            assertTrue(minLatencyNs >= 2 * WAN_DELAY_MS * 1e6, () -> "an ack came sooner than the link RTT");
+            final long fastestAckNs = minLatencyNs;
+            assertTrue(fastestAckNs >= 2 * WAN_DELAY_MS * 1e6, () -> "an ack came sooner than the link RTT: "
+                + fastestAckNs + " ns");
 
             // The sync invariant at scale: the destination held each record when the source answered.
-            try (Admin admin = Clients.admin(destination.bootstrapServers()))
+            // Asked 10,000 partitions at a time, so that a slow answer names its share rather than all 100k.
+            final List<TopicPartition> behind = new ArrayList<>();
+            try (Admin admin = Clients.admin(destination))
             {
-                final Map<TopicPartition, OffsetSpec> request = new HashMap<>();
-                acked.keySet().forEach(tp -> request.put(tp, OffsetSpec.latest()));
-                final var ends = admin.listOffsets(request).all().get(2, TimeUnit.MINUTES);
-                final List<TopicPartition> behind = acked.entrySet().stream()
-                    .filter(e -> ends.get(e.getKey()).offset() <= e.getValue()).map(Map.Entry::getKey).toList();
-                assertTrue(behind.isEmpty(), () -> behind.size() + " partitions end before their acknowledged "
-                    + "record on the destination, e.g. " + behind.subList(0, Math.min(5, behind.size())));
+                final List<TopicPartition> all = new ArrayList<>(acked.keySet());
+                for (int from = 0; from < all.size(); from += 10_000)
+                {
+                    final Map<TopicPartition, OffsetSpec> request = new HashMap<>();
+                    all.subList(from, Math.min(all.size(), from + 10_000))
+                        .forEach(tp -> request.put(tp, OffsetSpec.latest()));
+                    final var ends = admin.listOffsets(request).all().get(2, TimeUnit.MINUTES);
+                    request.keySet().stream().filter(tp -> ends.get(tp).offset() <= acked.get(tp)).forEach(behind::add);
+                }
             }
+            assertTrue(behind.isEmpty(), () -> behind.size() + " partitions end before their acknowledged record on "
+                + "the destination, e.g. " + behind.subList(0, Math.min(5, behind.size())));
             phase(report, "destination checked", t0);
             write("SS-02-scale.txt", report.toString());
         }
@@ -328,6 +359,97 @@ class SyncSystemTest
             write("SS-03-soak.txt", report.toString());
             assertTrue(drifts.isEmpty(), () -> "drift: " + drifts + "\n" + report);
             trial.assertNothingLost(trial.killSourceAndCheck(0, MIRROR));
+        }
+    }
+
+    /** One producer's records acknowledged, by partition, and its first ack's time from its first send. */
+    private record SentSlice(Map<TopicPartition, Long> acked, long minLatencyNs)
+    {
+    }
+
+    /** Sends one acks=all record to every partition of {@code topics} from a producer of its own. */
+    private static SentSlice sendOneRecordPerPartition(final String bootstrapServers, final List<String> topics,
+        final int partitionsPerTopic) throws Exception
+    {
+        final Map<TopicPartition, Long> acked = new HashMap<>();
+        try (KafkaProducer<byte[], byte[]> producer = Clients.producer(bootstrapServers,
+            Map.of(ProducerConfig.LINGER_MS_CONFIG, 5, ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 60_000,
+                ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 300_000)))
+        {
+            final long sentNs = System.nanoTime();
+            final List<Future<RecordMetadata>> sends = new ArrayList<>(topics.size() * partitionsPerTopic);
+            for (final String name : topics)
+            {
+                for (int p = 0; p < partitionsPerTopic; p++)
+                {
+                    sends.add(producer.send(new ProducerRecord<>(name, p, null,
+                        (name + "/" + p).getBytes(StandardCharsets.UTF_8))));
+                }
+            }
+            long firstAckNs = Long.MAX_VALUE;
+            for (final Future<RecordMetadata> send : sends)
+            {
+                final RecordMetadata metadata = send.get(5, TimeUnit.MINUTES);
+                firstAckNs = Math.min(firstAckNs, System.nanoTime());
+                acked.put(new TopicPartition(metadata.topic(), metadata.partition()), metadata.offset());
+            }
+            return new SentSlice(acked, firstAckNs - sentNs);
+        }
+    }
+
+    /**
+     * The two clusters SS-02 runs on: 3 broker processes each ({@link ZeroRpoTrial}, as every other system test), or
+     * 3 brokers each in this JVM ({@link EmbeddedCluster}, as the sync bench runs 100k partitions): at 100k
+     * partitions six broker JVMs (six heaps, six JIT compilers) keep a 2-core machine saturated for minutes. The
+     * mirror CLI runs in its own process either way.
+     */
+    private record Ss02Clusters(String source, String destination, int destinationPort, Runnable closer)
+        implements AutoCloseable
+    {
+        static Ss02Clusters processes(final Path dir, final Map<String, String> config, final String heap)
+            throws IOException, InterruptedException
+        {
+            final ZeroRpoTrial trial = new ZeroRpoTrial(dir, 202, 1, WAN_DELAY_MS, config, heap);
+            return new Ss02Clusters(trial.source().bootstrapServers(), trial.destination(0).bootstrapServers(),
+                trial.destination(0).port(1), trial::close);
+        }
+
+        static Ss02Clusters inProcess(final Map<String, String> config)
+        {
+            // The replication settings of the process clusters' config/cluster-3 template, which EmbeddedCluster
+            // does not read: mirror topics take the destination's default.replication.factor.
+            final Map<String, String> common = new HashMap<>(Mirrors.FAST);
+            common.putAll(Map.of("default.replication.factor", "3", "min.insync.replicas", "2",
+                "offsets.topic.replication.factor", "3", "transaction.state.log.replication.factor", "3",
+                "transaction.state.log.min.isr", "2"));
+            common.putAll(config);
+            final Map<String, String> destinationConfig = new HashMap<>(common);
+            destinationConfig.put("mirror.link.injected.delay.ms", Double.toString(WAN_DELAY_MS));
+            final EmbeddedCluster source = EmbeddedCluster.start(ZeroRpoTrial.BROKERS, common);
+            try
+            {
+                final EmbeddedCluster destination = EmbeddedCluster.start(ZeroRpoTrial.BROKERS, destinationConfig);
+                // The destination closes first: its mirror fetchers stop before their source goes away.
+                return new Ss02Clusters(source.bootstrapServers(), destination.bootstrapServers(),
+                    destination.port(1), () ->
+                    {
+                        try (source)
+                        {
+                            destination.close();
+                        }
+                    });
+            }
+            catch (final RuntimeException | Error e)
+            {
+                source.close();
+                throw e;
+            }
+        }
+
+        @Override
+        public void close()
+        {
+            closer.run();
         }
     }
 
