@@ -181,12 +181,12 @@ public final class BrokerLifecycleManager implements AutoCloseable
         return shutdownAcknowledged;
     }
 
-    @Override
     /**
      * Stops both threads and waits for a metadata batch being applied to finish: the broker closes its replicas
      * next, and the partitions' off-heap rows take one writer at a time (a batch still applying leaderships while
      * the replicas closed left the slot index's sequence odd, and every lookup spun on it).
      */
+    @Override
     public void close()
     {
         closed = true;

@@ -304,6 +304,10 @@ public final class MirrorCoordinator implements AutoCloseable
             }
             catch (final RuntimeException e)
             {
+                if (closed)
+                {
+                    return; // close woke a read of the state store (WakeupException): not an error
+                }
                 LOG.error("Mirror coordinator of broker {}: unexpected error; continuing", brokerId, e);
             }
             lock.lock();
