@@ -170,7 +170,12 @@ public final class SourceCluster implements AutoCloseable
             }
             catch (final ExecutionException e)
             {
-                // this topic's own lookup reports it
+                if (e.getCause() instanceof org.apache.kafka.common.errors.TimeoutException)
+                {
+                    // The admin client's own deadline (default.api.timeout.ms, the same bound) came first: the
+                    // source did not answer, as below. Any other error is the topic's, and its lookup reports it.
+                    return false;
+                }
             }
             catch (final TimeoutException e)
             {
