@@ -11,6 +11,7 @@ import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
@@ -63,6 +64,9 @@ public class HwRecomputeBenchmark
     @Param({ "0" })
     public int unregisteredLinks;
 
+    /** LEO reports per batch: a follower's or mirror's fetch response over a large session carries dozens. */
+    public static final int BATCH = 64;
+
     private PartitionTable table;
     private HighWatermarkGate gate;
     private int[] slots;
@@ -74,6 +78,14 @@ public class HwRecomputeBenchmark
     private long[] memory;
     private int longsPerRow;
     private int chase;
+    /** Row offset of each cell of the round robin, for the batched reports. */
+    private int[] cellOffsets;
+    private final int[] batchSlots = new int[BATCH];
+    private final int[] batchCells = new int[BATCH];
+    private final long[] batchLeos = new long[BATCH];
+    private final long[] advanced = new long[BATCH];
+    /** The LEO the next report of the batched forms stores: above every cell's, without reading the row first. */
+    private long nextLeo = 1;
 
     /** Bytes of one partition row with {@code mirrors} mirror links, as this benchmark lays it out. */
     public static int rowBytes(final int mirrors)
@@ -106,6 +118,13 @@ public class HwRecomputeBenchmark
             final boolean local = cell < LOCAL_REPLICAS;
             cellMirror[cell] = local ? -1 : (cell - LOCAL_REPLICAS) / REPLICAS_PER_MIRROR;
             cellReplica[cell] = local ? cell : (cell - LOCAL_REPLICAS) % REPLICAS_PER_MIRROR;
+        }
+
+        cellOffsets = new int[cells];
+        for (int cell = 0; cell < cells; cell++)
+        {
+            cellOffsets[cell] = cellMirror[cell] < 0 ? table.localLeoCell(cellReplica[cell]) :
+                table.mirrorLeoCell(cellMirror[cell], cellReplica[cell]);
         }
 
         slots = SlotSequences.randomSlots(partitions, SlotSequences.LENGTH, SlotSequences.SEED);
@@ -160,6 +179,51 @@ public class HwRecomputeBenchmark
             table.mirrorLeo(slot, mirror, replica, table.mirrorLeo(slot, mirror, replica) + 1);
         }
         return gate.maybeAdvance(slot);
+    }
+
+    /**
+     * The reports of {@link #hwRecomputeBatch}, one at a time: the same cells and LEO values (stored without reading
+     * the cell first, as a fetch response's LEO arrives), each a volatile store and its recompute.
+     */
+    @Benchmark
+    public long hwRecomputeOne()
+    {
+        final int slot = slots[cursor++ & slotMask];
+        final int cell = nextCell;
+        nextCell = cell + 1 == cellOffsets.length ? 0 : cell + 1;
+        final int mirror = cellMirror[cell];
+        if (mirror < 0)
+        {
+            table.localLeo(slot, cellReplica[cell], nextLeo++);
+        }
+        else
+        {
+            table.mirrorLeo(slot, mirror, cellReplica[cell], nextLeo++);
+        }
+        return gate.maybeAdvance(slot);
+    }
+
+    /**
+     * {@link #BATCH} LEO reports at random slots as one fetch response's: a touch pass, release stores, one fence,
+     * then each slot's recompute ({@link HighWatermarkGate#onLeos}). Reported per report.
+     */
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public long hwRecomputeBatch()
+    {
+        final int[] cellOffsets = this.cellOffsets;
+        int cell = nextCell;
+        long leo = nextLeo;
+        for (int i = 0; i < BATCH; i++)
+        {
+            batchSlots[i] = slots[cursor++ & slotMask];
+            batchCells[i] = cellOffsets[cell];
+            batchLeos[i] = leo++;
+            cell = cell + 1 == cellOffsets.length ? 0 : cell + 1;
+        }
+        nextCell = cell;
+        nextLeo = leo;
+        return gate.onLeos(batchSlots, batchCells, batchLeos, BATCH, advanced) + advanced[BATCH - 1];
     }
 
     /**

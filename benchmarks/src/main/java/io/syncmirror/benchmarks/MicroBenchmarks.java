@@ -77,6 +77,12 @@ public final class MicroBenchmarks
         new Comparison("HwRecomputeBenchmark", "hwRecompute", "dependentLoadBaseline",
             (params) -> "hw_recompute_" + count(params.getParam("partitions")) + "_m" + params.getParam("mirrors") +
                 "_vs_dependent_load"),
+        new Comparison("HwRecomputeBenchmark", "hwRecomputeBatch", "hwRecomputeOne",
+            (params) -> "hw_recompute_batch_" + count(params.getParam("partitions")) + "_m" +
+                params.getParam("mirrors") + "_vs_one_at_a_time"),
+        new Comparison("HwRecomputeBenchmark", "hwRecomputeBatch", "randomLoadBaseline",
+            (params) -> "hw_recompute_batch_" + count(params.getParam("partitions")) + "_m" +
+                params.getParam("mirrors") + "_vs_random_load"),
         new Comparison("PurgatoryBenchmark", "syncmirrorPurgatory", "kafkaPurgatory",
             (params) -> "purgatory_" + count(params.getParam("partitions")) + "_p" +
                 params.getParam("partitionsPerRequest")),

@@ -122,6 +122,25 @@ public class DelayedProducePurgatory
     }
 
     /**
+     * A batch of LEO reports (one fetch response's partitions): {@code leos[i]} into cell {@code cells[i]} of
+     * {@code slots[i]} ({@link PartitionTable#localLeoCell}, {@link PartitionTable#mirrorLeoCell}), each by that
+     * cell's single writer, with one fence for the batch; then each slot's HW is recomputed and the waits it
+     * reached completed, {@code advanced[i]} taking the new HW or {@link HighWatermarkGate#NO_ADVANCE}.
+     */
+    public void onLeos(final int[] slots, final int[] cells, final long[] leos, final int count,
+        final long[] advanced)
+    {
+        gate.onLeos(slots, cells, leos, count, advanced);
+        for (int i = 0; i < count; i++)
+        {
+            if (advanced[i] != HighWatermarkGate.NO_ADVANCE)
+            {
+                completeUpTo(slots[i], advanced[i]);
+            }
+        }
+    }
+
+    /**
      * Recomputes {@code slot}'s HW and completes the waits it reached.
      *
      * @return the new HW, or {@link HighWatermarkGate#NO_ADVANCE}.

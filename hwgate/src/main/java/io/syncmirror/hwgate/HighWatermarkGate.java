@@ -97,6 +97,24 @@ public class HighWatermarkGate
     }
 
     /**
+     * A batch of LEO reports: publishes them with one fence ({@link PartitionTable#publishLeos}), then recomputes
+     * each slot's HW as {@link #maybeAdvance(int)} does, into {@code advanced[i]} (the new HW or
+     * {@link #NO_ADVANCE}). A slot that appears twice is recomputed twice; the second finds nothing new.
+     *
+     * @return the value {@link PartitionTable#publishLeos} returns
+     */
+    public long onLeos(final int[] slots, final int[] cells, final long[] leos, final int count,
+        final long[] advanced)
+    {
+        final long touched = table.publishLeos(slots, cells, leos, count);
+        for (int i = 0; i < count; i++)
+        {
+            advanced[i] = maybeAdvance(slots[i]);
+        }
+        return touched;
+    }
+
+    /**
      * Publishes a new HW word. A CAS, so that a HW computed from an older membership or lower LEOs can never
      * overwrite a newer one; overridden only by tests that prove the stress test catches a plain store here.
      */

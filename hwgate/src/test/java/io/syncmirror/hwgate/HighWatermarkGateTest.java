@@ -212,4 +212,55 @@ class HighWatermarkGateTest
         assertEquals(AckOutcome.of(MirrorError.NOT_ENOUGH_REMOTE_REPLICAS_AFTER_APPEND, A),
             gate.expiryOutcome(SLOT, 100));
     }
+
+    @Test
+    @DisplayName("SU-13 a batch of LEO reports (local and mirror cells, one slot twice) gives each slot the HW its "
+        + "last report allows, at the slot's first recompute, and a frozen slot none")
+    void shouldAdvanceABatchAsOneReportAtATime()
+    {
+        for (int slot = 0; slot < 4; slot++)
+        {
+            table.initSlot(slot, 0, 0b111, 2);
+            table.mirrorIsr(slot, A, 0b111, 2);
+            table.registeredMirrors(slot, 1 << A);
+        }
+        table.mirrorIsr(3, A, 0b001, 2); // under its MinISR: frozen
+        for (int slot = 0; slot < 4; slot++)
+        {
+            for (int r = 0; r < 3; r++)
+            {
+                table.localLeo(slot, r, 10);
+                table.mirrorLeo(slot, A, r, 10);
+            }
+        }
+        final int[] slots = {0, 1, 0, 2, 3};
+        final int[] cells = {table.localLeoCell(2), table.mirrorLeoCell(A, 1), table.localLeoCell(2),
+            table.localLeoCell(0), table.localLeoCell(1)};
+        final long[] leos = {12, 11, 13, 14, 15};
+        final long[] advanced = new long[slots.length];
+        // Every other cell of slots 0..3 at 20 first, so that each slot's minimum is the cell the batch moves.
+        for (int slot = 0; slot < 4; slot++)
+        {
+            for (int r = 0; r < 3; r++)
+            {
+                table.localLeo(slot, r, 20);
+                table.mirrorLeo(slot, A, r, 20);
+            }
+        }
+        table.localLeo(0, 2, 10);
+        table.mirrorLeo(1, A, 1, 10);
+        table.localLeo(2, 0, 10);
+        table.localLeo(3, 1, 10);
+        gate.onLeos(slots, cells, leos, slots.length, advanced);
+        // Every store comes before every recompute: slot 0's first recompute already counts its second report.
+        assertEquals(13, advanced[0], "slot 0, both of its reports");
+        assertEquals(11, advanced[1], "slot 1 by its mirror cell");
+        assertEquals(NO_ADVANCE, advanced[2], "slot 0 again: nothing new");
+        assertEquals(14, advanced[3]);
+        assertEquals(NO_ADVANCE, advanced[4], "slot 3 is frozen under its mirror's MinISR");
+        assertEquals(13, table.localLeo(0, 2));
+        assertEquals(11, table.mirrorLeo(1, A, 1));
+        assertEquals(13, table.highWatermark(0));
+        assertEquals(0, table.highWatermark(3));
+    }
 }

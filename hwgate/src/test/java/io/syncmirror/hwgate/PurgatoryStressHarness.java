@@ -27,9 +27,9 @@ import org.agrona.concurrent.AtomicBuffer;
  * <p>Invariants: the HW of a slot never decreases, as seen by any thread; with the membership version unchanged
  * around the read, every participating LEO read after observing HW = h is at least h; no wait succeeds while the
  * HW is below its required offset; every request is delivered exactly once; no wait stays pending for long after
- * the HW reached its offset (a lost wake-up). Each appender keeps at most one request per slot in flight and the
- * followers only chase the leader, so a slot goes quiet after each append: a lost wake-up is not rescued by a
- * later HW advance.
+ * the HW reached its offset (a lost wake-up); the HW does not stay for long below what the predicate allows (a
+ * lost advance). Each appender keeps at most one request per slot in flight and the followers only chase the
+ * leader, so a slot goes quiet after each append: a lost wake-up or advance is not rescued by a later report.
  *
  * <p>Runs in-process from {@link PurgatoryStressTest}, and as a main program for mutants, which can corrupt the
  * membership sequence lock and leave threads spinning: those run in a child JVM that is killed afterwards.
@@ -43,7 +43,7 @@ final class PurgatoryStressHarness
 
     enum Mutant
     {
-        NONE, PLAIN_HW_STORE, SKIP_RECHECK
+        NONE, PLAIN_HW_STORE, SKIP_RECHECK, BATCH_WITHOUT_FENCE
     }
 
     /** What a run saw. */
@@ -71,7 +71,18 @@ final class PurgatoryStressHarness
     private final Mutant mutant;
     private final long seed;
     private final boolean membershipChurn;
-    private final PartitionTable table = new PartitionTable(SLOTS, 3, 1, 3, WaiterRings.bytesFor(8));
+    private final PartitionTable table = new PartitionTable(SLOTS, 3, 1, 3, WaiterRings.bytesFor(8))
+    {
+        @Override
+        protected void fenceAfterBatch()
+        {
+            noise();
+            if (mutant != Mutant.BATCH_WITHOUT_FENCE)
+            {
+                super.fenceAfterBatch();
+            }
+        }
+    };
     private final HighWatermarkGate gate;
     private final DelayedProducePurgatory purgatory;
     private final AtomicBoolean producing = new AtomicBoolean(true);
@@ -409,29 +420,59 @@ final class PurgatoryStressHarness
         lastSeen[slot] = Math.max(lastSeen[slot], hw);
     }
 
+    /**
+     * A local follower chasing the leader. Follower 1 reports each pass over the slots as one batch (one fence for
+     * all, {@link DelayedProducePurgatory#onLeos}), as a fetch response's partitions are; follower 2 reports each
+     * slot on its own. A lost store-load order between the two shows as a stuck HW (the monitor's lost advance).
+     */
     private void follower(final int replica)
     {
         final SplittableRandom random = new SplittableRandom(seed * 17 + replica);
+        final boolean batched = replica == 1;
         final long[] leo = new long[SLOTS];
         final long[] lastHw = new long[SLOTS];
+        final int[] batchSlots = new int[SLOTS];
+        final int[] batchCells = new int[SLOTS];
+        final long[] batchLeos = new long[SLOTS];
+        final long[] advanced = new long[SLOTS];
         while (running.get())
         {
-            boolean moved = false;
+            int count = 0;
             for (int slot = 0; slot < SLOTS; slot++)
             {
                 final long leader = table.localLeo(slot, 0);
                 if (leo[slot] < leader)
                 {
                     leo[slot] = Math.min(leader, leo[slot] + 1 + random.nextInt(3));
-                    final long hw = purgatory.onLocalLeo(slot, replica, leo[slot]);
-                    if (hw != HighWatermarkGate.NO_ADVANCE)
+                    if (batched)
                     {
-                        observeHw(slot, hw, lastHw, "follower-" + replica);
+                        batchSlots[count] = slot;
+                        batchCells[count] = table.localLeoCell(replica);
+                        batchLeos[count] = leo[slot];
                     }
-                    moved = true;
+                    else
+                    {
+                        final long hw = purgatory.onLocalLeo(slot, replica, leo[slot]);
+                        if (hw != HighWatermarkGate.NO_ADVANCE)
+                        {
+                            observeHw(slot, hw, lastHw, "follower-" + replica);
+                        }
+                    }
+                    count++;
                 }
             }
-            if (!moved)
+            if (batched && count > 0)
+            {
+                purgatory.onLeos(batchSlots, batchCells, batchLeos, count, advanced);
+                for (int i = 0; i < count; i++)
+                {
+                    if (advanced[i] != HighWatermarkGate.NO_ADVANCE)
+                    {
+                        observeHw(batchSlots[i], advanced[i], lastHw, "follower-" + replica);
+                    }
+                }
+            }
+            if (count == 0)
             {
                 Thread.yield();
             }
@@ -539,6 +580,10 @@ final class PurgatoryStressHarness
     private void monitor()
     {
         final long[] lastHw = new long[SLOTS];
+        // Per slot: the HW seen while the predicate allowed more, and since when (-1: nothing owed).
+        final long[] owedAtHw = new long[SLOTS];
+        final long[] owedSinceMs = new long[SLOTS];
+        java.util.Arrays.fill(owedSinceMs, -1L);
         final PartitionRowDescriptor layout = table.layout();
         while (running.get())
         {
@@ -577,6 +622,7 @@ final class PurgatoryStressHarness
                     continue;
                 }
                 invariantReads.incrementAndGet();
+                checkLostAdvance(slot, hw, owedAtHw, owedSinceMs);
                 if (minLeo < hw)
                 {
                     violation("slot " + slot + ": HW " + hw + " above participating LEO " + minLeo +
@@ -584,6 +630,33 @@ final class PurgatoryStressHarness
                 }
             }
             Thread.yield();
+        }
+    }
+
+    /**
+     * A lost advance: the predicate allows a higher HW than the published one, and nothing publishes it for
+     * {@link #LOST_WAKEUP_MS} (each slot goes quiet after its append, so no later report rescues it). Every LEO
+     * writer recomputes after its store, so one of two writers completing the same offset must see the other's.
+     */
+    private void checkLostAdvance(final int slot, final long hw, final long[] owedAtHw, final long[] owedSinceMs)
+    {
+        final long candidate = gate.candidate(slot);
+        if (candidate == HighWatermarkGate.FROZEN || candidate <= hw)
+        {
+            owedSinceMs[slot] = -1L;
+            return;
+        }
+        final long now = nowMs();
+        if (owedSinceMs[slot] < 0 || owedAtHw[slot] != hw)
+        {
+            owedAtHw[slot] = hw;
+            owedSinceMs[slot] = now;
+        }
+        else if (now - owedSinceMs[slot] > LOST_WAKEUP_MS)
+        {
+            violation("lost advance: slot " + slot + " HW " + hw + " for " + (now - owedSinceMs[slot]) +
+                " ms while its ISR allows " + candidate + ": " + describe(slot));
+            owedSinceMs[slot] = Long.MAX_VALUE / 2;
         }
     }
 

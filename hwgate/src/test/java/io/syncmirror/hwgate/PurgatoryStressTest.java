@@ -61,6 +61,15 @@ class PurgatoryStressTest
             String.join("\n", output));
     }
 
+    @Test
+    @Timeout(120)
+    void shouldCatchABatchOfLeoReportsWithoutItsFence() throws Exception
+    {
+        final List<String> output = runMutant(PurgatoryStressHarness.Mutant.BATCH_WITHOUT_FENCE, false);
+        assertTrue(output.stream().anyMatch(line -> line.startsWith("VIOLATION lost advance")),
+            String.join("\n", output));
+    }
+
     /** Runs the harness against a mutant in a child JVM, which is killed if the mutant wedged it. */
     private static List<String> runMutant(final PurgatoryStressHarness.Mutant mutant, final boolean churn)
         throws Exception

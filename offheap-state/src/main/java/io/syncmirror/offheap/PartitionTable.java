@@ -1,5 +1,7 @@
 package io.syncmirror.offheap;
 
+import java.lang.invoke.VarHandle;
+
 import org.agrona.BitUtil;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.AtomicBuffer;
@@ -36,8 +38,9 @@ import static io.syncmirror.offheap.PartitionRowDescriptor.VERSION_MASK;
  * was computed from, or of any member admitted later.
  *
  * <p>The memory is allocated once, aligned to a cache line, and never grows; capacities are fixed at creation.
+ * Not final only so that a stress test can plant a batch without its fence ({@link #fenceAfterBatch}).
  */
-public final class PartitionTable
+public class PartitionTable
 {
     private static final long KEEP_HIGH_WATERMARK = -1L;
 
@@ -289,6 +292,59 @@ public final class PartitionTable
     {
         requireOffset(leo);
         buffer.putLongVolatile(rowOffset(slot) + layout.localLeoOffset(replica), leo);
+    }
+
+    // ------------------------------------------------------------------------------------------------------
+    // Batched LEO reports: one fetch response's partitions at once.
+    // ------------------------------------------------------------------------------------------------------
+
+    /** The offset within a row of local replica {@code replica}'s LEO cell, for {@link #publishLeos}. */
+    public int localLeoCell(final int replica)
+    {
+        return layout.localLeoOffset(replica);
+    }
+
+    /** The offset within a row of mirror link {@code mirror}'s replica {@code replica} LEO cell. */
+    public int mirrorLeoCell(final int mirror, final int replica)
+    {
+        return layout.mirrorLeoOffset(mirror, replica);
+    }
+
+    /**
+     * Publishes {@code count} LEOs at once: {@code leos[i]} into cell {@code cells[i]} (a {@link #localLeoCell} or
+     * {@link #mirrorLeoCell}) of {@code slots[i]}, each by that cell's single writer. Three passes instead of a
+     * volatile store each: a touch pass loads each row's HW word, so that the rows' cache misses overlap instead of
+     * being taken one after another; a pass of release stores; then one full fence. The fence gives every store
+     * what the volatile store of {@link #localLeo(int, int, long)} gives one: it is visible before any load of the
+     * recomputes that follow (store-load order), so two writers completing the same offset cannot both miss the
+     * other's LEO. Call the HW recompute of each slot after it.
+     *
+     * @return a value of the touched words, for callers (benchmarks) that must keep the touch pass alive
+     */
+    public long publishLeos(final int[] slots, final int[] cells, final long[] leos, final int count)
+    {
+        final AtomicBuffer buffer = this.buffer;
+        long touched = 0;
+        for (int i = 0; i < count; i++)
+        {
+            touched ^= buffer.getLong(rowOffset(slots[i]) + HW_WORD_OFFSET);
+        }
+        for (int i = 0; i < count; i++)
+        {
+            requireOffset(leos[i]);
+            buffer.putLongRelease(rowOffset(slots[i]) + cells[i], leos[i]);
+        }
+        fenceAfterBatch();
+        return touched;
+    }
+
+    /**
+     * The store-load fence that ends {@link #publishLeos}' stores. Overridden only by tests that prove the stress
+     * test catches a batch without it.
+     */
+    protected void fenceAfterBatch()
+    {
+        VarHandle.fullFence();
     }
 
     // ------------------------------------------------------------------------------------------------------
