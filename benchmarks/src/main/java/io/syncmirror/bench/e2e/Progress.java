@@ -73,6 +73,10 @@ final class Progress implements AutoCloseable
             plan.add(new Phase(mode + " warm-up", TimeUnit.SECONDS.toNanos(options.warmupSeconds())));
             plan.add(new Phase(mode + " measured", TimeUnit.SECONDS.toNanos(options.durationSeconds())));
         }
+        if (options.idleSeconds() > 0)
+        {
+            plan.add(new Phase("idle", TimeUnit.SECONDS.toNanos(options.idleSeconds())));
+        }
         return plan;
     }
 

@@ -95,6 +95,8 @@ public final class SyncBench
     private final SyncBenchOptions options;
     private final PrintStream out;
     private final Progress progress;
+    /** The FOOTPRINT and IDLE lines, printed with the table and kept in the summary. */
+    private final List<String> extraLines = new ArrayList<>();
     /** The current mode's link round-trip log, or null between measured windows; written by the link source. */
     private volatile IntervalHistogramLog linkLog;
 
@@ -172,9 +174,18 @@ public final class SyncBench
         final long setupStartNs = System.nanoTime();
         progress.enter("setup");
         final Map<MirrorType, ModeResult> byMode = new LinkedHashMap<>();
+        final Footprint.Reading beforeClusters = Footprint.read();
         final MirroredClusters clusters = MirroredClusters.start(options, out);
         try
         {
+            // Read before the load generator exists: the difference is the brokers' (and their clients') alone.
+            final Footprint.Figures footprint = footprint(beforeClusters, Footprint.read());
+            extraLines.add(footprint.line(options.partitions()));
+            out.printf(Locale.ROOT, "setup: after full collections the brokers hold %.1f MiB of heap, %.0f B per "
+                    + "hosted partition replica (%d replicas on %d brokers), and %.1f MiB of direct buffers (the "
+                    + "off-heap rows), %.0f B per replica%n", footprint.heapBytes() / 1048576.0,
+                footprint.heapBytesPerReplica(), footprint.replicas(), footprint.brokers(),
+                footprint.directBytes() / 1048576.0, footprint.directBytesPerReplica());
             final long loadStartNs = System.nanoTime();
             try (SpreadLoad load = new SpreadLoad(clusters.source().bootstrapServers(), clusters.topics(),
                     options.partitionsPerTopic(), options.partitions(), options.producers(), options.messageBytes());
@@ -223,6 +234,11 @@ public final class SyncBench
                 }
                 out.println("link round trips: " + link.describe());
             }
+            if (options.idleSeconds() > 0)
+            {
+                measureIdle(byMode.isEmpty() ? "none" : byMode.keySet().stream().reduce((a, b) -> b).orElseThrow()
+                    .name());
+            }
             // Printed before the clusters close: stopping some hundred thousand partitions takes a while.
             return report(byMode, results);
         }
@@ -230,6 +246,35 @@ public final class SyncBench
         {
             closeBounded(clusters);
         }
+    }
+
+    /** What the brokers hold: {@code after} less {@code before}, over the partition replicas they host. */
+    private Footprint.Figures footprint(final Footprint.Reading before, final Footprint.Reading after)
+    {
+        final long perCluster = (long)options.partitions() * options.replicationFactor();
+        return new Footprint.Figures(before, after, perCluster * (1 + options.destinations()),
+            perCluster * options.destinations(), options.brokers() * (1 + options.destinations()));
+    }
+
+    /**
+     * Measures {@link SyncBenchOptions#idleSeconds} with no load (the producers and the link pinger closed): the
+     * process's CPU, which should not grow with partitions that do not change, and which kinds of threads spend it.
+     *
+     * @param lastMode the mode the topics were left in, for the printed line
+     */
+    private void measureIdle(final String lastMode) throws IOException, InterruptedException
+    {
+        progress.enter("idle");
+        out.printf(Locale.ROOT, "IDLE: %d s without load, topics %s%n", options.idleSeconds(), lastMode);
+        final WindowMeter meter = WindowMeter.start(options.resultsDir().resolve("IDLE-timeline.csv"));
+        final ThreadCpu threads = ThreadCpu.start();
+        Thread.sleep(TimeUnit.SECONDS.toMillis(options.idleSeconds()));
+        final List<ThreadCpu.Kind> kinds = threads == null ? List.of() : threads.finish();
+        final WindowMeter.Totals totals = meter.finish();
+        extraLines.add(String.format(Locale.ROOT, "IDLE partitions=%d mode=%s seconds=%.1f cpu_pct=%.1f "
+                + "machine_cpu_pct=%.1f gc_pause_ms=%d", options.partitions(), lastMode, totals.seconds(),
+            totals.processCpuPct(), totals.machineCpuPct(), totals.gcPauseMs()));
+        extraLines.add("IDLE threads (% of one core): " + ThreadCpu.describe(kinds, 10, totals.seconds()));
     }
 
     /** Closes the clusters, giving up (the JVM exits next) if that takes longer than {@link #CLOSE_TIMEOUT_MS}. */
@@ -371,6 +416,7 @@ public final class SyncBench
             tail.add(result.measured() ? resultLine(result, options) :
                 "ERROR mode=" + result.mode() + " not measured: " + oneLine(result.error()));
         }
+        lines.addAll(extraLines);
         lines.addAll(tail);
         lines.forEach(out::println);
         Files.write(results.resolve(SUMMARY_FILE), lines, StandardCharsets.UTF_8);

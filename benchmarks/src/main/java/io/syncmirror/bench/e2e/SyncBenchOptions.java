@@ -22,6 +22,7 @@ import io.syncmirror.protocol.MirrorType;
  * @param brokers            brokers of the source cluster and of each destination cluster
  * @param destinations       destination clusters, each mirroring every benchmark topic of the source
  * @param ratePerSecond      records per second of all producers together
+ * @param idleSeconds        after the modes, a window without load whose CPU is measured (0: none)
  * @param injectedDelayMs    one-way delay emulated on each destination's mirror connections
  * @param syncTimeoutSeconds how long the promotion to SYNC may take before the SYNC run is given up
  * @param mirrorStateReplicationFactor the replication factor of each destination's {@code __mirror_state}
@@ -42,6 +43,7 @@ public record SyncBenchOptions(
     int messageBytes,
     int warmupSeconds,
     int durationSeconds,
+    int idleSeconds,
     double injectedDelayMs,
     List<MirrorType> modes,
     int syncTimeoutSeconds,
@@ -88,6 +90,7 @@ public record SyncBenchOptions(
         "  --size BYTES              value size of every record (default 100)",
         "  --warmup-s N              seconds of load before each mode's measured window (default 5)",
         "  --duration-s N            seconds of each mode's measured window (default 15)",
+        "  --idle-s N                after the modes, seconds with no load whose CPU is measured (default 0: none)",
         "  --delay-ms X              one-way delay injected on each destination's mirror link, ms (default 0)",
         "  --modes LIST              ASYNC, SYNC or ASYNC,SYNC, run in that order (default ASYNC,SYNC)",
         "  --sync-timeout-s N        limit on the promotion to SYNC (default 30 + 1 per 1000 partitions)",
@@ -119,6 +122,7 @@ public record SyncBenchOptions(
         int size = 100;
         int warmupS = 5;
         int durationS = 15;
+        int idleS = 0;
         double delayMs = 0.0;
         List<MirrorType> modes = List.of(MirrorType.ASYNC, MirrorType.SYNC);
         int syncTimeoutS = -1;
@@ -145,6 +149,7 @@ public record SyncBenchOptions(
                 case "--size" -> size = intValue(args, ++i, flag, 0, 1_000_000);
                 case "--warmup-s" -> warmupS = intValue(args, ++i, flag, 0, 3600);
                 case "--duration-s" -> durationS = intValue(args, ++i, flag, 1, 3600);
+                case "--idle-s" -> idleS = intValue(args, ++i, flag, 0, 3600);
                 case "--delay-ms" -> delayMs = doubleValue(args, ++i, flag, 0.0, 10_000.0);
                 case "--modes" -> modes = modes(value(args, ++i, flag));
                 case "--sync-timeout-s" -> syncTimeoutS = intValue(args, ++i, flag, 1, 86_400);
@@ -192,7 +197,7 @@ public record SyncBenchOptions(
                 "yyyyMMdd-HHmmss", Locale.ROOT)));
         }
         return new SyncBenchOptions(partitions, partitionsPerTopic, brokers, replicationFactor, minIsr, destinations,
-            rate, producers, size, warmupS, durationS, delayMs, modes, syncTimeoutS, setupTimeoutS, mirrorStateRf, storage,
+            rate, producers, size, warmupS, durationS, idleS, delayMs, modes, syncTimeoutS, setupTimeoutS, mirrorStateRf, storage,
             resultsDir, heap, quiet, serve);
     }
 

@@ -49,6 +49,7 @@ class SyncBenchOptionsTest
         assertEquals(SyncBenchOptions.STORAGE_MEMORY, options.storage());
         assertEquals(Paths.get("results", "sync-bench-20261130-100507"), options.resultsDir());
         assertEquals("4g", options.heap());
+        assertEquals(0, options.idleSeconds(), "no idle window unless asked for");
         // Setup is a few seconds; both modes' load plus the SYNC timeout must stay within two minutes.
         final int loadSeconds = 2 * (options.warmupSeconds() + options.durationSeconds());
         assertTrue(loadSeconds + options.syncTimeoutSeconds() <= 90, "defaults leave under 30 s for setup");
@@ -59,7 +60,7 @@ class SyncBenchOptionsTest
     {
         final SyncBenchOptions options = parse("--partitions", "100000", "--partitions-per-topic", "100",
             "--brokers", "3", "--replication-factor", "2", "--min-insync-replicas", "2", "--destinations", "2",
-            "--rate", "5000", "--producers", "2", "--size", "64", "--warmup-s", "10", "--duration-s", "60",
+            "--rate", "5000", "--producers", "2", "--size", "64", "--warmup-s", "10", "--duration-s", "60", "--idle-s", "30",
             "--delay-ms", "2.5", "--modes", "sync", "--sync-timeout-s", "300", "--setup-timeout-s", "900",
             "--storage", "durable", "--results-dir", "out/x", "--heap", "12g", "--mirror-state-rf", "3", "--quiet",
             "--serve");
@@ -73,6 +74,7 @@ class SyncBenchOptionsTest
         assertEquals(64, options.messageBytes());
         assertEquals(10, options.warmupSeconds());
         assertEquals(60, options.durationSeconds());
+        assertEquals(30, options.idleSeconds());
         assertEquals(2.5, options.injectedDelayMs());
         assertEquals(List.of(MirrorType.SYNC), options.modes());
         assertEquals(300, options.syncTimeoutSeconds());
@@ -133,6 +135,7 @@ class SyncBenchOptionsTest
         assertEquals("--heap takes a size like 4g or 512m: '12'", error("--heap", "12"));
         assertEquals("--heap takes a size like 4g or 512m: '0g'", error("--heap", "0g"));
         assertEquals("unknown flag: --partition", error("--partition", "5"));
+        assertEquals("--idle-s must be 0..3600: -1", error("--idle-s", "-1"));
         assertEquals("--mirror-state-rf 2 is more than --brokers 1", error("--brokers", "1", "--mirror-state-rf", "2"));
         for (final String message : List.of(error("--rate", "x"), error("--modes", ""), error("--heap", "1t")))
         {
@@ -147,7 +150,7 @@ class SyncBenchOptionsTest
         assertTrue(SyncBenchOptions.wantsHelp(new String[]{ "-h" }));
         assertFalse(SyncBenchOptions.wantsHelp(new String[]{ "--rate", "5" }));
         for (final String flag : List.of("--partitions", "--brokers", "--replication-factor", "--destinations",
-            "--rate", "--duration-s", "--delay-ms", "--heap", "--results-dir"))
+            "--rate", "--duration-s", "--idle-s", "--delay-ms", "--heap", "--results-dir"))
         {
             assertTrue(SyncBenchOptions.USAGE.contains(flag), flag);
         }
