@@ -34,6 +34,7 @@ import io.syncmirror.protocol.MirrorWireClient;
  * <pre>
  *   RESULT mode=&lt;ASYNC|SYNC&gt; partitions=&lt;n&gt; destinations=&lt;n&gt; p50_us=&lt;x&gt; p99_us=&lt;x&gt; p999_us=&lt;x&gt; max_us=&lt;x&gt; link_rtt_p50_us=&lt;x&gt; acked=&lt;n&gt;
  *          label=&lt;window&gt; rate=&lt;asked&gt; achieved_rate=&lt;x&gt; cpu_pct=&lt;x&gt; machine_cpu_pct=&lt;x&gt; cpu_us_per_record=&lt;x&gt; gc_pause_ms=&lt;n&gt; saturated=&lt;bool&gt;
+ *          gc_max_pause_ms=&lt;n&gt;
  *   ERROR mode=SYNC not measured: &lt;why, on one line&gt;
  * </pre>
  *
@@ -272,8 +273,9 @@ public final class SyncBench
         final List<ThreadCpu.Kind> kinds = threads == null ? List.of() : threads.finish();
         final WindowMeter.Totals totals = meter.finish();
         extraLines.add(String.format(Locale.ROOT, "IDLE partitions=%d mode=%s seconds=%.1f cpu_pct=%.1f "
-                + "machine_cpu_pct=%.1f gc_pause_ms=%d", options.partitions(), lastMode, totals.seconds(),
-            totals.processCpuPct(), totals.machineCpuPct(), totals.gcPauseMs()));
+                + "machine_cpu_pct=%.1f gc_pause_ms=%d gc_max_pause_ms=%d", options.partitions(), lastMode,
+            totals.seconds(), totals.processCpuPct(), totals.machineCpuPct(), totals.gcPauseMs(),
+            totals.gcMaxPauseMs()));
         extraLines.add("IDLE threads (% of one core): " + ThreadCpu.describe(kinds, 10, totals.seconds()));
     }
 
@@ -448,6 +450,7 @@ public final class SyncBench
         addRow(lines, "machine cpu %", byMode, r -> Math.round(r.meter().machineCpuPct()));
         addRow(lines, "cpu us per record", byMode, r -> Math.round(r.cpuMicrosPerRecord()));
         addRow(lines, "gc pause ms", byMode, r -> r.meter().gcPauseMs());
+        addRow(lines, "gc longest pause ms", byMode, r -> r.meter().gcMaxPauseMs());
         final StringBuilder promotion = new StringBuilder(String.format(Locale.ROOT, "%-22s", "promotion s"));
         byMode.values().forEach(r -> promotion.append(String.format(Locale.ROOT, " %12s",
             Double.isNaN(r.promotionSeconds()) ? "-" : String.format(Locale.ROOT, "%.1f", r.promotionSeconds()))));
@@ -490,11 +493,12 @@ public final class SyncBench
         final WindowMeter.Totals meter = result.meter();
         return String.format(Locale.ROOT, "RESULT mode=%s partitions=%d destinations=%d p50_us=%d p99_us=%d "
                 + "p999_us=%d max_us=%d link_rtt_p50_us=%d acked=%d label=%s rate=%d achieved_rate=%.1f cpu_pct=%.1f "
-                + "machine_cpu_pct=%.1f cpu_us_per_record=%.1f gc_pause_ms=%d saturated=%b", result.mode(),
+                + "machine_cpu_pct=%.1f cpu_us_per_record=%.1f gc_pause_ms=%d saturated=%b gc_max_pause_ms=%d",
+            result.mode(),
             options.partitions(), options.destinations(), ack.getValueAtPercentile(50.0),
             ack.getValueAtPercentile(99.0), ack.getValueAtPercentile(99.9), ack.getMaxValue(), linkP50(result), ack.getTotalCount(), result.label(),
             options.ratePerSecond(), result.achievedRate(), meter.processCpuPct(), meter.machineCpuPct(),
-            result.cpuMicrosPerRecord(), meter.gcPauseMs(), result.saturated());
+            result.cpuMicrosPerRecord(), meter.gcPauseMs(), result.saturated(), meter.gcMaxPauseMs());
     }
 
     private static void writePercentiles(final Path file, final Histogram histogram) throws IOException

@@ -45,9 +45,18 @@ public final class WindowMeter
      * @param processCpuPct CPU of this process, 100 per busy core
      * @param machineCpuPct CPU of the whole machine, 100 when every core is busy (NaN off Linux)
      * @param gcPauseMs     garbage-collection pause time in the window
+     * @param gcMaxPauseMs  the longest single pause in the window (-1 when the JVM does not report pauses)
      */
-    public record Totals(double seconds, double processCpuPct, double machineCpuPct, long gcPauseMs, int cores)
+    public record Totals(double seconds, double processCpuPct, double machineCpuPct, long gcPauseMs, int cores,
+        long gcMaxPauseMs)
     {
+        /** A window without a record of its longest pause. */
+        public Totals(final double seconds, final double processCpuPct, final double machineCpuPct,
+            final long gcPauseMs, final int cores)
+        {
+            this(seconds, processCpuPct, machineCpuPct, gcPauseMs, cores, -1L);
+        }
+
         /**
          * Whether the window measured a starved machine: CPU over {@link #SATURATED_MACHINE_CPU_PCT} of the machine
          * (this process alone when the machine's figure is missing), or an achieved rate short of the asked one.
@@ -63,12 +72,14 @@ public final class WindowMeter
     private final PrintStream timeline;
     private final Thread sampler;
     private final Reading first;
+    private final PauseListener pauses = new PauseListener();
     private volatile boolean running = true;
 
     private WindowMeter(final Path timelineCsv) throws IOException
     {
         this.timeline = new PrintStream(Files.newOutputStream(timelineCsv), false, StandardCharsets.UTF_8);
         timeline.println(TIMELINE_HEADER);
+        pauses.start();
         this.first = read();
         this.sampler = new Thread(this::sample, "window-meter-" + timelineCsv.getFileName());
         sampler.setDaemon(true);
@@ -98,7 +109,60 @@ public final class WindowMeter
         final Reading last = read();
         return new Totals((last.wallNs() - first.wallNs()) / 1e9, processCpuPct(first, last),
             machineCpuPct(first, last), last.gcPauseMs() - first.gcPauseMs(),
-            Runtime.getRuntime().availableProcessors());
+            Runtime.getRuntime().availableProcessors(), pauses.finish());
+    }
+
+    /**
+     * The longest pause of the pausing collectors while it listens, from the JVM's GC notifications (HotSpot's
+     * {@code com.sun.management} beans): a window's total pause time hides whether one pause took 100 ms or ten
+     * took 10 each, and a latency tail cares which.
+     */
+    private static final class PauseListener implements javax.management.NotificationListener
+    {
+        private final java.util.concurrent.atomic.AtomicLong maxMs = new java.util.concurrent.atomic.AtomicLong();
+        private final List<javax.management.NotificationEmitter> emitters = new ArrayList<>();
+
+        void start()
+        {
+            for (final GarbageCollectorMXBean bean : pausingCollectors())
+            {
+                if (bean instanceof javax.management.NotificationEmitter emitter)
+                {
+                    emitter.addNotificationListener(this, null, null);
+                    emitters.add(emitter);
+                }
+            }
+        }
+
+        @Override
+        public void handleNotification(final javax.management.Notification notification, final Object handback)
+        {
+            if (notification.getType().equals(
+                com.sun.management.GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION))
+            {
+                final com.sun.management.GarbageCollectionNotificationInfo info =
+                    com.sun.management.GarbageCollectionNotificationInfo.from(
+                        (javax.management.openmbean.CompositeData)notification.getUserData());
+                maxMs.accumulateAndGet(info.getGcInfo().getDuration(), Math::max);
+            }
+        }
+
+        /** Stops listening; the longest pause seen, or -1 when no collector could be listened to. */
+        long finish()
+        {
+            for (final javax.management.NotificationEmitter emitter : emitters)
+            {
+                try
+                {
+                    emitter.removeNotificationListener(this);
+                }
+                catch (final javax.management.ListenerNotFoundException ignored)
+                {
+                    // not registered on this one
+                }
+            }
+            return emitters.isEmpty() ? -1L : maxMs.get();
+        }
     }
 
     private void sample()

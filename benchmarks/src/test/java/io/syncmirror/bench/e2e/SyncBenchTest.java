@@ -18,7 +18,7 @@ class SyncBenchTest
     private static final String RESULT_FORMAT = "RESULT mode=(ASYNC|SYNC) partitions=\\d+ destinations=\\d+ "
         + "p50_us=-?\\d+ p99_us=-?\\d+ p999_us=-?\\d+ max_us=-?\\d+ link_rtt_p50_us=-?\\d+ acked=\\d+ label=\\S+ "
         + "rate=\\d+ achieved_rate=[0-9.]+ cpu_pct=[0-9.]+ machine_cpu_pct=[0-9.]+ cpu_us_per_record=[0-9.]+ "
-        + "gc_pause_ms=\\d+ saturated=(true|false)";
+        + "gc_pause_ms=\\d+ saturated=(true|false) gc_max_pause_ms=-?\\d+";
 
     @Test
     void shouldPrintTheResultLineInExactlyTheAgreedForm()
@@ -33,13 +33,13 @@ class SyncBenchTest
         final Histogram rtt = new Histogram(3);
         rtt.recordValue(250);
         // 10 s at 50 % of one core of 2: 5 CPU-seconds for 1000 records is 5000 us each; 25 % of the machine.
-        final WindowMeter.Totals meter = new WindowMeter.Totals(10.0, 50.0, 25.0, 12, 2);
+        final WindowMeter.Totals meter = new WindowMeter.Totals(10.0, 50.0, 25.0, 12, 2, 7);
         final String line = SyncBench.resultLine(new SyncBench.ModeResult(MirrorType.SYNC, "SYNC", ack, rtt, 1000, 0,
             200, 199.5, meter, 1.5, null), options);
         assertTrue(line.matches(RESULT_FORMAT), line);
         assertEquals("RESULT mode=SYNC partitions=100000 destinations=2 p50_us=500 p99_us=990 p999_us=999 "
             + "max_us=1000 link_rtt_p50_us=250 acked=1000 label=SYNC rate=200 achieved_rate=199.5 cpu_pct=50.0 "
-            + "machine_cpu_pct=25.0 cpu_us_per_record=5000.0 gc_pause_ms=12 saturated=false", line);
+            + "machine_cpu_pct=25.0 cpu_us_per_record=5000.0 gc_pause_ms=12 saturated=false gc_max_pause_ms=7", line);
     }
 
     @Test

@@ -58,4 +58,16 @@ class WindowMeterTest
         assertEquals(3, lines.size(), "header and two whole seconds: " + lines);
         assertTrue(lines.get(1).matches("1,[0-9.]+,([0-9.]+|NaN),\\d+"), lines.get(1));
     }
+
+    @Test
+    void shouldReportTheLongestPauseOfTheWindow(@TempDir final Path dir) throws Exception
+    {
+        final WindowMeter meter = WindowMeter.start(dir.resolve("IDLE-timeline.csv"));
+        System.gc(); // a full, stop-the-world collection: one pause, reported by notification
+        Thread.sleep(1_000); // the notification comes on the JVM's own thread shortly after the collection
+        final WindowMeter.Totals totals = meter.finish();
+        assertTrue(totals.gcMaxPauseMs() >= 0, "listened to a pausing collector: " + totals);
+        assertTrue(totals.gcMaxPauseMs() <= Math.max(1, totals.gcPauseMs()), "the longest pause is part of the total: "
+            + totals);
+    }
 }
