@@ -158,6 +158,17 @@ class SyncReporterTest
         }
         assertEquals(2, sent.size(), "an idle partition the source caught up with costs no reports");
         assertEquals(0, reporter.refreshes());
+        assertEquals(0, reporter.mayBeBehind(), "nor a look at each retry interval");
+
+        mirrored(2, 3L); // a change: reported, and looked at again until the source catches up with it
+        reporter.reportOnce();
+        assertEquals(3, sent.size());
+        assertEquals(1, reporter.mayBeBehind());
+        mirror.sourceHighWatermark = 5L;
+        clockMs.addAndGet(RETRY_MS);
+        reporter.reportOnce();
+        assertEquals(0, reporter.mayBeBehind());
+        assertEquals(3, sent.size());
     }
 
     /** The destination leader epoch the last report sent carries for the partition. */
