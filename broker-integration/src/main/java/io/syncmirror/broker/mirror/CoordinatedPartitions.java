@@ -179,6 +179,17 @@ final class CoordinatedPartitions
      */
     Map<String, java.util.Set<String>> topicsToLookUp(final MetadataImage current, final boolean walking)
     {
+        return topicsToLookUp(current, walking, coordinated.values());
+    }
+
+    /**
+     * As {@link #topicsToLookUp(MetadataImage, boolean)}, looking for partitions that need a fresh leader among
+     * {@code candidates} only: every coordinated partition that is not fetching is among them (the coordinator's
+     * partitions to step, see MirrorCoordinator#tick).
+     */
+    Map<String, java.util.Set<String>> topicsToLookUp(final MetadataImage current, final boolean walking,
+        final java.util.Collection<MirrorPartition> candidates)
+    {
         final Map<String, java.util.Set<String>> byMirror = new HashMap<>();
         if (walking)
         {
@@ -207,7 +218,7 @@ final class CoordinatedPartitions
                 }
             }
         }
-        for (final MirrorPartition mirror : coordinated.values())
+        for (final MirrorPartition mirror : candidates)
         {
             if (mirror.mirrored && !mirror.fetching && mirror.leaderLookupNeeded)
             {

@@ -161,9 +161,15 @@ public final class MirrorCoordinator implements AutoCloseable
     private long walkedPartitionChanges;
     /** The last walk could not load a partition's state: walk again at the next tick. */
     private boolean walkDue;
+    /** Which coordinated partitions a tick steps between sweeps (coordinator thread, fetchers add). */
+    private final UnsettledPartitions unsettled = new UnsettledPartitions();
+    /** A command ran since the last sweep: it may have changed or loaded any partition, so the next tick sweeps. */
+    private boolean sweepDue = true;
     /** The coordinated partitions grouped by topic id as of {@link #coordinatedCountGrouped} changes (sync tick). */
     private Map<Uuid, List<MirrorPartition>> coordinatedByTopic;
     private long coordinatedCountGrouped = -1L;
+    /** The record and reporting changes as of the last sync tick (coordinator thread). */
+    private long syncTickChanges = -1L;
     private final MirrorFetchers fetchers;
     private final ExecutorService lookups;
     /** Source leader lookups of partitions that are being fetched (their source broker stopped answering). */
@@ -217,6 +223,7 @@ public final class MirrorCoordinator implements AutoCloseable
         });
         this.fetchers = new MirrorFetchers(brokerId, config.fetcherConfig(), config.clientConfig(),
             config.throttledRateBytesPerSec(), lookups, clockMs);
+        fetchers.onTurnedOver(unsettled::turnedOver);
         this.partitions = new CoordinatedPartitions(brokerId, replicas, store, fetchers);
         this.stateWrites = new MirrorStateWrites(store, config.retryBackoffMs(), config.retryBackoffMaxMs(), clockMs,
             this::wakeup);
@@ -334,7 +341,9 @@ public final class MirrorCoordinator implements AutoCloseable
      * One step of every mirror partition this broker leads. Coordinator thread (tests may call it directly). Which
      * partitions those are changes only with the topics in the metadata image or with a partition's role here, so
      * the image's topics are walked only then (or after a partition's state could not be loaded); otherwise the tick
-     * steps the partitions it coordinates. At 100k partitions the walk, not the steps, was most of a tick.
+     * steps the partitions it coordinates. At 100k partitions the walk, not the steps, was most of a tick. Between
+     * sweeps (a walk, a command run, every {@link UnsettledPartitions#SWEEP_EVERY_TICKS} ticks) it steps only the
+     * partitions whose step may do something ({@link UnsettledPartitions}): an idle tick costs what changed.
      */
     void tick()
     {
@@ -347,7 +356,11 @@ public final class MirrorCoordinator implements AutoCloseable
         final long partitionChanges = replicas.partitionChangeCount();
         final boolean walking = walkDue || !current.sameTopicsAs(walkedImage) ||
             partitionChanges != walkedPartitionChanges;
-        fetchStarts.describeAhead(partitions.topicsToLookUp(current, walking));
+        final boolean sweeping = walking || sweepDue || tickNumber % UnsettledPartitions.SWEEP_EVERY_TICKS == 0;
+        sweepDue = false;
+        unsettled.takeTurnedOver();
+        fetchStarts.describeAhead(sweeping ? partitions.topicsToLookUp(current, walking) :
+            partitions.topicsToLookUp(current, false, unsettled.toStep()));
         if (walking)
         {
             walkedImage = current;
@@ -358,12 +371,21 @@ public final class MirrorCoordinator implements AutoCloseable
                 wakeup();
             }
         }
-        else
+        else if (sweeping)
         {
             for (final MirrorPartition mirror : partitions.values())
             {
                 stepOrFail(mirror, mirror.mirrored, current);
             }
+        }
+        else
+        {
+            unsettled.step(mirror -> partitions.get(mirror.topicPartition) == mirror,
+                mirror -> stepOrFail(mirror, mirror.mirrored, current));
+        }
+        if (sweeping)
+        {
+            unsettled.collect(partitions.values());
         }
         syncTick(current);
         fetchers.shutdownIdleFetchers();
@@ -475,6 +497,11 @@ public final class MirrorCoordinator implements AutoCloseable
             coordinatedByTopic = grouped;
         }
         final Map<Uuid, List<MirrorPartition>> byTopic = coordinatedByTopic;
+        // Each topic's per-partition work (which partitions report) is redone only after a partition's record or
+        // reporting changed somewhere here: idle, a tick costs the topics, not their partitions.
+        final long changes = stateWrites.recordChanges() + fetchers.syncReportingChanges();
+        final boolean partitionsChanged = changes != syncTickChanges;
+        syncTickChanges = changes;
         syncControl.beginTick(byTopic.keySet());
         final long nowMs = clockMs.getAsLong();
         for (final Map.Entry<Uuid, List<MirrorPartition>> entry : byTopic.entrySet())
@@ -490,7 +517,8 @@ public final class MirrorCoordinator implements AutoCloseable
             {
                 syncControl.step(first.mirrorName, topic.get().id(), topic.get().name(),
                     topic.get().partitions().size(),
-                    current.syncState(topic.get().id()).mirrorType() == MirrorType.SYNC.id(), local, nowMs);
+                    current.syncState(topic.get().id()).mirrorType() == MirrorType.SYNC.id(), local, nowMs,
+                    partitionsChanged);
             }
             catch (final RuntimeException e)
             {
@@ -734,6 +762,7 @@ public final class MirrorCoordinator implements AutoCloseable
             for (Runnable command = commands.poll(); command != null; command = commands.poll())
             {
                 command.run();
+                sweepDue = true;
             }
         }
         finally

@@ -402,6 +402,7 @@ final class MirrorFetchers implements AutoCloseable
                     mirror.error(error, "the source moved offset " + mirror.partition.log().logEndOffset() +
                         " to tiered storage, which mirroring does not support");
                     mirror.fatalError = error;
+                    turnedOver.accept(mirror);
                     return;
                 default:
                     mirror.error(error, "source fetch error " + error.name() + ": " + error.message());
@@ -420,6 +421,7 @@ final class MirrorFetchers implements AutoCloseable
                 partition.error(Errors.forException(cause), "source broker " + node.id() + " (" + node.host() + ":" +
                     node.port() + "): " + cause.getMessage());
                 partition.leaderLookupNeeded = true;
+                turnedOver.accept(partition);
             }
         }
 
@@ -437,6 +439,7 @@ final class MirrorFetchers implements AutoCloseable
             mirror.error(error, "source leader moved (" + error.name() + ")");
             mirror.fetching = false;
             mirror.leaderLookupNeeded = true;
+            turnedOver.accept(mirror);
         }
 
         @Override
@@ -461,6 +464,28 @@ final class MirrorFetchers implements AutoCloseable
             final long leo = log.logEndOffset();
             return leo == 0 ? -1 : log.epochForOffset(leo - 1).orElse(-1);
         }
+    }
+
+    /** Changes of a partition's {@code syncReporting} so far (a sync tick redoes its per-partition work after one). */
+    private final java.util.concurrent.atomic.AtomicLong syncReportingChanges =
+        new java.util.concurrent.atomic.AtomicLong();
+
+    /** How many times a partition's {@code syncReporting} changed so far. */
+    long syncReportingChanges()
+    {
+        return syncReportingChanges.get();
+    }
+
+    /**
+     * Told of each partition whose fetcher turned it over to the coordinator (its leader moved or is unreachable, a
+     * fatal error, it stopped fetching): the coordinator steps only such partitions between its sweeps.
+     */
+    private volatile java.util.function.Consumer<MirrorPartition> turnedOver = mirror -> { };
+
+    /** Sets who is told of partitions turned over to the coordinator (see {@link #turnedOver}). */
+    void onTurnedOver(final java.util.function.Consumer<MirrorPartition> listener)
+    {
+        this.turnedOver = Objects.requireNonNull(listener, "listener");
     }
 
     MirrorFetchers(final int brokerId, final FetcherConfig fetcherConfig, final NodeClientConfig clientConfig,
@@ -538,6 +563,7 @@ final class MirrorFetchers implements AutoCloseable
             {
                 mirror.fetching = false;
                 fetcher.reporter.untrack(mirror);
+                turnedOver.accept(mirror);
             }
             fetcher.thread.engine().removePartition(partition);
         }
@@ -551,6 +577,7 @@ final class MirrorFetchers implements AutoCloseable
     {
         if (mirror.syncReporting != reporting)
         {
+            syncReportingChanges.incrementAndGet();
             mirror.syncReporting = reporting;
             syncReportingChanged(mirror);
         }

@@ -33,6 +33,8 @@ final class MirrorPartition implements SyncPartition
     boolean mirrored;
     /** The coordinator's tick whose walk last found this partition led here (coordinator thread). */
     long ledInTick;
+    /** In the coordinator's list of partitions to step between sweeps (coordinator thread). */
+    boolean toStep;
     /** When a FAILED partition may be retried, ms on the coordinator's clock. */
     volatile long retryAtMs;
     /** PREPARING's first phase (alignment with the source's last mirrored offset) is done. */

@@ -25,6 +25,9 @@ final class MirrorStateWrites
     /** Asks the coordinator for a step (a write sent without waiting was committed). */
     private final Runnable wakeup;
 
+    /** Records set on partitions so far (any thread): a sync tick redoes its per-partition work only after one. */
+    private final java.util.concurrent.atomic.AtomicLong recordChanges = new java.util.concurrent.atomic.AtomicLong();
+
     MirrorStateWrites(final MirrorStateStore store, final long retryBackoffMs, final long retryBackoffMaxMs,
         final LongSupplier clockMs, final Runnable wakeup)
     {
@@ -53,7 +56,7 @@ final class MirrorStateWrites
         final MirrorPartitionState previous = mirror.record.state();
         final MirrorStateRecord record = mirror.record.moveTo(next);
         final CompletableFuture<Void> committed = store.writeAsync(record);
-        mirror.record = record;
+        set(mirror, record);
         mirror.pendingWrite = committed;
         if (!committed.isDone())
         {
@@ -96,7 +99,7 @@ final class MirrorStateWrites
     CompletableFuture<Void> persistAsync(final MirrorPartition mirror, final MirrorStateRecord next)
     {
         final CompletableFuture<Void> committed = store.writeAsync(next);
-        mirror.record = next;
+        set(mirror, next);
         mirror.pendingWrite = committed;
         if (!committed.isDone())
         {
@@ -108,7 +111,7 @@ final class MirrorStateWrites
     void persist(final MirrorPartition mirror, final MirrorStateRecord next)
     {
         store.write(next);
-        mirror.record = next;
+        set(mirror, next);
         // Committed after any write sent before it without waiting: those no longer decide the durable state.
         mirror.pendingWrite = null;
     }
@@ -129,7 +132,7 @@ final class MirrorStateWrites
         }
         catch (final RuntimeException writeError)
         {
-            mirror.record = failed; // surfaced in describe and metrics even when __mirror_state is unavailable
+            set(mirror, failed); // surfaced in describe and metrics even when __mirror_state is unavailable
         }
         LOG.warn("Mirror '{}' {}: FAILED (attempt {}, retry in {} ms): {}", mirror.mirrorName, mirror.topicPartition,
             attempt, backoffMs, message);
@@ -143,9 +146,22 @@ final class MirrorStateWrites
         }
         catch (final RuntimeException e)
         {
-            mirror.record = next; // in force here; written with the partition's next transition
+            set(mirror, next); // in force here; written with the partition's next transition
             LOG.warn("Mirror '{}' {}: cannot persist its state now: {}", mirror.mirrorName, mirror.topicPartition,
                 e.getMessage());
         }
+    }
+
+    /** Sets {@code mirror}'s record and counts the change. */
+    private void set(final MirrorPartition mirror, final MirrorStateRecord record)
+    {
+        mirror.record = record;
+        recordChanges.incrementAndGet();
+    }
+
+    /** How many records were set on partitions so far (see {@link #recordChanges}). */
+    long recordChanges()
+    {
+        return recordChanges.get();
     }
 }

@@ -120,8 +120,21 @@ public final class SyncControl
     public void step(final String mirrorName, final Uuid topicId, final String topicName, final int partitionCount,
         final boolean effectiveSync, final List<? extends SyncPartition> local, final long nowMs)
     {
+        step(mirrorName, topicId, topicName, partitionCount, effectiveSync, local, nowMs, true);
+    }
+
+    /**
+     * As {@link #step(String, Uuid, String, int, boolean, List, long)}; {@code partitionsChanged} false says that no
+     * partition's state or reporting changed since the last step, so that which of {@code local} report is redone
+     * only when the topic's own reporting or its partitions here changed.
+     */
+    public void step(final String mirrorName, final Uuid topicId, final String topicName, final int partitionCount,
+        final boolean effectiveSync, final List<? extends SyncPartition> local, final long nowMs,
+        final boolean partitionsChanged)
+    {
         final TopicSyncState topic = state(mirrorName, topicId, topicName);
         topic.partitionCount = partitionCount;
+        final boolean localChanged = topic.local != local;
         topic.local = local;
         topic.stopUnregistered = false; // mirrored (again): a later failover unregisters afresh
         if (effectiveSync)
@@ -137,9 +150,13 @@ public final class SyncControl
             topic.nextUnregisterAtMs = 0L;
         }
         final boolean reporting = effectiveSync || topic.armed || topic.unregisterPending;
-        for (final SyncPartition partition : local)
+        if (partitionsChanged || localChanged || topic.reportingApplied != (reporting ? 1 : 0))
         {
-            host.reporting(partition, reporting && partition.mirroring());
+            for (final SyncPartition partition : local)
+            {
+                host.reporting(partition, reporting && partition.mirroring());
+            }
+            topic.reportingApplied = reporting ? 1 : 0;
         }
         if (topic.awaited != null)
         {

@@ -51,6 +51,8 @@ final class TopicSyncState
     // As of the last step.
     int partitionCount;
     List<? extends SyncPartition> local = List.of();
+    /** The reporting last applied to every one of {@link #local}: 1 on, 0 off, -1 not yet. */
+    int reportingApplied = -1;
 
     TopicSyncState(final String mirrorName, final Uuid topicId, final String topicName)
     {
