@@ -167,6 +167,9 @@ public final class MirroredClusters implements AutoCloseable
             destinations.size(), seconds(stepNs));
     }
 
+    /** The brokers' {@code broker.session.timeout.ms} (see {@link #commonOverrides}). */
+    static final int SESSION_TIMEOUT_MS = 30_000;
+
     private Map<String, String> commonOverrides()
     {
         final Map<String, String> overrides = new HashMap<>();
@@ -179,6 +182,10 @@ public final class MirroredClusters implements AutoCloseable
         final long evenShare = (options.partitions() + options.brokers() - 1) / options.brokers();
         overrides.put(ReplicaConfig.PARTITION_SLOTS_CONFIG,
             Long.toString(Math.max(ReplicaConfig.PARTITION_SLOTS_DEFAULT, 2 * evenShare + 1024)));
+        // Every broker and controller of the run shares this JVM, so the full collections before each window (and
+        // FOOTPRINT's) pause them all at once: at 100k partitions one took longer than the embedded clusters' 3 s
+        // broker session, the controller fenced brokers as it resumed, and leaderships moved in the measured window.
+        overrides.put(BrokerConfig.BROKER_SESSION_TIMEOUT_MS_CONFIG, Integer.toString(SESSION_TIMEOUT_MS));
         return overrides;
     }
 
