@@ -327,11 +327,11 @@ public class PartitionTable
         long touched = 0;
         for (int i = 0; i < count; i++)
         {
+            requireOffset(leos[i]); // all checked before any is stored: a bad one publishes none
             touched ^= buffer.getLong(rowOffset(slots[i]) + HW_WORD_OFFSET);
         }
         for (int i = 0; i < count; i++)
         {
-            requireOffset(leos[i]);
             buffer.putLongRelease(rowOffset(slots[i]) + cells[i], leos[i]);
         }
         fenceAfterBatch();
