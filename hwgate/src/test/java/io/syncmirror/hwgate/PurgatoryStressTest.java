@@ -48,26 +48,29 @@ class PurgatoryStressTest
     @Timeout(120)
     void shouldCatchAPlainStoreInsteadOfTheCasOnTheHighWatermark() throws Exception
     {
-        final List<String> output = runMutant(PurgatoryStressHarness.Mutant.PLAIN_HW_STORE, true);
-        assertTrue(output.stream().anyMatch(line -> line.startsWith("VIOLATION")), String.join("\n", output));
+        assertCaught(PurgatoryStressHarness.Mutant.PLAIN_HW_STORE, true, "VIOLATION");
     }
 
     @Test
     @Timeout(120)
     void shouldCatchASkippedHighWatermarkRecheckAfterEnqueueing() throws Exception
     {
-        final List<String> output = runMutant(PurgatoryStressHarness.Mutant.SKIP_RECHECK, false);
-        assertTrue(output.stream().anyMatch(line -> line.startsWith("VIOLATION lost wake-up")),
-            String.join("\n", output));
+        assertCaught(PurgatoryStressHarness.Mutant.SKIP_RECHECK, false, "VIOLATION lost wake-up");
     }
 
     @Test
     @Timeout(120)
     void shouldCatchABatchOfLeoReportsWithoutItsFence() throws Exception
     {
-        final List<String> output = runMutant(PurgatoryStressHarness.Mutant.BATCH_WITHOUT_FENCE, false);
-        assertTrue(output.stream().anyMatch(line -> line.startsWith("VIOLATION lost advance")),
-            String.join("\n", output));
+        assertCaught(PurgatoryStressHarness.Mutant.BATCH_WITHOUT_FENCE, false, "VIOLATION lost advance");
+    }
+
+    /** Runs {@code mutant} and asserts that the harness printed a violation line starting with {@code violation}. */
+    private static void assertCaught(final PurgatoryStressHarness.Mutant mutant, final boolean churn,
+        final String violation) throws Exception
+    {
+        final List<String> output = runMutant(mutant, churn);
+        assertTrue(output.stream().anyMatch(line -> line.startsWith(violation)), String.join("\n", output));
     }
 
     /** Runs the harness against a mutant in a child JVM, which is killed if the mutant wedged it. */
