@@ -237,8 +237,7 @@ public final class SyncBench
             }
             if (options.idleSeconds() > 0)
             {
-                measureIdle(byMode.isEmpty() ? "none" : byMode.keySet().stream().reduce((a, b) -> b).orElseThrow()
-                    .name());
+                measureIdle(options.modes().get(options.modes().size() - 1).name());
             }
             // Printed before the clusters close: stopping some hundred thousand partitions takes a while.
             return report(byMode, results);
@@ -261,7 +260,7 @@ public final class SyncBench
      * Measures {@link SyncBenchOptions#idleSeconds} with no load (the producers and the link pinger closed): the
      * process's CPU, which should not grow with partitions that do not change, and which kinds of threads spend it.
      *
-     * @param lastMode the mode the topics were left in, for the printed line
+     * @param lastMode the last mode run (the topics are in it unless its promotion failed), for the printed line
      */
     private void measureIdle(final String lastMode) throws IOException, InterruptedException
     {
