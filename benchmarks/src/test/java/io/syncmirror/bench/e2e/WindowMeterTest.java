@@ -67,7 +67,9 @@ class WindowMeterTest
         Thread.sleep(1_000); // the notification comes on the JVM's own thread shortly after the collection
         final WindowMeter.Totals totals = meter.finish();
         assertTrue(totals.gcMaxPauseMs() >= 0, "listened to a pausing collector: " + totals);
-        assertTrue(totals.gcMaxPauseMs() <= Math.max(1, totals.gcPauseMs()), "the longest pause is part of the total: "
+        // The total is the beans' collection time and the longest pause a notification's start-to-end duration:
+        // two clocks rounded to whole milliseconds separately, so the pause may read up to 2 ms over the total.
+        assertTrue(totals.gcMaxPauseMs() <= totals.gcPauseMs() + 2, "the longest pause is part of the total: "
             + totals);
     }
 }
