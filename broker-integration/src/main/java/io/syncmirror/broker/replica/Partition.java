@@ -4,9 +4,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.apache.kafka.common.TopicPartition;
@@ -37,9 +34,13 @@ public final class Partition
 {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Partition.class);
 
-    /** The role as of the last metadata change: immutable, replaced whole. */
+    /**
+     * The role as of the last metadata change: immutable, replaced whole. A leader's role carries its followers'
+     * progress, indexed as its replica list (null on a follower), so a reader never pairs one with the other's
+     * indices.
+     */
     public record Role(boolean leader, int leaderId, int leaderEpoch, int partitionEpoch, List<Integer> replicas,
-        List<Integer> isr, int slot, int minIsr)
+        List<Integer> isr, int slot, int minIsr, FollowerProgress progress)
     {
         /** The position of {@code brokerId} in the assignment (its ISR bit and LEO cell), or -1. */
         public int replicaIndex(final int brokerId)
@@ -72,10 +73,14 @@ public final class Partition
 
     /** DeleteRecords' offset meaning "up to the high watermark". */
     public static final long DELETE_TO_HIGH_WATERMARK = -1L;
-    private static final Role NONE = new Role(false, -1, -1, -1, List.of(), List.of(), PartitionSlotIndex.NO_SLOT, 1);
+    private static final Role NONE =
+        new Role(false, -1, -1, -1, List.of(), List.of(), PartitionSlotIndex.NO_SLOT, 1, null);
     private static final java.util.concurrent.atomic.AtomicReferenceFieldUpdater<Partition, Runnable>
         SYNC_REPORT_SIGNAL = java.util.concurrent.atomic.AtomicReferenceFieldUpdater.newUpdater(Partition.class,
             Runnable.class, "syncReportSignal");
+    private static final java.util.concurrent.atomic.AtomicReferenceFieldUpdater<Partition, Runnable[]> WATCHERS =
+        java.util.concurrent.atomic.AtomicReferenceFieldUpdater.newUpdater(Partition.class, Runnable[].class,
+            "watchers");
 
     private final TopicPartition topicPartition;
     private final Uuid topicId;
@@ -86,18 +91,13 @@ public final class Partition
     private final ReentrantLock appendLock = new ReentrantLock();
     // Fetch sessions holding this partition: each is told of every change a fetch could answer differently for
     // (append, HW, truncation, role, registration), parked or not, so that it reads only changed partitions.
-    private final Set<Runnable> watchers = ConcurrentHashMap.newKeySet();
+    // Copy on write (ChangeWatchers): sessions join and leave rarely, and every append reads the array.
+    private volatile Runnable[] watchers = ChangeWatchers.NONE;
     private volatile Role role = NONE;
     private volatile Map<String, String> topicConfig;
     /** Whether the topic is or was a mirror topic: the produce path reads this flag, not the config map. */
     private volatile boolean mirrorTopic;
 
-    // Follower progress as the leader sees it, by replica index; each index is written by the connection of
-    // that follower (one event loop), read by the ISR check.
-    private final AtomicLongArray followerLeo;
-    private final AtomicLongArray lastCaughtUpTimeMs;
-    private final AtomicLongArray lastFetchLeaderLeo;
-    private final AtomicLongArray lastFetchTimeMs;
     /** An ISR change sent to the controller and not yet seen in metadata; one at a time, as Kafka does. */
     private volatile boolean isrChangeInFlight;
 
@@ -115,14 +115,8 @@ public final class Partition
     // which orders each report with the leadership changes that re-initialize the partition's row.
     /** The mirror links registered for this topic (bit m: link m), from the metadata image. */
     private volatile int syncLinkMask;
-    /** Per link, the destination replica id of each reported LEO cell, in order of first report. */
-    private final int[][] mirrorReplicaIds;
-    /** Per link, the highest destination leader epoch that reported: reports from a deposed leader are ignored. */
-    private final int[] mirrorDestinationEpoch;
-    /** Per link, the generation of its holder when the state above was kept (MirrorLinks). */
-    private final int[] mirrorLinkGeneration;
-    /** Scratch LEOs of one report, by cell (under appendLock). */
-    private final long[] reportLeos;
+    /** What the registered mirrors reported, from the topic's first registered mirror on (else null). */
+    private MirrorReportCells mirrorReports;
 
     // Sync mirroring, destination side.
     /**
@@ -161,16 +155,6 @@ public final class Partition
         this.localBrokerId = localBrokerId;
         this.topicConfig = topicConfig;
         this.mirrorTopic = MirrorTopicConfig.isMirrorTopic(topicConfig);
-        final int replicas = hotPath.maxReplicas();
-        this.followerLeo = new AtomicLongArray(replicas);
-        this.lastCaughtUpTimeMs = new AtomicLongArray(replicas);
-        this.lastFetchLeaderLeo = new AtomicLongArray(replicas);
-        this.lastFetchTimeMs = new AtomicLongArray(replicas);
-        this.reportLeos = new long[replicas];
-        this.mirrorReplicaIds = new int[hotPath.mirrorLinks().links()][];
-        this.mirrorDestinationEpoch = new int[hotPath.mirrorLinks().links()];
-        this.mirrorLinkGeneration = new int[hotPath.mirrorLinks().links()];
-        java.util.Arrays.fill(mirrorDestinationEpoch, -1);
     }
 
     /**
@@ -237,8 +221,11 @@ public final class Partition
             final int mask = isrMaskOf(state);
             if (previous.leader && previous.leaderEpoch == state.leaderEpoch())
             {
+                // The same leadership keeps its followers' progress; a reassignment re-indexes it by replica id.
+                final FollowerProgress progress = previous.replicas.equals(state.replicas()) ? previous.progress :
+                    previous.progress.reindexed(previous.replicas, state.replicas(), nowMs);
                 final Role next = new Role(true, localBrokerId, state.leaderEpoch(), state.partitionEpoch(),
-                    state.replicas(), state.isr(), previous.slot, minIsr);
+                    state.replicas(), state.isr(), previous.slot, minIsr, progress);
                 role = next;
                 isrChangeInFlight = false;
                 // Shrinks and same-membership changes publish at once. A committed ISR that adds a member the gate
@@ -277,19 +264,13 @@ public final class Partition
                 role = NONE;
                 return false;
             }
-            for (int i = 0; i < followerLeo.length(); i++)
-            {
-                followerLeo.set(i, -1L);
-                lastCaughtUpTimeMs.set(i, nowMs); // a new leader gives every ISR member a full lag window
-                lastFetchLeaderLeo.set(i, -1L);
-                lastFetchTimeMs.set(i, nowMs);
-            }
             // Registered mirrors gate from the row's first HW on: a new source leader must not acknowledge what
             // the destinations have not reported to it.
             resetMirrorReports();
             hotPath.registeredMirrors(slot, syncLinkMask);
+            // A new leader gives every ISR member a full lag window.
             role = new Role(true, localBrokerId, state.leaderEpoch(), state.partitionEpoch(), state.replicas(),
-                state.isr(), slot, minIsr);
+                state.isr(), slot, minIsr, new FollowerProgress(state.replicas().size(), nowMs));
             isrChangeInFlight = false;
             final int self = state.replicas().indexOf(localBrokerId);
             final long hw = hotPath.onLeo(slot, self, Math.min(leo, highWatermarkCap));
@@ -314,7 +295,7 @@ public final class Partition
                 hotPath.detach(topicId, topicPartition.partition());
             }
             role = new Role(false, state.leader(), state.leaderEpoch(), state.partitionEpoch(), state.replicas(),
-                state.isr(), PartitionSlotIndex.NO_SLOT, 1);
+                state.isr(), PartitionSlotIndex.NO_SLOT, 1, null);
             isrChangeInFlight = false;
         }
         finally
@@ -720,18 +701,11 @@ public final class Partition
                 role = NONE;
                 return -1L;
             }
-            for (int i = 0; i < followerLeo.length(); i++)
-            {
-                followerLeo.set(i, -1L);
-                lastFetchLeaderLeo.set(i, -1L);
-                lastCaughtUpTimeMs.set(i, nowMs);
-                lastFetchTimeMs.set(i, nowMs);
-            }
             highWatermarkCap = Math.min(highWatermarkCap, log.highWatermark());
             resetMirrorReports();
             hotPath.registeredMirrors(slot, syncLinkMask);
             role = new Role(true, localBrokerId, current.leaderEpoch(), current.partitionEpoch(), current.replicas(),
-                current.isr(), slot, current.minIsr());
+                current.isr(), slot, current.minIsr(), new FollowerProgress(current.replicas().size(), nowMs));
             maybeAdvanceHighWatermark(slot, hotPath.onLeo(slot, current.replicaIndex(localBrokerId),
                 Math.min(leo, highWatermarkCap)));
             return leo;
@@ -757,7 +731,7 @@ public final class Partition
         }
         for (final int id : current.isr())
         {
-            if (id != localBrokerId && followerLeo.get(current.replicaIndex(id)) < 0)
+            if (id != localBrokerId && current.progress.leo(current.replicaIndex(id)) < 0)
             {
                 return false;
             }
@@ -802,6 +776,11 @@ public final class Partition
         appendLock.lock();
         try
         {
+            if (linkMask != 0 && mirrorReports == null)
+            {
+                mirrorReports = new MirrorReportCells(hotPath.mirrorLinks().links(), hotPath.maxReplicas());
+            }
+            final MirrorReportCells reports = mirrorReports;
             for (int joining = linkMask & ~syncLinkMask; joining != 0; joining &= joining - 1)
             {
                 final int link = Integer.numberOfTrailingZeros(joining);
@@ -810,11 +789,11 @@ public final class Partition
                     continue; // never held by a mirror, never reported
                 }
                 final int generation = hotPath.mirrorLinks().generationOf(link);
-                if (generation != mirrorLinkGeneration[link])
+                if (generation != reports.linkGeneration[link])
                 {
-                    mirrorLinkGeneration[link] = generation;
-                    mirrorReplicaIds[link] = null;
-                    mirrorDestinationEpoch[link] = -1;
+                    reports.linkGeneration[link] = generation;
+                    reports.replicaIds[link] = null;
+                    reports.destinationEpoch[link] = -1;
                 }
             }
             syncLinkMask = linkMask;
@@ -887,24 +866,27 @@ public final class Partition
             {
                 return ReportResult.NOT_REGISTERED;
             }
+            // A registered link (the check above) means the topic had a mirror: its report cells exist.
+            final MirrorReportCells reports = mirrorReports;
+            final long[] reportLeos = reports.reportLeos;
             if (validatedSourceEpoch != current.leaderEpoch() ||
-                destinationLeaderEpoch < mirrorDestinationEpoch[link])
+                destinationLeaderEpoch < reports.destinationEpoch[link])
             {
                 if (LOG.isTraceEnabled())
                 {
                     LOG.trace("{}: report over link {} not credited: validated source epoch {} (leader epoch {}), "
                         + "destination leader epoch {} (newest {})", topicPartition, link, validatedSourceEpoch,
-                        current.leaderEpoch(), destinationLeaderEpoch, mirrorDestinationEpoch[link]);
+                        current.leaderEpoch(), destinationLeaderEpoch, reports.destinationEpoch[link]);
                 }
                 return ReportResult.APPLIED;
             }
-            int[] ids = mirrorReplicaIds[link];
-            if (destinationLeaderEpoch > mirrorDestinationEpoch[link] || ids == null)
+            int[] ids = reports.replicaIds[link];
+            if (destinationLeaderEpoch > reports.destinationEpoch[link] || ids == null)
             {
-                mirrorDestinationEpoch[link] = destinationLeaderEpoch;
+                reports.destinationEpoch[link] = destinationLeaderEpoch;
                 ids = new int[reportLeos.length];
                 java.util.Arrays.fill(ids, -1);
-                mirrorReplicaIds[link] = ids;
+                reports.replicaIds[link] = ids;
                 hotPath.clearMirror(current.slot, link);
             }
             int cells = 0;
@@ -967,7 +949,7 @@ public final class Partition
                 hotPath.mirrorLinks().isCurrent(link, MirrorLinks.generation(linkHandle)))
             {
                 hotPath.clearMirror(current.slot, link);
-                mirrorReplicaIds[link] = null;
+                mirrorReports.replicaIds[link] = null;
             }
         }
         finally
@@ -985,8 +967,10 @@ public final class Partition
 
     private void resetMirrorReports()
     {
-        java.util.Arrays.fill(mirrorReplicaIds, null);
-        java.util.Arrays.fill(mirrorDestinationEpoch, -1);
+        if (mirrorReports != null)
+        {
+            mirrorReports.reset();
+        }
     }
 
     private static int indexOf(final int[] ids, final int count, final int id)
@@ -1049,7 +1033,7 @@ public final class Partition
         {
             return -1L;
         }
-        return index == current.replicaIndex(localBrokerId) ? log.logEndOffset() : followerLeo.get(index);
+        return index == current.replicaIndex(localBrokerId) ? log.logEndOffset() : current.progress.leo(index);
     }
 
     // ------------------------------------------------------------------------------------------------------
@@ -1072,17 +1056,7 @@ public final class Partition
         }
         final long leaderLeo = log.logEndOffset();
         final long leo = Math.min(fetchOffset, leaderLeo);
-        if (fetchOffset >= leaderLeo)
-        {
-            lastCaughtUpTimeMs.set(index, nowMs);
-        }
-        else if (fetchOffset >= lastFetchLeaderLeo.get(index))
-        {
-            lastCaughtUpTimeMs.set(index, Math.max(lastCaughtUpTimeMs.get(index), lastFetchTimeMs.get(index)));
-        }
-        lastFetchLeaderLeo.set(index, leaderLeo);
-        lastFetchTimeMs.set(index, nowMs);
-        followerLeo.set(index, leo);
+        current.progress.onFetch(index, fetchOffset, leo, leaderLeo, nowMs);
         if (role != current)
         {
             return index; // the slot may already serve another leadership: report nothing into it
@@ -1143,7 +1117,9 @@ public final class Partition
         // without the append lock): what was cut was never acknowledged (hazard 1), and a follower holding the
         // whole log must be able to join, or an ISR under its minimum would freeze the source's gate for good.
         final long joinFloor = Math.min(syncIsrJoinFloor, leaderLeo);
-        final java.util.ArrayList<Integer> next = new java.util.ArrayList<>(current.replicas.size());
+        // Which replicas (by index) the proposal holds; the list is built only for a change, since the upkeep asks
+        // every partition led here every half lag window and nearly all answer "no change".
+        int nextMask = 0;
         boolean changed = false;
         for (int index = 0; index < current.replicas.size(); index++)
         {
@@ -1151,31 +1127,43 @@ public final class Partition
             final boolean inIsr = current.isr.contains(id);
             if (id == localBrokerId)
             {
-                next.add(id);
+                nextMask |= 1 << index;
                 changed |= !inIsr;
                 continue;
             }
             // Kafka's Replica.isCaughtUp: a follower holding the whole log is in sync however long ago it last
             // fetched the partition (fetch sessions leave idle partitions out; a dead broker is fenced instead).
-            final boolean laggingOut = followerLeo.get(index) != leaderLeo &&
-                nowMs - lastCaughtUpTimeMs.get(index) > lagTimeMaxMs;
+            final long followerLeo = current.progress.leo(index);
+            final boolean laggingOut = followerLeo != leaderLeo &&
+                nowMs - current.progress.caughtUpMs(index) > lagTimeMaxMs;
             if (inIsr && !laggingOut)
             {
-                next.add(id);
+                nextMask |= 1 << index;
             }
             else if (inIsr)
             {
                 changed = true;
             }
-            else if (followerLeo.get(index) >= Math.max(Math.max(hw, joinFloor), leaderEpochStartOffset) &&
-                followerLeo.get(index) >= 0 &&
-                nowMs - lastCaughtUpTimeMs.get(index) <= lagTimeMaxMs && eligible.test(id))
+            else if (followerLeo >= Math.max(Math.max(hw, joinFloor), leaderEpochStartOffset) && followerLeo >= 0 &&
+                nowMs - current.progress.caughtUpMs(index) <= lagTimeMaxMs && eligible.test(id))
             {
-                next.add(id);
+                nextMask |= 1 << index;
                 changed = true;
             }
         }
-        return changed ? next : null;
+        if (!changed)
+        {
+            return null;
+        }
+        final java.util.ArrayList<Integer> next = new java.util.ArrayList<>(Integer.bitCount(nextMask));
+        for (int index = 0; index < current.replicas.size(); index++)
+        {
+            if ((nextMask & (1 << index)) != 0)
+            {
+                next.add(current.replicas.get(index));
+            }
+        }
+        return next;
     }
 
     /**
@@ -1337,32 +1325,38 @@ public final class Partition
      */
     public void watch(final Runnable watcher)
     {
-        watchers.add(watcher);
+        Runnable[] current;
+        do
+        {
+            current = watchers;
+        }
+        while (!WATCHERS.compareAndSet(this, current, ChangeWatchers.with(current, watcher)));
         // With the fence in notifyWatchers: a change whose notification missed this watcher is visible to the
-        // read that follows this call (the set's own reads and writes are only acquire/release).
+        // read that follows this call (a volatile write and read alone do not order a write before a read).
         java.lang.invoke.VarHandle.fullFence();
     }
 
     /** Stops telling {@code watcher} of changes (its fetch session is gone or no longer holds the partition). */
     public void unwatch(final Runnable watcher)
     {
-        watchers.remove(watcher);
+        Runnable[] current;
+        do
+        {
+            current = watchers;
+        }
+        while (!WATCHERS.compareAndSet(this, current, ChangeWatchers.without(current, watcher)));
     }
 
     /** How many fetch sessions watch this partition (for tests). */
     int watcherCount()
     {
-        return watchers.size();
+        return watchers.length;
     }
 
     private void notifyWatchers()
     {
         // The change is written; a watcher added from now on reads it (see watch).
         java.lang.invoke.VarHandle.fullFence();
-        if (watchers.isEmpty())
-        {
-            return;
-        }
         for (final Runnable watcher : watchers)
         {
             try
