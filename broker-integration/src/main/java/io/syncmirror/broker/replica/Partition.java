@@ -78,6 +78,10 @@ public final class Partition
     private static final java.util.concurrent.atomic.AtomicReferenceFieldUpdater<Partition, Runnable>
         SYNC_REPORT_SIGNAL = java.util.concurrent.atomic.AtomicReferenceFieldUpdater.newUpdater(Partition.class,
             Runnable.class, "syncReportSignal");
+    private static final java.util.concurrent.atomic.AtomicIntegerFieldUpdater<Partition> CREDITS_IN_FLIGHT =
+        java.util.concurrent.atomic.AtomicIntegerFieldUpdater.newUpdater(Partition.class, "creditsInFlight");
+    /** What {@link #creditLeo} returns when it wrote nothing. */
+    private static final long NOT_CREDITED = Long.MIN_VALUE;
     private static final java.util.concurrent.atomic.AtomicReferenceFieldUpdater<Partition, Runnable[]> WATCHERS =
         java.util.concurrent.atomic.AtomicReferenceFieldUpdater.newUpdater(Partition.class, Runnable[].class,
             "watchers");
@@ -98,6 +102,12 @@ public final class Partition
     /** Whether the topic is or was a mirror topic: the produce path reads this flag, not the config map. */
     private volatile boolean mirrorTopic;
 
+    /** Follower LEO credits between their announcement and their end (creditLeo). */
+    private volatile int creditsInFlight;
+    /** Set while the append lock's holder frees or re-initializes this partition's row (beginRowChange). */
+    private volatile boolean rowChanging;
+    /** Run inside a credit, after its check; tests hold a credit there (a preempted thread) while a row changes. */
+    private Runnable creditCheckedHook;
     /** An ISR change sent to the controller and not yet seen in metadata; one at a time, as Kafka does. */
     private volatile boolean isrChangeInFlight;
 
@@ -257,20 +267,29 @@ public final class Partition
             // Until its failover completes, a mirror topic's HW never passes what the source had committed.
             highWatermarkCap = MirrorTopicConfig.isMirrorTopic(topicConfig) && !mirrorStopped ?
                 log.highWatermark() : Long.MAX_VALUE;
-            final int slot = hotPath.attachLeader(topicId, topicPartition.partition(),
-                Math.min(log.highWatermark(), leo), mask, minIsr);
-            if (slot == PartitionSlotIndex.NO_SLOT)
+            final int slot;
+            beginRowChange();
+            try
             {
-                role = NONE;
-                return false;
+                slot = hotPath.attachLeader(topicId, topicPartition.partition(),
+                    Math.min(log.highWatermark(), leo), mask, minIsr);
+                if (slot == PartitionSlotIndex.NO_SLOT)
+                {
+                    role = NONE;
+                    return false;
+                }
+                // Registered mirrors gate from the row's first HW on: a new source leader must not acknowledge what
+                // the destinations have not reported to it.
+                resetMirrorReports();
+                hotPath.registeredMirrors(slot, syncLinkMask);
+                // A new leader gives every ISR member a full lag window.
+                role = new Role(true, localBrokerId, state.leaderEpoch(), state.partitionEpoch(), state.replicas(),
+                    state.isr(), slot, minIsr, new FollowerProgress(state.replicas().size(), nowMs));
             }
-            // Registered mirrors gate from the row's first HW on: a new source leader must not acknowledge what
-            // the destinations have not reported to it.
-            resetMirrorReports();
-            hotPath.registeredMirrors(slot, syncLinkMask);
-            // A new leader gives every ISR member a full lag window.
-            role = new Role(true, localBrokerId, state.leaderEpoch(), state.partitionEpoch(), state.replicas(),
-                state.isr(), slot, minIsr, new FollowerProgress(state.replicas().size(), nowMs));
+            finally
+            {
+                endRowChange();
+            }
             isrChangeInFlight = false;
             final int self = state.replicas().indexOf(localBrokerId);
             final long hw = hotPath.onLeo(slot, self, Math.min(leo, highWatermarkCap));
@@ -290,12 +309,22 @@ public final class Partition
         appendLock.lock();
         try
         {
+            final Role next = new Role(false, state.leader(), state.leaderEpoch(), state.partitionEpoch(),
+                state.replicas(), state.isr(), PartitionSlotIndex.NO_SLOT, 1, null);
             if (role.leader)
             {
-                hotPath.detach(topicId, topicPartition.partition());
+                beginRowChange();
+                try
+                {
+                    hotPath.detach(topicId, topicPartition.partition());
+                    role = next;
+                }
+                finally
+                {
+                    endRowChange();
+                }
             }
-            role = new Role(false, state.leader(), state.leaderEpoch(), state.partitionEpoch(), state.replicas(),
-                state.isr(), PartitionSlotIndex.NO_SLOT, 1, null);
+            role = next;
             isrChangeInFlight = false;
         }
         finally
@@ -313,7 +342,16 @@ public final class Partition
         {
             if (role.leader)
             {
-                hotPath.detach(topicId, topicPartition.partition());
+                beginRowChange();
+                try
+                {
+                    hotPath.detach(topicId, topicPartition.partition());
+                }
+                finally
+                {
+                    role = NONE;
+                    endRowChange();
+                }
             }
             role = NONE;
         }
@@ -688,24 +726,34 @@ public final class Partition
             }
             // The gate's row only moves forward: a truncated leader starts a fresh one, as a new leadership does.
             final int mask = hotPath.isrMask(current.slot);
-            hotPath.detach(topicId, topicPartition.partition());
             final long leo = log.logEndOffset();
             // What was cut was never committed (it diverged from the source, which acknowledges nothing a
             // destination read from a previous source leader, hazard 1): followers need not hold it.
             leaderEpochStartOffset = Math.min(leaderEpochStartOffset, leo);
             syncIsrJoinFloor = Math.min(syncIsrJoinFloor, leo);
-            final int slot = hotPath.attachLeader(topicId, topicPartition.partition(),
-                Math.min(log.highWatermark(), leo), mask, current.minIsr());
-            if (slot == PartitionSlotIndex.NO_SLOT)
+            final int slot;
+            beginRowChange();
+            try
             {
-                role = NONE;
-                return -1L;
+                hotPath.detach(topicId, topicPartition.partition());
+                slot = hotPath.attachLeader(topicId, topicPartition.partition(),
+                    Math.min(log.highWatermark(), leo), mask, current.minIsr());
+                if (slot == PartitionSlotIndex.NO_SLOT)
+                {
+                    role = NONE;
+                    return -1L;
+                }
+                highWatermarkCap = Math.min(highWatermarkCap, log.highWatermark());
+                resetMirrorReports();
+                hotPath.registeredMirrors(slot, syncLinkMask);
+                role = new Role(true, localBrokerId, current.leaderEpoch(), current.partitionEpoch(),
+                    current.replicas(), current.isr(), slot, current.minIsr(),
+                    new FollowerProgress(current.replicas().size(), nowMs));
             }
-            highWatermarkCap = Math.min(highWatermarkCap, log.highWatermark());
-            resetMirrorReports();
-            hotPath.registeredMirrors(slot, syncLinkMask);
-            role = new Role(true, localBrokerId, current.leaderEpoch(), current.partitionEpoch(), current.replicas(),
-                current.isr(), slot, current.minIsr(), new FollowerProgress(current.replicas().size(), nowMs));
+            finally
+            {
+                endRowChange();
+            }
             maybeAdvanceHighWatermark(slot, hotPath.onLeo(slot, current.replicaIndex(localBrokerId),
                 Math.min(leo, highWatermarkCap)));
             return leo;
@@ -1065,7 +1113,11 @@ public final class Partition
         // follower's fetches are of partitions without new records.
         if (hotPath.replicaLeo(current.slot, index) != leo)
         {
-            final long hw = hotPath.onLeo(current.slot, index, leo);
+            final long hw = creditLeo(current, index, leo);
+            if (hw == NOT_CREDITED)
+            {
+                return index;
+            }
             maybeAdvanceHighWatermark(current.slot, hw);
             final Runnable reportSignal = syncReportSignal;
             if (reportSignal != null)
@@ -1079,6 +1131,65 @@ public final class Partition
             rejoinGate(current, gateMask | (1 << index));
         }
         return index;
+    }
+
+    /**
+     * Writes a follower's LEO into the row of the leadership {@code expected} and recomputes its HW: the one row
+     * write made without the append lock. A credit checked against the role and then delayed (a preempted network
+     * thread) must not land in a row that was freed and taken by another partition, or re-initialized for a new
+     * leadership: it would count a follower's LEO there and could acknowledge a record that follower lacks. So a
+     * credit announces itself before it checks, and a row change (beginRowChange) waits for the credits in flight
+     * after it made them fail the check (Dekker's pattern over two volatiles).
+     *
+     * @return the HW published (or {@link HotPathAdapter#NO_ADVANCE}), or {@link #NOT_CREDITED} when the
+     * leadership ended or its row is changing.
+     */
+    private long creditLeo(final Role expected, final int index, final long leo)
+    {
+        CREDITS_IN_FLIGHT.getAndIncrement(this);
+        try
+        {
+            if (rowChanging || role != expected)
+            {
+                return NOT_CREDITED;
+            }
+            final Runnable hook = creditCheckedHook;
+            if (hook != null)
+            {
+                hook.run();
+            }
+            return hotPath.onLeo(expected.slot, index, leo);
+        }
+        finally
+        {
+            CREDITS_IN_FLIGHT.getAndDecrement(this);
+        }
+    }
+
+    /**
+     * Under the append lock, before this partition's row is freed or re-initialized: from here on a credit fails
+     * its check, and one that passed it has finished. A credit's section holds no lock and writes only the row, so
+     * the wait is a few instructions unless its thread was preempted.
+     */
+    private void beginRowChange()
+    {
+        rowChanging = true;
+        while (creditsInFlight != 0)
+        {
+            Thread.onSpinWait();
+        }
+    }
+
+    /** Tests: {@code hook} runs inside every later credit, between its check and its row write. */
+    void creditCheckedHook(final Runnable hook)
+    {
+        this.creditCheckedHook = hook;
+    }
+
+    /** After the role naming the changed row (or none) is published. */
+    private void endRowChange()
+    {
+        rowChanging = false;
     }
 
     /** A committed ISR member the gate left out (it was behind the HW) is counted again once it caught up. */
