@@ -1139,7 +1139,7 @@ public final class Partition
      * thread) must not land in a row that was freed and taken by another partition, or re-initialized for a new
      * leadership: it would count a follower's LEO there and could acknowledge a record that follower lacks. So a
      * credit announces itself before it checks, and a row change (beginRowChange) waits for the credits in flight
-     * after it made them fail the check (Dekker's pattern over two volatiles).
+     * after it made them fail the check (Dekker's pattern over two volatiles; hazard 10).
      *
      * @return the HW published (or {@link HotPathAdapter#NO_ADVANCE}), or {@link #NOT_CREDITED} when the
      * leadership ended or its row is changing.
