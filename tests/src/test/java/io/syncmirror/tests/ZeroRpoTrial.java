@@ -55,6 +55,8 @@ final class ZeroRpoTrial implements AutoCloseable
      */
     static final long STALL_LIMIT_MS = 2 * (REPLICA_LAG_TIME_MAX_MS + SESSION_TIMEOUT_MS + 1_000);
     private static final long WAIT_MS = 60_000;
+    /** How long {@link #check} waits for the destination's HW to pass the acknowledged offsets before it reads. */
+    private static final long SETTLE_MS = 15_000;
 
     private final long seed;
     private final Random random;
@@ -473,15 +475,66 @@ final class ZeroRpoTrial implements AutoCloseable
         note("failed over on %s: every partition of %s STOPPED", destination.name(), topics);
     }
 
-    /** Looks every acknowledged record up on destination {@code index}; the caller asserts on the verdict. */
+    /**
+     * Looks every acknowledged record up on destination {@code index}; the caller asserts on the verdict. It reads
+     * what a consumer can read, below each partition's HW. A failover ends with an epoch bump, after which the
+     * destination's HW waits for its followers to fetch in the new epoch (a follower whose fetch met the change backs
+     * off first), so an acknowledged record can be in every destination replica's log and not yet readable for
+     * about a second. The check therefore first waits, at most {@link #SETTLE_MS}, until each partition's HW passes
+     * its highest acknowledged offset; a record still above the HW then counts as missing.
+     */
     AckLedger.Verdict check(final int index)
     {
         final ProcessCluster destination = destinations.get(index);
+        final long settleStartMs = System.currentTimeMillis();
+        final boolean settled = awaitAcknowledgedBelowHighWatermark(destination);
+        note("destination %s: %s after %d ms", destination.name(), settled ?
+            "every partition's HW passed its highest acknowledged offset" : "some HW still below an acknowledged " +
+            "offset (reading anyway)", System.currentTimeMillis() - settleStartMs);
         final AckLedger.Verdict verdict = ledger.verify(destination.bootstrapServers(),
             destination.security().clientOverrides(), partitions, WAIT_MS);
         note("check on %s: %s; min ack latency %.1f ms, longest stall %.0f ms", destination.name(), verdict,
             load.minAckLatencyMs(), load.longestAckGapMs());
         return verdict;
+    }
+
+    /** Whether every partition's HW on {@code destination} passed its highest acknowledged offset within SETTLE_MS. */
+    private boolean awaitAcknowledgedBelowHighWatermark(final ProcessCluster destination)
+    {
+        final List<TopicPartition> tps = new ArrayList<>();
+        for (int p = 0; p < partitions; p++)
+        {
+            tps.add(new TopicPartition(TOPIC, p));
+        }
+        final long deadlineMs = System.currentTimeMillis() + SETTLE_MS;
+        try (Admin admin = destination.admin())
+        {
+            while (true)
+            {
+                try
+                {
+                    final Map<TopicPartition, Long> ends = Clients.endOffsets(admin, tps, SETTLE_MS);
+                    if (tps.stream().allMatch(tp -> ends.get(tp) > ledger.maxAckedOffset(tp.partition())))
+                    {
+                        return true;
+                    }
+                }
+                catch (final Exception e)
+                {
+                    // Leaders may still be moving: ask again until the bound.
+                }
+                if (System.currentTimeMillis() > deadlineMs)
+                {
+                    return false;
+                }
+                Thread.sleep(100);
+            }
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     /**
