@@ -66,6 +66,11 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
     private final TopicCreator topicCreator;
     private final ConcurrentHashMap<PartitionKey, Partition> byName = new ConcurrentHashMap<>();
     /**
+     * The partitions led here (written by the metadata thread): the ISR upkeep walks these, a third of the replicas
+     * at RF 3, rather than every replica hosted.
+     */
+    private final java.util.Set<Partition> led = ConcurrentHashMap.newKeySet();
+    /**
      * By topic id, the topic's partitions hosted here indexed by partition number: a fetch or produce by topic id
      * finds its partition without allocating a key (a 100k-partition fetch looks up every partition).
      */
@@ -276,10 +281,12 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
             }
             if (!partition.becomeLeader(state, minIsr(topicConfig), nowMs()))
             {
+                led.remove(partition);
                 LOG.error("no partition slot left to lead {} ({} = {}); raise it", tp,
                     ReplicaConfig.PARTITION_SLOTS_CONFIG, config.partitionSlots());
                 return;
             }
+            led.add(partition);
             if (!wasLeader)
             {
                 notifyLeadership(tp, state.leaderEpoch(), true);
@@ -288,6 +295,7 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
         else
         {
             partition.becomeFollower(state);
+            led.remove(partition);
             if (wasLeader)
             {
                 notifyLeadership(tp, state.leaderEpoch(), false);
@@ -417,6 +425,7 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
             fetchers.unfollow(partition);
         }
         partition.stop();
+        led.remove(partition);
         if (wasLeader)
         {
             notifyLeadership(topicPartition, -1, false);
@@ -515,12 +524,13 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
     // ISR upkeep: shrink after replica.lag.time.max.ms, expand on catch-up, through the controller.
     // ------------------------------------------------------------------------------------------------------
 
-    private void maybeChangeIsrs()
+    /** One round of the ISR upkeep over the partitions led here (the periodic task; tests call it directly). */
+    void maybeChangeIsrs()
     {
         try
         {
             final long nowMs = nowMs();
-            for (final Partition partition : byName.values())
+            for (final Partition partition : led)
             {
                 maybeChangeIsr(partition, nowMs);
             }

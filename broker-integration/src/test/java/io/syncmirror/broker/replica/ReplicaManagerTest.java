@@ -131,6 +131,23 @@ class ReplicaManagerTest
     }
 
     @Test
+    void shouldWalkThePartitionsLedHereInTheIsrUpkeep()
+    {
+        replicas.onPartitionChanged(state(1, 0, List.of(1, 2, 3)), Map.of());
+        final Uuid otherId = Uuid.randomUuid();
+        replicas.onPartitionChanged(new PartitionState("u", otherId, 0, List.of(1, 2, 3), List.of(1, 2, 3), 2, 0, 0),
+            Map.of());
+        nowMs.addAndGet(10_001); // neither follower of t-0 fetched: past replica.lag.time.max.ms
+        replicas.maybeChangeIsrs();
+        assertEquals(List.of(List.of(1)), isrChannel.asked, "t-0, led here, shrinks; u-0 is led by broker 2");
+        // Leadership moves away: the upkeep leaves t-0 to its new leader.
+        replicas.onPartitionChanged(state(2, 1, List.of(1, 2, 3)), Map.of());
+        nowMs.addAndGet(10_001);
+        replicas.maybeChangeIsrs();
+        assertEquals(1, isrChannel.count());
+    }
+
+    @Test
     void shouldShrinkTheIsrOfALaggingFollowerAndThenAcknowledge() throws Exception
     {
         replicas.onPartitionChanged(state(1, 0, List.of(1, 2, 3)), Map.of("min.insync.replicas", "2"));
