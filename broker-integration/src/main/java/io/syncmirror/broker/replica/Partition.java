@@ -125,7 +125,7 @@ public final class Partition
     // which orders each report with the leadership changes that re-initialize the partition's row.
     /** The mirror links registered for this topic (bit m: link m), from the metadata image. */
     private volatile int syncLinkMask;
-    /** What the registered mirrors reported, from the topic's first registered mirror on (else null). */
+    /** What the registered mirrors reported, from this replica's first leadership of a registered topic on. */
     private MirrorReportCells mirrorReports;
 
     // Sync mirroring, destination side.
@@ -824,12 +824,9 @@ public final class Partition
         appendLock.lock();
         try
         {
-            if (linkMask != 0 && mirrorReports == null)
-            {
-                mirrorReports = new MirrorReportCells(hotPath.mirrorLinks().links(), hotPath.maxReplicas());
-            }
-            final MirrorReportCells reports = mirrorReports;
-            for (int joining = linkMask & ~syncLinkMask; joining != 0; joining &= joining - 1)
+            // Only a leader is reported to: a replica that never led a registered topic keeps no report cells.
+            final MirrorReportCells reports = role.leader && linkMask != 0 ? mirrorReportCells() : mirrorReports;
+            for (int joining = reports == null ? 0 : linkMask & ~syncLinkMask; joining != 0; joining &= joining - 1)
             {
                 final int link = Integer.numberOfTrailingZeros(joining);
                 if (link == hotPath.mirrorLinks().holdLink())
@@ -914,8 +911,7 @@ public final class Partition
             {
                 return ReportResult.NOT_REGISTERED;
             }
-            // A registered link (the check above) means the topic had a mirror: its report cells exist.
-            final MirrorReportCells reports = mirrorReports;
+            final MirrorReportCells reports = mirrorReportCells();
             final long[] reportLeos = reports.reportLeos;
             if (validatedSourceEpoch != current.leaderEpoch() ||
                 destinationLeaderEpoch < reports.destinationEpoch[link])
@@ -1013,12 +1009,37 @@ public final class Partition
         return current.leader ? hotPath.mirrorIsrMinLeo(current.slot, link) : -1L;
     }
 
+    /** A new leadership or row: no mirror has reported to it yet. */
     private void resetMirrorReports()
     {
-        if (mirrorReports != null)
+        final MirrorReportCells reports = syncLinkMask != 0 ? mirrorReportCells() : mirrorReports;
+        if (reports != null)
         {
-            mirrorReports.reset();
+            reports.reset();
         }
+    }
+
+    /**
+     * The report cells, made on first need (under the append lock): the links registered now are taken as held by
+     * their current holders, with nothing reported, as a cleared cell of a current holder reads.
+     */
+    private MirrorReportCells mirrorReportCells()
+    {
+        MirrorReportCells reports = mirrorReports;
+        if (reports == null)
+        {
+            reports = new MirrorReportCells(hotPath.mirrorLinks().links(), hotPath.maxReplicas());
+            for (int links = syncLinkMask; links != 0; links &= links - 1)
+            {
+                final int link = Integer.numberOfTrailingZeros(links);
+                if (link != hotPath.mirrorLinks().holdLink())
+                {
+                    reports.linkGeneration[link] = hotPath.mirrorLinks().generationOf(link);
+                }
+            }
+            mirrorReports = reports;
+        }
+        return reports;
     }
 
     private static int indexOf(final int[] ids, final int count, final int id)
