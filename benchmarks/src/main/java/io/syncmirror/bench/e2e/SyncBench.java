@@ -337,6 +337,7 @@ public final class SyncBench
             options.warmupSeconds(), durationSeconds, options.ratePerSecond());
         progress.enter(mode + " warm-up");
         final WindowMeter[] meter = new WindowMeter[1];
+        final ThreadCpu[] threads = new ThreadCpu[1];
         final IOException[] meterFailure = new IOException[1];
         final Recorder measured = ackLog.recorder();
         final SpreadLoad.Outcome outcome = load.run(options.ratePerSecond(), options.warmupSeconds(),
@@ -349,6 +350,7 @@ public final class SyncBench
                 try
                 {
                     meter[0] = WindowMeter.start(results.resolve(label + "-timeline.csv"));
+                    threads[0] = ThreadCpu.start();
                 }
                 catch (final IOException ex)
                 {
@@ -359,7 +361,10 @@ public final class SyncBench
         {
             throw meterFailure[0];
         }
+        final List<ThreadCpu.Kind> kinds = threads[0] == null ? List.of() : threads[0].finish();
         final WindowMeter.Totals totals = meter[0].finish();
+        // Where the window's CPU went, by kind of thread: at 2 cores, what competes with the acknowledgements.
+        extraLines.add(label + " threads (% of one core): " + ThreadCpu.describe(kinds, 12, totals.seconds()));
         linkLog = null;
         final Histogram ack = ackLog.finish();
         final Histogram rtt = rttLog.finish();
