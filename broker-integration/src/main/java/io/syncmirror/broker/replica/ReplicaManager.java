@@ -70,13 +70,6 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
      * at RF 3, rather than every replica hosted.
      */
     private final java.util.Set<Partition> led = ConcurrentHashMap.newKeySet();
-    /** The ISR upkeep's slice period (see upkeepSlice). */
-    static final long UPKEEP_SLICE_MS = 100;
-    /** Every led partition is visited once this often: replica.lag.time.max.ms / 2, as Kafka's isr-expiration. */
-    private final long upkeepPeriodMs;
-    private final long upkeepSliceMs;
-    /** Where the upkeep's round stands in {@link #led} (weakly consistent); the upkeep thread's alone. */
-    private java.util.Iterator<Partition> upkeepCursor;
     /**
      * By topic id, the topic's partitions hosted here indexed by partition number: a fetch or produce by topic id
      * finds its partition without allocating a key (a 100k-partition fetch looks up every partition).
@@ -159,9 +152,8 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
             thread.setDaemon(true);
             return thread;
         });
-        this.upkeepPeriodMs = Math.max(10, config.replicaLagTimeMaxMs() / 2);
-        this.upkeepSliceMs = Math.min(UPKEEP_SLICE_MS, upkeepPeriodMs);
-        this.isrTask = isrScheduler.scheduleWithFixedDelay(this::upkeepSlice, upkeepSliceMs, upkeepSliceMs,
+        final long periodMs = Math.max(10, config.replicaLagTimeMaxMs() / 2);
+        this.isrTask = isrScheduler.scheduleWithFixedDelay(this::maybeChangeIsrs, periodMs, periodMs,
             TimeUnit.MILLISECONDS);
     }
 
@@ -532,46 +524,7 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
     // ISR upkeep: shrink after replica.lag.time.max.ms, expand on catch-up, through the controller.
     // ------------------------------------------------------------------------------------------------------
 
-    /**
-     * One slice of the ISR upkeep (the periodic task): the next share of the partitions led here, sized so that
-     * each is visited once every {@code replica.lag.time.max.ms / 2}, as Kafka's isr-expiration visits them all at
-     * that period. Visited all at once, 33,000 partitions cost one broker tens of milliseconds of a core in one go,
-     * which on a small machine lands in acknowledgement tails; in slices the same work comes in pieces of a few
-     * hundred partitions. Runs on the upkeep thread only (it owns the cursor).
-     */
-    void upkeepSlice()
-    {
-        try
-        {
-            final long nowMs = nowMs();
-            int share = (int)Math.min(Integer.MAX_VALUE, (led.size() * upkeepSliceMs + upkeepPeriodMs - 1) /
-                upkeepPeriodMs);
-            while (share > 0)
-            {
-                if (upkeepCursor == null || !upkeepCursor.hasNext())
-                {
-                    // A round ends where the set ends; the next round starts with the next slice.
-                    upkeepCursor = led.iterator();
-                    if (!upkeepCursor.hasNext())
-                    {
-                        return;
-                    }
-                }
-                maybeChangeIsr(upkeepCursor.next(), nowMs);
-                share--;
-                if (!upkeepCursor.hasNext())
-                {
-                    return;
-                }
-            }
-        }
-        catch (final RuntimeException ex)
-        {
-            LOG.error("ISR upkeep failed", ex);
-        }
-    }
-
-    /** A whole round of the ISR upkeep over the partitions led here at once (tests). */
+    /** One round of the ISR upkeep over the partitions led here (the periodic task; tests call it directly). */
     void maybeChangeIsrs()
     {
         try

@@ -148,26 +148,6 @@ class ReplicaManagerTest
     }
 
     @Test
-    void shouldVisitEveryLedPartitionOnceAPeriodInSlices()
-    {
-        // replica.lag.time.max.ms 10 s: a period of 5 s in 100 ms slices, so each slice visits 1 of 50 led
-        // partitions (rounded up): three partitions take three slices.
-        for (int p = 0; p < 3; p++)
-        {
-            replicas.onPartitionChanged(new PartitionState("t", TOPIC_ID, p, List.of(1, 2, 3), List.of(1, 2, 3), 1,
-                0, 0), Map.of());
-        }
-        nowMs.addAndGet(10_001); // no follower fetched: every partition would shrink
-        replicas.upkeepSlice();
-        assertEquals(1, isrChannel.count());
-        replicas.upkeepSlice();
-        replicas.upkeepSlice();
-        assertEquals(3, isrChannel.count(), "each slice took the next partition");
-        replicas.upkeepSlice();
-        assertEquals(3, isrChannel.count(), "a new round: the changes asked for are still in flight");
-    }
-
-    @Test
     void shouldShrinkTheIsrOfALaggingFollowerAndThenAcknowledge() throws Exception
     {
         replicas.onPartitionChanged(state(1, 0, List.of(1, 2, 3)), Map.of("min.insync.replicas", "2"));
