@@ -5,8 +5,8 @@ import java.util.Arrays;
 /**
  * What the sync mirrors reported for one source partition, by mirror link: which destination replica each
  * reported LEO cell belongs to and the newest destination leader epoch that reported. A partition allocates one
- * when it first leads while its topic has a registered mirror: replicas that only follow, and partitions no sync
- * mirror gates (every destination replica among them), carry none. Guarded by the partition's append lock.
+ * when its topic first gets a registered mirror, so partitions no sync mirror gates (every destination replica
+ * among them) carry none. Guarded by the partition's append lock.
  */
 final class MirrorReportCells
 {

@@ -125,7 +125,7 @@ public final class Partition
     // which orders each report with the leadership changes that re-initialize the partition's row.
     /** The mirror links registered for this topic (bit m: link m), from the metadata image. */
     private volatile int syncLinkMask;
-    /** What the registered mirrors reported, from this replica's first leadership of a registered topic on. */
+    /** What the registered mirrors reported, from the topic's first registered mirror on (else null). */
     private MirrorReportCells mirrorReports;
 
     // Sync mirroring, destination side.
@@ -824,9 +824,12 @@ public final class Partition
         appendLock.lock();
         try
         {
-            // Only a leader is reported to: a replica that never led a registered topic keeps no report cells.
-            final MirrorReportCells reports = role.leader && linkMask != 0 ? mirrorReportCells() : mirrorReports;
-            for (int joining = reports == null ? 0 : linkMask & ~syncLinkMask; joining != 0; joining &= joining - 1)
+            if (linkMask != 0 && mirrorReports == null)
+            {
+                mirrorReports = new MirrorReportCells(hotPath.mirrorLinks().links(), hotPath.maxReplicas());
+            }
+            final MirrorReportCells reports = mirrorReports;
+            for (int joining = linkMask & ~syncLinkMask; joining != 0; joining &= joining - 1)
             {
                 final int link = Integer.numberOfTrailingZeros(joining);
                 if (link == hotPath.mirrorLinks().holdLink())
@@ -911,7 +914,8 @@ public final class Partition
             {
                 return ReportResult.NOT_REGISTERED;
             }
-            final MirrorReportCells reports = mirrorReportCells();
+            // A registered link (the check above) means the topic had a mirror: its report cells exist.
+            final MirrorReportCells reports = mirrorReports;
             final long[] reportLeos = reports.reportLeos;
             if (validatedSourceEpoch != current.leaderEpoch() ||
                 destinationLeaderEpoch < reports.destinationEpoch[link])
@@ -1009,37 +1013,12 @@ public final class Partition
         return current.leader ? hotPath.mirrorIsrMinLeo(current.slot, link) : -1L;
     }
 
-    /** A new leadership or row: no mirror has reported to it yet. */
     private void resetMirrorReports()
     {
-        final MirrorReportCells reports = syncLinkMask != 0 ? mirrorReportCells() : mirrorReports;
-        if (reports != null)
+        if (mirrorReports != null)
         {
-            reports.reset();
+            mirrorReports.reset();
         }
-    }
-
-    /**
-     * The report cells, made on first need (under the append lock): the links registered now are taken as held by
-     * their current holders, with nothing reported, as a cleared cell of a current holder reads.
-     */
-    private MirrorReportCells mirrorReportCells()
-    {
-        MirrorReportCells reports = mirrorReports;
-        if (reports == null)
-        {
-            reports = new MirrorReportCells(hotPath.mirrorLinks().links(), hotPath.maxReplicas());
-            for (int links = syncLinkMask; links != 0; links &= links - 1)
-            {
-                final int link = Integer.numberOfTrailingZeros(links);
-                if (link != hotPath.mirrorLinks().holdLink())
-                {
-                    reports.linkGeneration[link] = hotPath.mirrorLinks().generationOf(link);
-                }
-            }
-            mirrorReports = reports;
-        }
-        return reports;
     }
 
     private static int indexOf(final int[] ids, final int count, final int id)
