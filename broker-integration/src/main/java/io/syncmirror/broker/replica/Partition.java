@@ -1443,7 +1443,7 @@ public final class Partition
         }
         while (!WATCHERS.compareAndSet(this, current, ChangeWatchers.with(current, watcher)));
         // With the fence in notifyWatchers: a change whose notification missed this watcher is visible to the
-        // read that follows this call (a volatile write and read alone do not order a write before a read).
+        // read that follows this call (the changes are not all volatile writes, so the CAS alone does not order them).
         java.lang.invoke.VarHandle.fullFence();
     }
 
