@@ -281,11 +281,7 @@ final class ZeroRpoTrial implements AutoCloseable
         {
             final List<TopicPartitionInfo> described = admin.describeTopics(List.of(TOPIC)).allTopicNames()
                 .get(10, TimeUnit.SECONDS).get(TOPIC).partitions();
-            final List<TopicPartition> tps = new ArrayList<>();
-            for (int p = 0; p < partitions; p++)
-            {
-                tps.add(new TopicPartition(TOPIC, p));
-            }
+            final List<TopicPartition> tps = topicPartitions();
             final Map<TopicPartition, Long> ends = Clients.endOffsets(admin, tps, 10_000);
             for (final TopicPartitionInfo info : described)
             {
@@ -498,14 +494,21 @@ final class ZeroRpoTrial implements AutoCloseable
         return verdict;
     }
 
-    /** Whether every partition's HW on {@code destination} passed its highest acknowledged offset within SETTLE_MS. */
-    private boolean awaitAcknowledgedBelowHighWatermark(final ProcessCluster destination)
+    /** The trial topic's partitions. */
+    private List<TopicPartition> topicPartitions()
     {
         final List<TopicPartition> tps = new ArrayList<>();
         for (int p = 0; p < partitions; p++)
         {
             tps.add(new TopicPartition(TOPIC, p));
         }
+        return tps;
+    }
+
+    /** Whether every partition's HW on {@code destination} passed its highest acknowledged offset within SETTLE_MS. */
+    private boolean awaitAcknowledgedBelowHighWatermark(final ProcessCluster destination)
+    {
+        final List<TopicPartition> tps = topicPartitions();
         final long deadlineMs = System.currentTimeMillis() + SETTLE_MS;
         try (Admin admin = destination.admin())
         {

@@ -311,20 +311,7 @@ public final class Partition
         {
             final Role next = new Role(false, state.leader(), state.leaderEpoch(), state.partitionEpoch(),
                 state.replicas(), state.isr(), PartitionSlotIndex.NO_SLOT, 1, null);
-            if (role.leader)
-            {
-                beginRowChange();
-                try
-                {
-                    hotPath.detach(topicId, topicPartition.partition());
-                    role = next;
-                }
-                finally
-                {
-                    endRowChange();
-                }
-            }
-            role = next;
+            giveUpRole(next);
             isrChangeInFlight = false;
         }
         finally
@@ -334,26 +321,36 @@ public final class Partition
         notifyWatchers();
     }
 
+    /**
+     * Under the append lock: {@code next} (not leading) replaces the role; a leader first frees its row, once the
+     * credits in flight into it are done (hazard 10).
+     */
+    private void giveUpRole(final Role next)
+    {
+        if (!role.leader)
+        {
+            role = next;
+            return;
+        }
+        beginRowChange();
+        try
+        {
+            hotPath.detach(topicId, topicPartition.partition());
+        }
+        finally
+        {
+            role = next;
+            endRowChange();
+        }
+    }
+
     /** The partition is going away from this broker. */
     void stop()
     {
         appendLock.lock();
         try
         {
-            if (role.leader)
-            {
-                beginRowChange();
-                try
-                {
-                    hotPath.detach(topicId, topicPartition.partition());
-                }
-                finally
-                {
-                    role = NONE;
-                    endRowChange();
-                }
-            }
-            role = NONE;
+            giveUpRole(NONE);
         }
         finally
         {
