@@ -4,6 +4,7 @@ import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.util.Locale;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * What the brokers' partitions cost in memory: the JVM's heap after a full collection and its direct buffers (the
@@ -18,6 +19,11 @@ final class Footprint
 {
     /** Full collections in a row before a reading: a second one frees what the first one's finalization left. */
     private static final int COLLECTIONS = 2;
+
+    /** Rounds of collections at most before a reading whose direct bytes still move is taken as it is. */
+    private static final int MAX_ROUNDS = 10;
+
+    private static final long CLEANER_PAUSE_NS = 20_000_000L;
 
     /** One reading after full collections: heap in use and direct buffer bytes in use. */
     record Reading(long heapBytes, long directBytes)
@@ -67,16 +73,37 @@ final class Footprint
     {
     }
 
-    /** The heap in use and the direct buffer bytes in use after {@link #COLLECTIONS} full collections. */
+    /**
+     * The heap in use and the direct buffer bytes in use after {@link #COLLECTIONS} full collections, repeated until
+     * the direct bytes hold still: a collection only finds an unreachable direct buffer; the JDK's cleaner thread
+     * frees its memory afterwards, so a reading taken right away can still count buffers already dropped.
+     */
     static Reading read()
     {
         final MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+        long direct = collectAndReadDirect();
+        for (int round = 1; round < MAX_ROUNDS; round++)
+        {
+            final long again = collectAndReadDirect();
+            if (again == direct)
+            {
+                break;
+            }
+            direct = again;
+        }
+        return new Reading(memory.getHeapMemoryUsage().getUsed(), direct);
+    }
+
+    private static long collectAndReadDirect()
+    {
         for (int i = 0; i < COLLECTIONS; i++)
         {
             // A full, stop-the-world collection unless -XX:+ExplicitGCInvokesConcurrent, which the run does not set.
             System.gc();
         }
-        return new Reading(memory.getHeapMemoryUsage().getUsed(), directBytes());
+        // The cleaner thread has no completion signal to wait on; give it a moment to run what the collections found.
+        LockSupport.parkNanos(CLEANER_PAUSE_NS);
+        return directBytes();
     }
 
     /** Bytes of the JVM's direct buffers: the off-heap rows are direct buffers (Agrona's aligned allocation). */
