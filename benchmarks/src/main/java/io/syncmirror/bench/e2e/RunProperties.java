@@ -44,6 +44,7 @@ final class RunProperties
         values.put("commit", System.getProperty("syncmirror.commit", "unknown"));
         values.put("option.partitions", Integer.toString(options.partitions()));
         values.put("option.partitions-per-topic", Integer.toString(options.partitionsPerTopic()));
+        values.put("option.loaded-partitions", Integer.toString(options.loadedPartitions()));
         values.put("option.brokers", Integer.toString(options.brokers()));
         values.put("option.replication-factor", Integer.toString(options.replicationFactor()));
         values.put("option.min-insync-replicas", Integer.toString(options.minInsyncReplicas()));

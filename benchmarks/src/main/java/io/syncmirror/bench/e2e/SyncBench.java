@@ -172,6 +172,11 @@ public final class SyncBench
             options.durationSeconds(), options.injectedDelayMs(), options.storage(),
             options.mirrorStateReplicationFactor(), Runtime.getRuntime().maxMemory() >> 20,
             Runtime.getRuntime().availableProcessors(), results.toAbsolutePath().normalize()));
+        if (options.loadedPartitions() < options.partitions())
+        {
+            out.printf(Locale.ROOT, "sync-bench: the load goes to the first %d partitions only (%d topic(s))%n",
+                options.loadedPartitions(), options.loadedTopics());
+        }
         final long setupStartNs = System.nanoTime();
         progress.enter("setup");
         final Map<MirrorType, ModeResult> byMode = new LinkedHashMap<>();
@@ -188,8 +193,9 @@ public final class SyncBench
                 footprint.heapBytesPerReplica(), footprint.replicas(), footprint.brokers(),
                 footprint.directBytes() / 1048576.0, footprint.directBytesPerReplica());
             final long loadStartNs = System.nanoTime();
-            try (SpreadLoad load = new SpreadLoad(clusters.source().bootstrapServers(), clusters.topics(),
-                    options.partitionsPerTopic(), options.partitions(), options.producers(), options.messageBytes());
+            try (SpreadLoad load = new SpreadLoad(clusters.source().bootstrapServers(),
+                    clusters.topics().subList(0, options.loadedTopics()), options.partitionsPerTopic(),
+                    options.loadedPartitions(), options.producers(), options.messageBytes());
                  LinkRoundTripSource link = linkRoundTripSource(clusters))
             {
                 out.printf(Locale.ROOT, "setup: %d producer(s) have every topic's metadata after %.1f s; setup took "

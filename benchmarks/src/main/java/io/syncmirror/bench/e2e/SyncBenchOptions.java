@@ -19,6 +19,9 @@ import io.syncmirror.protocol.MirrorType;
  *
  * @param partitions         partitions in all, over every topic
  * @param partitionsPerTopic partitions of each topic; the last topic takes the remainder
+ * @param loadedPartitions   how many of the partitions, the first ones, the load is spread over (all by default):
+ *                           with fewer than {@code partitions}, what the partitions hosted cost is told apart from
+ *                           what the partitions written cost
  * @param brokers            brokers of the source cluster and of each destination cluster
  * @param destinations       destination clusters, each mirroring every benchmark topic of the source
  * @param ratePerSecond      records per second of all producers together
@@ -34,6 +37,7 @@ import io.syncmirror.protocol.MirrorType;
 public record SyncBenchOptions(
     int partitions,
     int partitionsPerTopic,
+    int loadedPartitions,
     int brokers,
     int replicationFactor,
     int minInsyncReplicas,
@@ -80,6 +84,7 @@ public record SyncBenchOptions(
         "promoting every topic to SYNC; prints one RESULT line per mode.",
         "  --partitions N            partitions in all (default 100; up to " + MAX_PARTITIONS + ")",
         "  --partitions-per-topic N  partitions of each topic, the last takes the rest (default 100)",
+        "  --loaded-partitions N     spread the load over the first N partitions only (default: all of them)",
         "  --brokers N               brokers of the source and of each destination cluster (default 3)",
         "  --replication-factor N    replication factor on both sides (default min(3, brokers))",
         "  --min-insync-replicas N   min.insync.replicas on both sides (default RF-1, at least 1)",
@@ -113,6 +118,7 @@ public record SyncBenchOptions(
     {
         int partitions = 100;
         int partitionsPerTopic = 100;
+        int loadedPartitions = -1;
         int brokers = 3;
         int replicationFactor = -1;
         int minIsr = -1;
@@ -140,6 +146,7 @@ public record SyncBenchOptions(
             {
                 case "--partitions" -> partitions = intValue(args, ++i, flag, 1, MAX_PARTITIONS);
                 case "--partitions-per-topic" -> partitionsPerTopic = intValue(args, ++i, flag, 1, 100_000);
+                case "--loaded-partitions" -> loadedPartitions = intValue(args, ++i, flag, 1, MAX_PARTITIONS);
                 case "--brokers" -> brokers = intValue(args, ++i, flag, 1, 16);
                 case "--replication-factor" -> replicationFactor = intValue(args, ++i, flag, 1, 16);
                 case "--min-insync-replicas" -> minIsr = intValue(args, ++i, flag, 1, 16);
@@ -187,6 +194,15 @@ public record SyncBenchOptions(
                 + "factor " + replicationFactor);
         }
         partitionsPerTopic = Math.min(partitionsPerTopic, partitions);
+        if (loadedPartitions == -1)
+        {
+            loadedPartitions = partitions;
+        }
+        if (loadedPartitions > partitions)
+        {
+            throw new IllegalArgumentException("--loaded-partitions " + loadedPartitions + " is more than --partitions "
+                + partitions);
+        }
         if (syncTimeoutS == -1)
         {
             syncTimeoutS = 30 + partitions / 1000;
@@ -196,7 +212,7 @@ public record SyncBenchOptions(
             resultsDir = Paths.get("results", "sync-bench-" + now.format(DateTimeFormatter.ofPattern(
                 "yyyyMMdd-HHmmss", Locale.ROOT)));
         }
-        return new SyncBenchOptions(partitions, partitionsPerTopic, brokers, replicationFactor, minIsr, destinations,
+        return new SyncBenchOptions(partitions, partitionsPerTopic, loadedPartitions, brokers, replicationFactor, minIsr, destinations,
             rate, producers, size, warmupS, durationS, idleS, delayMs, modes, syncTimeoutS, setupTimeoutS, mirrorStateRf, storage,
             resultsDir, heap, quiet, serve);
     }
@@ -218,6 +234,12 @@ public record SyncBenchOptions(
     public int topics()
     {
         return (partitions + partitionsPerTopic - 1) / partitionsPerTopic;
+    }
+
+    /** How many topics the load writes to: those holding the first {@link #loadedPartitions} partitions. */
+    public int loadedTopics()
+    {
+        return (loadedPartitions + partitionsPerTopic - 1) / partitionsPerTopic;
     }
 
     /** How many partitions topic {@code index} (0-based) has: {@link #partitionsPerTopic}, or the rest for the last. */

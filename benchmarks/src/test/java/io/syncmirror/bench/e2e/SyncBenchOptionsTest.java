@@ -100,6 +100,20 @@ class SyncBenchOptionsTest
     }
 
     @Test
+    void shouldLoadEveryPartitionUnlessToldToLoadTheFirstOnes()
+    {
+        final SyncBenchOptions all = parse("--partitions", "250", "--partitions-per-topic", "100");
+        assertEquals(250, all.loadedPartitions());
+        assertEquals(3, all.loadedTopics());
+        final SyncBenchOptions some = parse("--partitions", "100000", "--loaded-partitions", "1000");
+        assertEquals(1000, some.loadedPartitions());
+        assertEquals(10, some.loadedTopics());
+        assertEquals(2, parse("--partitions", "250", "--loaded-partitions", "101").loadedTopics());
+        assertEquals("--loaded-partitions 300 is more than --partitions 250",
+            error("--partitions", "250", "--loaded-partitions", "300"));
+    }
+
+    @Test
     void shouldScaleTheSyncTimeoutWithPartitionsUnlessGiven()
     {
         assertEquals(130, parse("--partitions", "100000").syncTimeoutSeconds());
