@@ -186,6 +186,7 @@ public final class MirroredClusters implements AutoCloseable
         // FOOTPRINT's) pause them all at once: at 100k partitions one took longer than the embedded clusters' 3 s
         // broker session, the controller fenced brokers as it resumed, and leaderships moved in the measured window.
         overrides.put(BrokerConfig.BROKER_SESSION_TIMEOUT_MS_CONFIG, Integer.toString(SESSION_TIMEOUT_MS));
+        overrides.putAll(options.brokerConfigs());
         return overrides;
     }
 
@@ -208,6 +209,7 @@ public final class MirroredClusters implements AutoCloseable
         overrides.put(BrokerConfig.MIRROR_STATE_TOPIC_REPLICATION_FACTOR_CONFIG,
             Integer.toString(options.mirrorStateReplicationFactor()));
         overrides.put(BrokerConfig.MIRROR_STATE_TOPIC_PARTITIONS_CONFIG, Integer.toString(MIRROR_STATE_PARTITIONS));
+        overrides.putAll(options.brokerConfigs()); // what the run asked for wins over the benchmark's choices
         return overrides;
     }
 

@@ -59,6 +59,8 @@ final class RunProperties
         values.put("option.storage", options.storage());
         values.put("option.mirror-state-rf", Integer.toString(options.mirrorStateReplicationFactor()));
         values.put("option.heap", options.heap());
+        new TreeMap<>(options.brokerConfigs()).forEach((key, value) ->
+            values.put("option.broker-config." + key, value));
         values.put("option.serve", Boolean.toString(options.serve()));
         values.putAll(machine());
         try (Writer writer = Files.newBufferedWriter(file, StandardCharsets.UTF_8))

@@ -5,8 +5,10 @@ import java.nio.file.Paths;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.regex.Pattern;
 
 import io.syncmirror.protocol.MirrorType;
@@ -29,6 +31,8 @@ import io.syncmirror.protocol.MirrorType;
  * @param injectedDelayMs    one-way delay emulated on each destination's mirror connections
  * @param syncTimeoutSeconds how long the promotion to SYNC may take before the SYNC run is given up
  * @param mirrorStateReplicationFactor the replication factor of each destination's {@code __mirror_state}
+ * @param brokerConfigs      broker settings ({@code --broker-config key=value}) every broker of every cluster gets,
+ *                           over the benchmark's own
  * @param heap               the launcher's {@code -Xmx} (checked here so that both agree on what is valid)
  * @param quiet              no progress lines on stderr
  * @param serve              after setup, take commands on stdin (see {@link SyncBenchServer}) instead of running
@@ -55,6 +59,7 @@ public record SyncBenchOptions(
     int mirrorStateReplicationFactor,
     String storage,
     Path resultsDir,
+    Map<String, String> brokerConfigs,
     String heap,
     boolean quiet,
     boolean serve)
@@ -103,6 +108,8 @@ public record SyncBenchOptions(
         "  --mirror-state-rf N       replication factor of the destinations' __mirror_state (default 1: setup",
         "                            writes it once per partition with acks=all; the runs never fail over)",
         "  --storage memory|durable  broker log storage (default memory; durable is Kafka's log engine)",
+        "  --broker-config K=V       a broker setting for every broker of every cluster, over the benchmark's own",
+        "                            (repeatable; e.g. replica.lag.time.max.ms=60000)",
         "  --results-dir DIR         where the HdrHistogram logs go (default results/sync-bench-<time>)",
         "  --heap SIZE               the JVM's -Xmx, e.g. 4g or 12g (default 4g)",
         "  --quiet                   no progress lines on stderr",
@@ -136,6 +143,7 @@ public record SyncBenchOptions(
         int mirrorStateRf = 1;
         String storage = STORAGE_MEMORY;
         Path resultsDir = null;
+        final Map<String, String> brokerConfigs = new LinkedHashMap<>();
         String heap = "4g";
         boolean quiet = false;
         boolean serve = false;
@@ -163,6 +171,7 @@ public record SyncBenchOptions(
                 case "--setup-timeout-s" -> setupTimeoutS = intValue(args, ++i, flag, 1, 86_400);
                 case "--mirror-state-rf" -> mirrorStateRf = intValue(args, ++i, flag, 1, 16);
                 case "--storage" -> storage = storage(value(args, ++i, flag));
+                case "--broker-config" -> brokerConfig(value(args, ++i, flag), brokerConfigs);
                 case "--results-dir" -> resultsDir = path(value(args, ++i, flag), flag);
                 case "--heap" -> heap = heap(value(args, ++i, flag));
                 case "--quiet" -> quiet = true;
@@ -214,7 +223,7 @@ public record SyncBenchOptions(
         }
         return new SyncBenchOptions(partitions, partitionsPerTopic, loadedPartitions, brokers, replicationFactor, minIsr, destinations,
             rate, producers, size, warmupS, durationS, idleS, delayMs, modes, syncTimeoutS, setupTimeoutS, mirrorStateRf, storage,
-            resultsDir, heap, quiet, serve);
+            resultsDir, Map.copyOf(brokerConfigs), heap, quiet, serve);
     }
 
     /** Whether {@code args} asks for the usage text. */
@@ -303,6 +312,20 @@ public record SyncBenchOptions(
         catch (final RuntimeException ex)
         {
             throw new IllegalArgumentException(flag + " is not a usable path: '" + text + "'", ex);
+        }
+    }
+
+    private static void brokerConfig(final String text, final Map<String, String> configs)
+    {
+        final int equals = text.indexOf('=');
+        if (equals <= 0 || !text.substring(0, equals).strip().equals(text.substring(0, equals)))
+        {
+            throw new IllegalArgumentException("--broker-config takes key=value: '" + text + "'");
+        }
+        final String key = text.substring(0, equals);
+        if (configs.put(key, text.substring(equals + 1)) != null)
+        {
+            throw new IllegalArgumentException("--broker-config names " + key + " twice");
         }
     }
 

@@ -3,6 +3,7 @@ package io.syncmirror.bench.e2e;
 import java.nio.file.Paths;
 import java.time.LocalDateTime;
 import java.util.List;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -111,6 +112,19 @@ class SyncBenchOptionsTest
         assertEquals(2, parse("--partitions", "250", "--loaded-partitions", "101").loadedTopics());
         assertEquals("--loaded-partitions 300 is more than --partitions 250",
             error("--partitions", "250", "--loaded-partitions", "300"));
+    }
+
+    @Test
+    void shouldTakeBrokerSettingsAsKeyValuePairs()
+    {
+        assertEquals(Map.of(), parse().brokerConfigs());
+        assertEquals(Map.of("replica.lag.time.max.ms", "60000", "mirror.coordinator.tick.ms", "a=b"),
+            parse("--broker-config", "replica.lag.time.max.ms=60000", "--broker-config",
+                "mirror.coordinator.tick.ms=a=b").brokerConfigs());
+        assertEquals("--broker-config takes key=value: 'novalue'", error("--broker-config", "novalue"));
+        assertEquals("--broker-config takes key=value: '=1'", error("--broker-config", "=1"));
+        assertEquals("--broker-config names a twice", error("--broker-config", "a=1", "--broker-config", "a=2"));
+        assertEquals("--broker-config needs a value", error("--broker-config"));
     }
 
     @Test
