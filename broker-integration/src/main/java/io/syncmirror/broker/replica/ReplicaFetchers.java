@@ -5,6 +5,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
@@ -299,6 +300,19 @@ public final class ReplicaFetchers implements FollowerFetching, FetchTarget
         // The leader may not have applied the metadata naming it yet (or already moved on): try again after a
         // back-off while this broker's metadata still names that leader.
         final Integer leader = leaders.get(tp);
+        try
+        {
+            scheduleRetry(tp, leader);
+        }
+        catch (final RejectedExecutionException closing)
+        {
+            // close() failed the fetchers' requests on purpose; nothing fetches again.
+            LOG.debug("not retrying {} after {}: the fetchers are closing", tp, error);
+        }
+    }
+
+    private void scheduleRetry(final TopicPartition tp, final Integer leader)
+    {
         retries.schedule(() ->
         {
             final Partition partition = replicas.partitionOrNull(tp);
