@@ -23,6 +23,7 @@ final class Footprint
     /** Rounds of collections at most before a reading whose direct bytes still move is taken as it is. */
     private static final int MAX_ROUNDS = 10;
 
+    /** How long each round lets the JDK's cleaner thread free the direct buffers its collections found. */
     private static final long CLEANER_PAUSE_NS = 20_000_000L;
 
     /** One reading after full collections: heap in use and direct buffer bytes in use. */

@@ -221,9 +221,9 @@ public record SyncBenchOptions(
             resultsDir = Paths.get("results", "sync-bench-" + now.format(DateTimeFormatter.ofPattern(
                 "yyyyMMdd-HHmmss", Locale.ROOT)));
         }
-        return new SyncBenchOptions(partitions, partitionsPerTopic, loadedPartitions, brokers, replicationFactor, minIsr, destinations,
-            rate, producers, size, warmupS, durationS, idleS, delayMs, modes, syncTimeoutS, setupTimeoutS, mirrorStateRf, storage,
-            resultsDir, Map.copyOf(brokerConfigs), heap, quiet, serve);
+        return new SyncBenchOptions(partitions, partitionsPerTopic, loadedPartitions, brokers, replicationFactor,
+            minIsr, destinations, rate, producers, size, warmupS, durationS, idleS, delayMs, modes, syncTimeoutS,
+            setupTimeoutS, mirrorStateRf, storage, resultsDir, Map.copyOf(brokerConfigs), heap, quiet, serve);
     }
 
     /** Whether {@code args} asks for the usage text. */
