@@ -138,7 +138,7 @@ final class CoordinatedPartitions
                     }
                     catch (final RuntimeException e)
                     {
-                        LOG.warn("Mirror '{}' {}: cannot load its state yet: {}", mirrorName, tp, e.getMessage());
+                        LOG.warn("Mirror '{}' {}: cannot load its state yet: {}", mirrorName, tp, e.toString());
                         complete = false;
                         continue;
                     }

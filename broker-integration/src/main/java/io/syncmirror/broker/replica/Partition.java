@@ -110,6 +110,14 @@ public final class Partition
     private Runnable creditCheckedHook;
     /** An ISR change sent to the controller and not yet seen in metadata; one at a time, as Kafka does. */
     private volatile boolean isrChangeInFlight;
+    /** Where this partition goes when the ISR upkeep must look at it again (see {@link #needUpkeep}). */
+    private final java.util.Queue<Partition> upkeepQueue;
+    /**
+     * Queued for the ISR upkeep or kept by it: written under the append lock, read without it by a follower's
+     * fetch. False only while this broker leads with every replica in the ISR at the leader's LEO, or leads not
+     * at all: then nothing can change the ISR until an append, a role change or a follower's LEO moves.
+     */
+    private volatile boolean upkeepQueued;
 
     // Cluster mirroring (destination side). A mirror topic's leader appends what its mirror fetcher brings from
     // the source; its own LEO counts towards the HW only up to the source HW it last saw, so the destination HW
@@ -155,9 +163,10 @@ public final class Partition
      */
     Partition(final TopicPartition topicPartition, final Uuid topicId, final PartitionLog log,
         final HotPathAdapter hotPath, final int localBrokerId, final Map<String, String> topicConfig,
-        final Runnable afterCompletions)
+        final Runnable afterCompletions, final java.util.Queue<Partition> upkeepQueue)
     {
         this.afterCompletions = afterCompletions;
+        this.upkeepQueue = upkeepQueue;
         this.topicPartition = topicPartition;
         this.topicId = topicId;
         this.log = log;
@@ -246,6 +255,7 @@ public final class Partition
                     hotPath.changeIsr(previous.slot, mask & hotPath.isrMask(previous.slot), minIsr);
                 }
                 maybeAdvanceHighWatermark(previous.slot, hotPath.highWatermark(previous.slot));
+                needUpkeep();
                 final Runnable reportSignal = syncReportSignal;
                 if (reportSignal != null)
                 {
@@ -294,6 +304,7 @@ public final class Partition
             final int self = state.replicas().indexOf(localBrokerId);
             final long hw = hotPath.onLeo(slot, self, Math.min(leo, highWatermarkCap));
             maybeAdvanceHighWatermark(slot, hw);
+            needUpkeep();
         }
         finally
         {
@@ -491,6 +502,7 @@ public final class Partition
             // The appending request is not answered from in here: its caller fills in the append's offsets
             // first and then drains its owner.
             maybeAdvanceHighWatermark(current.slot, hw, false);
+            needUpkeep();
         }
         finally
         {
@@ -677,6 +689,10 @@ public final class Partition
             final long hw = hotPath.onLeo(current.slot, current.replicaIndex(localBrokerId),
                 Math.min(leo, highWatermarkCap));
             maybeAdvanceHighWatermark(current.slot, hw);
+            if (records.sizeInBytes() > 0)
+            {
+                needUpkeep();
+            }
             // Retention at the source moved its log start: follow it as far as this log has committed.
             final long newStart = Math.min(sourceLogStartOffset, log.highWatermark());
             if (newStart > log.logStartOffset() && log.maybeIncrementLogStartOffset(newStart))
@@ -753,6 +769,7 @@ public final class Partition
             }
             maybeAdvanceHighWatermark(slot, hotPath.onLeo(slot, current.replicaIndex(localBrokerId),
                 Math.min(leo, highWatermarkCap)));
+            needUpkeep();
             return leo;
         }
         finally
@@ -1102,6 +1119,13 @@ public final class Partition
         final long leaderLeo = log.logEndOffset();
         final long leo = Math.min(fetchOffset, leaderLeo);
         current.progress.onFetch(index, fetchOffset, leo, leaderLeo, nowMs);
+        if (leo != leaderLeo && !upkeepQueued)
+        {
+            // A follower behind a partition the upkeep left as quiet (one restarted without its log's tail): its
+            // lag must be watched again. The volatile store of its LEO above, then this read, pair with the
+            // upkeep's clear-then-check in leaveUpkeepIfQuiet: one of the two sees the other.
+            queueUpkeep(current);
+        }
         if (role != current)
         {
             return index; // the slot may already serve another leadership: report nothing into it
@@ -1199,6 +1223,68 @@ public final class Partition
             {
                 hotPath.changeIsr(expected.slot, mask, expected.minIsr);
             }
+        }
+        finally
+        {
+            appendLock.unlock();
+        }
+    }
+
+    /**
+     * Under the append lock, after anything that may let the ISR upkeep change the ISR (the leader's LEO moved
+     * ahead of its followers, a new role or ISR): queues the partition for the upkeep unless it holds it already.
+     */
+    private void needUpkeep()
+    {
+        if (!upkeepQueued)
+        {
+            upkeepQueued = true;
+            upkeepQueue.offer(this);
+        }
+    }
+
+    private void queueUpkeep(final Role expected)
+    {
+        appendLock.lock();
+        try
+        {
+            if (role == expected)
+            {
+                needUpkeep();
+            }
+        }
+        finally
+        {
+            appendLock.unlock();
+        }
+    }
+
+    /**
+     * The ISR upkeep, after its visit: whether the partition may leave its visits until the next change, because
+     * nothing the upkeep decides on can change before one: this broker does not lead it, or every replica is in
+     * the ISR holding the leader's whole log (Kafka's {@code Replica.isCaughtUp} holds such a follower in sync
+     * however long ago it fetched, and there is nobody to add). The flag clears before the check, so a follower's
+     * LEO that moves back meanwhile either fails the check or finds the flag clear and queues the partition again.
+     */
+    boolean leaveUpkeepIfQuiet()
+    {
+        appendLock.lock();
+        try
+        {
+            upkeepQueued = false;
+            final Role current = role;
+            if (!current.leader)
+            {
+                return true;
+            }
+            boolean quiet = !isrChangeInFlight && current.isr.size() == current.replicas.size();
+            final long leaderLeo = log.logEndOffset();
+            for (int index = 0; quiet && index < current.replicas.size(); index++)
+            {
+                quiet = current.replicas.get(index) == localBrokerId || current.progress.leo(index) == leaderLeo;
+            }
+            upkeepQueued = !quiet;
+            return quiet;
         }
         finally
         {

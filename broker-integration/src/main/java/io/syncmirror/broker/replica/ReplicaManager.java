@@ -1,5 +1,6 @@
 package io.syncmirror.broker.replica;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -66,10 +67,18 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
     private final TopicCreator topicCreator;
     private final ConcurrentHashMap<PartitionKey, Partition> byName = new ConcurrentHashMap<>();
     /**
-     * The partitions led here (written by the metadata thread): the ISR upkeep walks these, a third of the replicas
-     * at RF 3, rather than every replica hosted.
+     * Partitions the ISR upkeep must look at again, queued by each partition under its append lock when its leader
+     * LEO moves, its role or ISR changes, or a follower falls back (Partition#needUpkeep).
      */
-    private final java.util.Set<Partition> led = ConcurrentHashMap.newKeySet();
+    private final java.util.concurrent.ConcurrentLinkedQueue<Partition> upkeepQueue =
+        new java.util.concurrent.ConcurrentLinkedQueue<>();
+    /**
+     * The partitions the ISR upkeep visits each round (the upkeep's own, under upkeepLock): those queued, until a
+     * visit finds them quiet (Partition#leaveUpkeepIfQuiet). A round costs the partitions that changed since
+     * they were last quiet, not every partition led here: at 100k partitions nearly all are idle.
+     */
+    private final ArrayList<Partition> upkeepVisits = new ArrayList<>();
+    private final Object upkeepLock = new Object();
     /**
      * By topic id, the topic's partitions hosted here indexed by partition number: a fetch or produce by topic id
      * finds its partition without allocating a key (a 100k-partition fetch looks up every partition).
@@ -265,7 +274,7 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
             }
             final PartitionLog log = logs.getOrCreate(tp, state.topicId(), topicConfig);
             partition = new Partition(tp, state.topicId(), log, hotPath, config.brokerId(), topicConfig,
-                this::drainCurrentOwner);
+                this::drainCurrentOwner, upkeepQueue);
             byName.put(PartitionKey.of(tp), partition);
             setById(state.topicId(), tp.partition(), partition);
         }
@@ -281,12 +290,10 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
             }
             if (!partition.becomeLeader(state, minIsr(topicConfig), nowMs()))
             {
-                led.remove(partition);
                 LOG.error("no partition slot left to lead {} ({} = {}); raise it", tp,
                     ReplicaConfig.PARTITION_SLOTS_CONFIG, config.partitionSlots());
                 return;
             }
-            led.add(partition);
             if (!wasLeader)
             {
                 notifyLeadership(tp, state.leaderEpoch(), true);
@@ -295,7 +302,6 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
         else
         {
             partition.becomeFollower(state);
-            led.remove(partition);
             if (wasLeader)
             {
                 notifyLeadership(tp, state.leaderEpoch(), false);
@@ -425,7 +431,6 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
             fetchers.unfollow(partition);
         }
         partition.stop();
-        led.remove(partition);
         if (wasLeader)
         {
             notifyLeadership(topicPartition, -1, false);
@@ -524,20 +529,50 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
     // ISR upkeep: shrink after replica.lag.time.max.ms, expand on catch-up, through the controller.
     // ------------------------------------------------------------------------------------------------------
 
-    /** One round of the ISR upkeep over the partitions led here (the periodic task; tests call it directly). */
+    /**
+     * One round of the ISR upkeep over the partitions led here that changed since a round last found them quiet
+     * (the periodic task; tests call it directly).
+     */
     void maybeChangeIsrs()
     {
-        try
+        synchronized (upkeepLock)
         {
             final long nowMs = nowMs();
-            for (final Partition partition : led)
+            Partition queued;
+            while ((queued = upkeepQueue.poll()) != null)
             {
-                maybeChangeIsr(partition, nowMs);
+                upkeepVisits.add(queued);
             }
+            int kept = 0;
+            for (int i = 0; i < upkeepVisits.size(); i++)
+            {
+                final Partition partition = upkeepVisits.get(i);
+                boolean quiet = false;
+                try
+                {
+                    maybeChangeIsr(partition, nowMs);
+                    quiet = partition.leaveUpkeepIfQuiet();
+                }
+                catch (final RuntimeException ex)
+                {
+                    // Kept for the next round; a task that throws would end the periodic upkeep altogether.
+                    LOG.error("ISR upkeep of {} failed", partition.topicPartition(), ex);
+                }
+                if (!quiet)
+                {
+                    upkeepVisits.set(kept++, partition);
+                }
+            }
+            upkeepVisits.subList(kept, upkeepVisits.size()).clear();
         }
-        catch (final RuntimeException ex)
+    }
+
+    /** Partitions the ISR upkeep's next round visits, queued ones included (tests). */
+    int upkeepVisitCount()
+    {
+        synchronized (upkeepLock)
         {
-            LOG.error("ISR upkeep failed", ex);
+            return upkeepVisits.size() + upkeepQueue.size();
         }
     }
 

@@ -148,6 +148,66 @@ class ReplicaManagerTest
     }
 
     @Test
+    void shouldLeaveAQuietPartitionOutOfTheIsrUpkeepUntilItsLeaderAppends() throws Exception
+    {
+        replicas.onPartitionChanged(state(1, 0, List.of(1, 2, 3)), Map.of());
+        final Partition partition = replicas.partitionOrNull(TP);
+        assertEquals(1, replicas.upkeepVisitCount(), "a new leadership is visited");
+        // Both followers fetch at the leader's LEO (0): every replica in the ISR holds the whole log.
+        partition.onFollowerFetch(partition.role(), 2, 0, nowMs.get());
+        partition.onFollowerFetch(partition.role(), 3, 0, nowMs.get());
+        replicas.maybeChangeIsrs();
+        assertEquals(0, replicas.upkeepVisitCount(), "a quiet partition stays out of the rounds");
+        assertEquals(0, isrChannel.count());
+
+        // An append puts the leader ahead: the partition is visited again, and a follower that stays behind for
+        // longer than replica.lag.time.max.ms still leaves the ISR.
+        replicas.appendAndWait(TP, records("a"), 60_000);
+        awaitLogEnd(partition, 1);
+        assertEquals(1, replicas.upkeepVisitCount());
+        partition.onFollowerFetch(partition.role(), 2, 1, nowMs.get());
+        replicas.maybeChangeIsrs();
+        assertEquals(1, replicas.upkeepVisitCount(), "follower 3 is behind: visited again next round");
+        nowMs.addAndGet(10_001);
+        partition.onFollowerFetch(partition.role(), 2, 1, nowMs.get());
+        replicas.maybeChangeIsrs();
+        assertEquals(List.of(List.of(1, 2)), isrChannel.asked);
+    }
+
+    @Test
+    void shouldVisitAQuietPartitionAgainWhenAFollowerFallsBackWithoutAnAppend() throws Exception
+    {
+        replicas.onPartitionChanged(state(1, 0, List.of(1, 2, 3)), Map.of());
+        final Partition partition = replicas.partitionOrNull(TP);
+        replicas.appendAndWait(TP, records("a", "b"), 60_000);
+        awaitLogEnd(partition, 2);
+        partition.onFollowerFetch(partition.role(), 2, 2, nowMs.get());
+        partition.onFollowerFetch(partition.role(), 3, 2, nowMs.get());
+        replicas.maybeChangeIsrs();
+        assertEquals(0, replicas.upkeepVisitCount());
+        // Follower 3 restarted without its log's tail and fetches from offset 1: no append, the same leadership.
+        partition.onFollowerFetch(partition.role(), 3, 1, nowMs.get());
+        assertEquals(1, replicas.upkeepVisitCount(), "a follower behind a quiet leader is watched again");
+        nowMs.addAndGet(10_001);
+        replicas.maybeChangeIsrs();
+        assertEquals(List.of(List.of(1, 2)), isrChannel.asked, "it leaves the ISR after the lag window, as in Kafka");
+    }
+
+    @Test
+    void shouldLeaveAPartitionThatIsNoLongerLedOutOfTheIsrUpkeep()
+    {
+        replicas.onPartitionChanged(state(1, 0, List.of(1, 2)), Map.of());
+        assertEquals(1, replicas.upkeepVisitCount());
+        replicas.maybeChangeIsrs();
+        assertEquals(1, replicas.upkeepVisitCount(), "replica 3 is out of the ISR: it may join, so it is watched");
+        replicas.onPartitionChanged(state(2, 1, List.of(2, 3)), Map.of());
+        replicas.maybeChangeIsrs();
+        assertEquals(0, replicas.upkeepVisitCount(), "led by broker 2 now");
+        replicas.onPartitionChanged(state(1, 2, List.of(1, 2, 3)), Map.of());
+        assertEquals(1, replicas.upkeepVisitCount(), "led here again");
+    }
+
+    @Test
     void shouldShrinkTheIsrOfALaggingFollowerAndThenAcknowledge() throws Exception
     {
         replicas.onPartitionChanged(state(1, 0, List.of(1, 2, 3)), Map.of("min.insync.replicas", "2"));
