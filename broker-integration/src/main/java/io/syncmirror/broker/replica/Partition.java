@@ -1243,6 +1243,7 @@ public final class Partition
         }
     }
 
+    /** {@link #needUpkeep} from outside the append lock, unless the leadership {@code expected} has ended. */
     private void queueUpkeep(final Role expected)
     {
         appendLock.lock();
