@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicReference;
 
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.Serdes;
@@ -136,6 +137,11 @@ final class ColourCountApp implements AutoCloseable
         props.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_BLOCK_MS_CONFIG), 5_000);
         props.put(StreamsConfig.consumerPrefix(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG), 10_000);
         props.put(StreamsConfig.consumerPrefix(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG), 5_000);
+        // KafkaStreams.close closes its admin client last, and that waits for the admin's pending calls (a purge of
+        // the repartition topic's records issued just before the kill) to reach their deadline: 60 s by default,
+        // which alone can outlast the test's close timeout.
+        props.put(StreamsConfig.adminClientPrefix(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG), 10_000);
+        props.put(StreamsConfig.adminClientPrefix(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG), 5_000);
         return props;
     }
 
@@ -156,6 +162,27 @@ final class ColourCountApp implements AutoCloseable
     {
         return streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
             .withTimeout(timeout));
+    }
+
+    /**
+     * The stacks of this JVM's threads that belong to an application with {@link #APPLICATION_ID} (stream, close,
+     * admin and client network threads are named after it): where a close that did not finish is waiting.
+     */
+    static String applicationThreads()
+    {
+        final StringBuilder out = new StringBuilder();
+        Thread.getAllStackTraces().forEach((thread, stack) ->
+        {
+            if (thread.getName().contains(APPLICATION_ID))
+            {
+                out.append('"').append(thread.getName()).append("\" ").append(thread.getState()).append('\n');
+                for (final StackTraceElement frame : stack)
+                {
+                    out.append("    at ").append(frame).append('\n');
+                }
+            }
+        });
+        return out.toString();
     }
 
     @Override

@@ -243,7 +243,8 @@ class StreamsDisasterRecoveryTest
         trial.awaitAcked(5_000 + trial.random().nextInt(2_000), MIRROR, 0);
         trial.killSource();
         final boolean closed = sourceApp.close(Duration.ofSeconds(60));
-        trial.note("application on the dead source %s", closed ? "closed" : "did NOT close within 60 s");
+        trial.note("application on the dead source %s", closed ? "closed" : "did NOT close within 60 s; its threads:\n"
+            + ColourCountApp.applicationThreads());
         assertTrue(closed, "the application on the dead source did not close");
         trial.failOver(0, MIRROR, ColourCountApp.topics(INPUT));
         return trial.check(0);
