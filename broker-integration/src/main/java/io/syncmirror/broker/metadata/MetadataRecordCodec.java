@@ -414,12 +414,12 @@ public final class MetadataRecordCodec
         {
             throw new CorruptRecordException("bad int list length " + count);
         }
-        final List<Integer> out = new ArrayList<>(count);
+        final Integer[] out = new Integer[count];
         for (int i = 0; i < count; i++)
         {
-            out.add(b.getInt());
+            out[i] = b.getInt();
         }
-        return Collections.unmodifiableList(out);
+        return List.of(out);
     }
 
     private static List<String> getStrings(final ByteBuffer b)

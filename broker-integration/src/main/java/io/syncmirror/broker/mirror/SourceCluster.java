@@ -46,9 +46,29 @@ public final class SourceCluster implements AutoCloseable
     /** For {@link #leader(String, Uuid, int, long)}: a cached description of any age will do. */
     public static final long ANY_AGE = Long.MIN_VALUE;
 
-    /** A topic's description and when it was asked for. */
-    private record Described(TopicDescription description, long askedAtNanos)
+    /**
+     * What is kept of a topic's description, and when it was asked for: its id and each partition's leader
+     * (index = partition; {@code null} for a partition the description did not have, {@link Node#noNode()} for one
+     * without a leader). Not the {@link TopicDescription}: a destination broker keeps one per mirrored topic, and
+     * the replica and ISR lists of every partition in it were about 150 B of heap per mirrored partition replica.
+     */
+    private record Described(Uuid topicId, Node[] leaders, long askedAtNanos)
     {
+        static Described of(final TopicDescription description, final long askedAtNanos)
+        {
+            int size = 0;
+            for (final TopicPartitionInfo info : description.partitions())
+            {
+                size = Math.max(size, info.partition() + 1);
+            }
+            final Node[] leaders = new Node[size];
+            for (final TopicPartitionInfo info : description.partitions())
+            {
+                final Node leader = info.leader();
+                leaders[info.partition()] = leader == null || leader.isEmpty() ? Node.noNode() : leader;
+            }
+            return new Described(description.topicId(), leaders, askedAtNanos);
+        }
     }
 
     public SourceCluster(final MirrorDefinition mirror, final String clientId, final long timeoutMs)
@@ -107,32 +127,26 @@ public final class SourceCluster implements AutoCloseable
     public Optional<Node> leader(final String topic, final Uuid topicId, final int partition,
         final long describedSinceNanos)
     {
-        final Described cached = topics.get(topic);
-        final TopicDescription description;
-        if (cached != null && describedSince(cached.askedAtNanos, describedSinceNanos))
-        {
-            description = cached.description;
-        }
-        else
+        Described described = topics.get(topic);
+        if (described == null || !describedSince(described.askedAtNanos, describedSinceNanos))
         {
             final long askedAtNanos = System.nanoTime();
             describes.incrementAndGet();
-            description = get(admin.describeTopics(List.of(topic)).allTopicNames()).get(topic);
-            topics.put(topic, new Described(description, askedAtNanos));
+            described = Described.of(get(admin.describeTopics(List.of(topic)).allTopicNames()).get(topic),
+                askedAtNanos);
+            topics.put(topic, described);
         }
-        if (!description.topicId().equals(topicId))
+        if (!described.topicId.equals(topicId))
         {
-            throw new KafkaException("source topic '" + topic + "' has id " + description.topicId() +
+            throw new KafkaException("source topic '" + topic + "' has id " + described.topicId +
                 ", not the mirrored id " + topicId + " (deleted and re-created at the source?)");
         }
-        for (final TopicPartitionInfo info : description.partitions())
+        final Node leader = partition >= 0 && partition < described.leaders.length ? described.leaders[partition] : null;
+        if (leader == null)
         {
-            if (info.partition() == partition)
-            {
-                return info.leader() == null || info.leader().isEmpty() ? Optional.empty() : Optional.of(info.leader());
-            }
+            throw new KafkaException("source topic '" + topic + "' has no partition " + partition);
         }
-        throw new KafkaException("source topic '" + topic + "' has no partition " + partition);
+        return leader.isEmpty() ? Optional.empty() : Optional.of(leader);
     }
 
     /**
@@ -165,7 +179,7 @@ public final class SourceCluster implements AutoCloseable
             try
             {
                 final long leftNanos = Math.max(0, deadlineNanos - System.nanoTime());
-                topics.put(answer.getKey(), new Described(answer.getValue().get(leftNanos, TimeUnit.NANOSECONDS),
+                topics.put(answer.getKey(), Described.of(answer.getValue().get(leftNanos, TimeUnit.NANOSECONDS),
                     askedAtNanos));
             }
             catch (final ExecutionException e)

@@ -78,6 +78,8 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
      * they were last quiet, not every partition led here: at 100k partitions nearly all are idle.
      */
     private final ArrayList<Partition> upkeepVisits = new ArrayList<>();
+    /** Every partition's after-completions task: one instance, not a method reference per partition. */
+    private final Runnable drainCurrentOwnerTask = this::drainCurrentOwner;
     private final Object upkeepLock = new Object();
     /**
      * By topic id, the topic's partitions hosted here indexed by partition number: a fetch or produce by topic id
@@ -274,7 +276,7 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
             }
             final PartitionLog log = logs.getOrCreate(tp, state.topicId(), topicConfig);
             partition = new Partition(tp, state.topicId(), log, hotPath, config.brokerId(), topicConfig,
-                this::drainCurrentOwner, upkeepQueue);
+                drainCurrentOwnerTask, upkeepQueue);
             byName.put(PartitionKey.of(tp), partition);
             setById(state.topicId(), tp.partition(), partition);
         }
