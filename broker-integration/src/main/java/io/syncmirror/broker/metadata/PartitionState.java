@@ -17,7 +17,10 @@ import org.apache.kafka.common.Uuid;
 public record PartitionState(String topic, Uuid topicId, int partition, List<Integer> replicas, List<Integer> isr,
     int leader, int leaderEpoch, int partitionEpoch)
 {
-    /** Keeps immutable lists, one per distinct value ({@link ReplicaListInterner}): every broker holds one of these per partition. */
+    /**
+     * Keeps immutable lists, one shared instance per distinct value ({@link ReplicaListInterner}): every broker
+     * holds one of these per partition.
+     */
     public PartitionState
     {
         replicas = ReplicaListInterner.SHARED.intern(replicas);

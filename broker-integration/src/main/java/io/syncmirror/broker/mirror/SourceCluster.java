@@ -141,7 +141,8 @@ public final class SourceCluster implements AutoCloseable
             throw new KafkaException("source topic '" + topic + "' has id " + described.topicId +
                 ", not the mirrored id " + topicId + " (deleted and re-created at the source?)");
         }
-        final Node leader = partition >= 0 && partition < described.leaders.length ? described.leaders[partition] : null;
+        final Node[] leaders = described.leaders;
+        final Node leader = partition >= 0 && partition < leaders.length ? leaders[partition] : null;
         if (leader == null)
         {
             throw new KafkaException("source topic '" + topic + "' has no partition " + partition);

@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
 class ReplicaListInternerTest
 {
     @Test
-    @DisplayName("equal lists from anywhere come back as one immutable list that a later change of the input does not touch")
+    @DisplayName("equal lists from anywhere come back as one immutable list, which a later change of the input "
+        + "does not touch")
     void shouldShareOneImmutableListPerValue()
     {
         final ReplicaListInterner interner = new ReplicaListInterner(16);
@@ -33,7 +34,8 @@ class ReplicaListInternerTest
     }
 
     @Test
-    @DisplayName("past its capacity the interner copies new lists without keeping them, and still shares the known ones")
+    @DisplayName("past its capacity the interner copies new lists without keeping them, and still shares the "
+        + "known ones")
     void shouldStopKeepingListsAtCapacity()
     {
         final ReplicaListInterner interner = new ReplicaListInterner(2);

@@ -74,7 +74,8 @@ class SourceClusterLeaderTest
     }
 
     @Test
-    @DisplayName("each partition's source leader is the one the source describes; one describe serves a topic's partitions")
+    @DisplayName("each partition's source leader is the one the source describes; one describe serves a topic's "
+        + "partitions")
     void shouldFindEveryPartitionsLeaderFromOneDescribe() throws Exception
     {
         final TopicDescription described = described("orders");
