@@ -137,9 +137,9 @@ final class ColourCountApp implements AutoCloseable
         props.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_BLOCK_MS_CONFIG), 5_000);
         props.put(StreamsConfig.consumerPrefix(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG), 10_000);
         props.put(StreamsConfig.consumerPrefix(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG), 5_000);
-        // KafkaStreams.close closes its admin client last, and that waits for the admin's pending calls (a purge of
-        // the repartition topic's records issued just before the kill) to reach their deadline: 60 s by default,
-        // which alone can outlast the test's close timeout.
+        // KafkaStreams.close closes its admin client last, and that waits for the admin's pending calls to reach
+        // their deadline: 60 s by default, which alone can outlast the test's close timeout. The stream thread
+        // purges the repartition topic's committed records through the admin every 30 s, after the kill too.
         props.put(StreamsConfig.adminClientPrefix(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG), 10_000);
         props.put(StreamsConfig.adminClientPrefix(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG), 5_000);
         return props;
