@@ -86,6 +86,9 @@ public final class MicroBenchmarks
         new Comparison("PurgatoryBenchmark", "syncmirrorPurgatory", "kafkaPurgatory",
             (params) -> "purgatory_" + count(params.getParam("partitions")) + "_p" +
                 params.getParam("partitionsPerRequest")),
+        new Comparison("PurgatoryBenchmark", "syncmirrorPurgatoryBatched", "kafkaPurgatoryBatched",
+            (params) -> "purgatory_batched_" + count(params.getParam("partitions")) + "_p" +
+                params.getParam("partitionsPerRequest")),
         new Comparison("PurgatoryBenchmark", "syncmirrorWatchComplete", "kafkaWatchComplete",
             (params) -> "purgatory_watch_complete_" + count(params.getParam("partitions")) + "_p" +
                 params.getParam("partitionsPerRequest")),

@@ -21,6 +21,7 @@ import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
@@ -71,6 +72,12 @@ public class PurgatoryBenchmark
     /** Characters in a topic name. */
     public static final int TOPIC_NAME_LENGTH = 12;
 
+    /**
+     * Requests in flight per batched invocation: their followers' reports arrive as one fetch response per
+     * follower, as a follower's fetch over a busy broker's partitions carries many.
+     */
+    public static final int BATCH = 64;
+
     static final int LEADER = 0;
     static final int FIRST_FOLLOWER = 1;
     static final int SECOND_FOLLOWER = 2;
@@ -115,6 +122,12 @@ public class PurgatoryBenchmark
         final HighWatermarkGate gate;
         final int[] slots;
         final String[] topics;
+        /** The batched forms' reports: each request's partitions in request order, and their required offsets. */
+        final int[] batchSlots;
+        final long[] batchLeos;
+        final long[] advanced;
+        final int[] firstFollowerCells;
+        final int[] secondFollowerCells;
         private int cursor;
 
         Workload(final int partitions, final int partitionsPerRequest)
@@ -131,6 +144,14 @@ public class PurgatoryBenchmark
             slots = SlotSequences.distinctGroups(
                 partitions, SlotSequences.LENGTH / partitionsPerRequest, partitionsPerRequest, SlotSequences.SEED);
             topics = topicNames((partitions + PARTITIONS_PER_TOPIC - 1) / PARTITIONS_PER_TOPIC);
+            final int batchReports = BATCH * partitionsPerRequest;
+            batchSlots = new int[batchReports];
+            batchLeos = new long[batchReports];
+            advanced = new long[batchReports];
+            firstFollowerCells = new int[batchReports];
+            secondFollowerCells = new int[batchReports];
+            java.util.Arrays.fill(firstFollowerCells, table.localLeoCell(FIRST_FOLLOWER));
+            java.util.Arrays.fill(secondFollowerCells, table.localLeoCell(SECOND_FOLLOWER));
         }
 
         /**
@@ -180,14 +201,12 @@ public class PurgatoryBenchmark
         DelayedProducePurgatory purgatory;
         RequestShard shard;
         final CountingHandler handler = new CountingHandler();
-        private long[] requiredOffsets;
         final long nowMs = 1_000_000L;
         long begun;
 
         Ours(final Workload workload)
         {
             purgatory = new DelayedProducePurgatory(workload.gate, RING_CAPACITY, 1);
-            requiredOffsets = new long[workload.partitionsPerRequest];
             shard = purgatory.newShard(
                 MAX_REQUESTS, MAX_REQUESTS * workload.partitionsPerRequest, handler, OwnerWakeup.NONE, nowMs);
         }
@@ -205,9 +224,26 @@ public class PurgatoryBenchmark
         /** One request's life; returns the number of requests delivered (one). */
         int produce(final Workload workload)
         {
+            final int count = beginAndWatch(workload, 0);
+            for (int i = 0; i < count; i++)
+            {
+                final int slot = workload.batchSlots[i];
+                purgatory.onLocalLeo(slot, FIRST_FOLLOWER, workload.batchLeos[i]);
+                purgatory.onLocalLeo(slot, SECOND_FOLLOWER, workload.batchLeos[i]);
+            }
+            return shard.poll(nowMs);
+        }
+
+        /**
+         * The next request: {@code begin}, then per partition the leader's LEO and the request's wait. Its slots and
+         * required offsets go into the workload's batch arrays from {@code reports} on.
+         *
+         * @return the index in the batch arrays after this request's partitions
+         */
+        private int beginAndWatch(final Workload workload, final int reports)
+        {
             final int first = workload.nextRequest();
             final int count = workload.partitionsPerRequest;
-            final int[] slots = workload.slots;
             final PartitionTable table = workload.table;
             final int request = shard.begin(begun++, count, nowMs + DEADLINE_MS);
             if (request == RequestShard.NO_REQUEST)
@@ -216,18 +252,33 @@ public class PurgatoryBenchmark
             }
             for (int i = 0; i < count; i++)
             {
-                final int slot = slots[first + i];
+                final int slot = workload.slots[first + i];
                 final long leo = table.localLeo(slot, LEADER) + 1;
                 purgatory.onLocalLeo(slot, LEADER, leo);
                 shard.watch(request, slot, leo);
-                requiredOffsets[i] = leo;
+                workload.batchSlots[reports + i] = slot;
+                workload.batchLeos[reports + i] = leo;
             }
-            for (int i = 0; i < count; i++)
+            return reports + count;
+        }
+
+        /**
+         * {@link #BATCH} requests' lives, their followers' reports batched: each request begins and waits as in
+         * {@link #produce}, then each follower's reports for all of them arrive as one batch
+         * ({@link DelayedProducePurgatory#onLeos}: a touch pass, one fence, the recomputes, the drains), and one
+         * {@code poll} delivers them. Returns the number of requests delivered.
+         */
+        int produceBatch(final Workload workload)
+        {
+            int reports = 0;
+            for (int r = 0; r < BATCH; r++)
             {
-                final int slot = slots[first + i];
-                purgatory.onLocalLeo(slot, FIRST_FOLLOWER, requiredOffsets[i]);
-                purgatory.onLocalLeo(slot, SECOND_FOLLOWER, requiredOffsets[i]);
+                reports = beginAndWatch(workload, reports);
             }
+            purgatory.onLeos(workload.batchSlots, workload.firstFollowerCells, workload.batchLeos, reports,
+                workload.advanced);
+            purgatory.onLeos(workload.batchSlots, workload.secondFollowerCells, workload.batchLeos, reports,
+                workload.advanced);
             return shard.poll(nowMs);
         }
     }
@@ -341,33 +392,15 @@ public class PurgatoryBenchmark
         /** One request's life; returns the number of requests completed so far. */
         long produce(final Workload workload)
         {
-            final int first = workload.nextRequest();
-            final int count = workload.partitionsPerRequest;
-            final int[] slots = workload.slots;
+            final int count = appendAndWatch(workload, 0);
             final PartitionTable table = workload.table;
             final HighWatermarkGate gate = workload.gate;
-            final int[] requestSlots = new int[count];
-            final long[] requiredOffsets = new long[count];
-            final List<TopicPartitionOperationKey> keys = new ArrayList<>(count);
             for (int i = 0; i < count; i++)
             {
-                final int slot = slots[first + i];
-                final long leo = table.localLeo(slot, LEADER) + 1;
-                table.localLeo(slot, LEADER, leo);
-                gate.maybeAdvance(slot);
-                requestSlots[i] = slot;
-                requiredOffsets[i] = leo;
-                keys.add(workload.key(slot));
-            }
-            begun++;
-            purgatory.tryCompleteElseWatch(
-                new HighWatermarkDelayedProduce(DEADLINE_MS, table, requestSlots, requiredOffsets, outcomes), keys);
-            for (int i = 0; i < count; i++)
-            {
-                final int slot = requestSlots[i];
-                table.localLeo(slot, FIRST_FOLLOWER, requiredOffsets[i]);
+                final int slot = workload.batchSlots[i];
+                table.localLeo(slot, FIRST_FOLLOWER, workload.batchLeos[i]);
                 boolean advanced = gate.maybeAdvance(slot) != HighWatermarkGate.NO_ADVANCE;
-                table.localLeo(slot, SECOND_FOLLOWER, requiredOffsets[i]);
+                table.localLeo(slot, SECOND_FOLLOWER, workload.batchLeos[i]);
                 advanced |= gate.maybeAdvance(slot) != HighWatermarkGate.NO_ADVANCE;
                 if (advanced)
                 {
@@ -375,6 +408,72 @@ public class PurgatoryBenchmark
                 }
             }
             return outcomes.completed();
+        }
+
+        /**
+         * The next request: the leader appends to each of its partitions (its LEO and the HW recompute), then
+         * {@code tryCompleteElseWatch} with a new key per partition, as ReplicaManager does after the append. Its
+         * slots and required offsets go into the workload's batch arrays from {@code reports} on.
+         *
+         * @return the index in the batch arrays after this request's partitions
+         */
+        private int appendAndWatch(final Workload workload, final int reports)
+        {
+            final int first = workload.nextRequest();
+            final int count = workload.partitionsPerRequest;
+            final PartitionTable table = workload.table;
+            final int[] requestSlots = new int[count];
+            final long[] requiredOffsets = new long[count];
+            final List<TopicPartitionOperationKey> keys = new ArrayList<>(count);
+            for (int i = 0; i < count; i++)
+            {
+                final int slot = workload.slots[first + i];
+                final long leo = table.localLeo(slot, LEADER) + 1;
+                table.localLeo(slot, LEADER, leo);
+                workload.gate.maybeAdvance(slot);
+                requestSlots[i] = slot;
+                requiredOffsets[i] = leo;
+                keys.add(workload.key(slot));
+                workload.batchSlots[reports + i] = slot;
+                workload.batchLeos[reports + i] = leo;
+            }
+            begun++;
+            purgatory.tryCompleteElseWatch(
+                new HighWatermarkDelayedProduce(DEADLINE_MS, table, requestSlots, requiredOffsets, outcomes), keys);
+            return reports + count;
+        }
+
+        /**
+         * {@link #BATCH} requests as {@link Ours#produceBatch} runs them, with the same batched LEO reports and HW
+         * recomputes ({@link HighWatermarkGate#onLeos}), then {@code checkAndComplete} per partition whose HW
+         * moved, as Partition does after a follower's fetch. Returns the number of requests completed so far.
+         */
+        long produceBatch(final Workload workload)
+        {
+            final HighWatermarkGate gate = workload.gate;
+            int reports = 0;
+            for (int r = 0; r < BATCH; r++)
+            {
+                reports = appendAndWatch(workload, reports);
+            }
+            gate.onLeos(workload.batchSlots, workload.firstFollowerCells, workload.batchLeos, reports,
+                workload.advanced);
+            checkAndCompleteAdvanced(workload, reports);
+            gate.onLeos(workload.batchSlots, workload.secondFollowerCells, workload.batchLeos, reports,
+                workload.advanced);
+            checkAndCompleteAdvanced(workload, reports);
+            return outcomes.completed();
+        }
+
+        private void checkAndCompleteAdvanced(final Workload workload, final int reports)
+        {
+            for (int i = 0; i < reports; i++)
+            {
+                if (workload.advanced[i] != HighWatermarkGate.NO_ADVANCE)
+                {
+                    purgatory.checkAndComplete(workload.key(workload.batchSlots[i]));
+                }
+            }
         }
     }
 
@@ -404,6 +503,20 @@ public class PurgatoryBenchmark
     public long kafkaPurgatory()
     {
         return kafka.produce(workload);
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public int syncmirrorPurgatoryBatched()
+    {
+        return ours.produceBatch(workload);
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public long kafkaPurgatoryBatched()
+    {
+        return kafka.produceBatch(workload);
     }
 
     @Benchmark

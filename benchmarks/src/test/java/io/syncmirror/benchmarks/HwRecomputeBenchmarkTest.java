@@ -27,8 +27,8 @@ class HwRecomputeBenchmarkTest
     void shouldLayOutRowsOfTheDocumentedSize()
     {
         assertEquals(48, HwRecomputeBenchmark.rowBytes(0));
-        assertEquals(80, HwRecomputeBenchmark.rowBytes(1));
-        assertEquals(112, HwRecomputeBenchmark.rowBytes(2));
+        assertEquals(88, HwRecomputeBenchmark.rowBytes(1));
+        assertEquals(128, HwRecomputeBenchmark.rowBytes(2));
     }
 
     @Test

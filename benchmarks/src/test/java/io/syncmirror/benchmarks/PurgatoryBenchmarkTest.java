@@ -72,6 +72,40 @@ class PurgatoryBenchmarkTest
         kafka.tearDown();
     }
 
+    @Test
+    void shouldDeliverEveryRequestOfABatchWithTheFollowersReportsBatched() throws Exception
+    {
+        for (int partitionsPerRequest = 1; partitionsPerRequest <= 3; partitionsPerRequest += 2)
+        {
+            final PurgatoryBenchmark.Workload workload = workload(partitionsPerRequest);
+            final PurgatoryBenchmark.Ours ours = new PurgatoryBenchmark.Ours(workload);
+            final PurgatoryBenchmark.Kafka kafka = new PurgatoryBenchmark.Kafka();
+            try
+            {
+                for (int batch = 1; batch <= REQUESTS / PurgatoryBenchmark.BATCH; batch++)
+                {
+                    assertEquals(PurgatoryBenchmark.BATCH, ours.produceBatch(workload), "batch " + batch);
+                    assertEquals((long)batch * PurgatoryBenchmark.BATCH, kafka.produceBatch(workload),
+                        "Kafka's batch " + batch);
+                }
+                assertEquals(0, ours.handler.failedWaits);
+                assertEquals(0, ours.shard.inFlight());
+                assertEquals(0, kafka.purgatory.numDelayed());
+                for (int i = 0; i < PurgatoryBenchmark.BATCH * partitionsPerRequest; i++)
+                {
+                    final int slot = workload.batchSlots[i];
+                    assertEquals(workload.table.localLeo(slot, PurgatoryBenchmark.LEADER),
+                        workload.table.highWatermark(slot), "HW of slot " + slot);
+                }
+            }
+            finally
+            {
+                kafka.tearDown();
+            }
+            ours.tearDown();
+        }
+    }
+
     private static void shouldDeliverEveryRequestInOurPurgatory(final int partitionsPerRequest)
     {
         final PurgatoryBenchmark.Workload workload = workload(partitionsPerRequest);

@@ -20,7 +20,8 @@ package io.syncmirror.offheap;
  *  |                   local replica L-1 LEO                       |
  *  +-------------------------------+-------------------------------+
  *  |  mirror 0 reported ISR mask   |   mirror 0 reported MinISR    |  one 64-bit store, mirror link's writer
- *  |                mirror 0 replica 0 .. R-1 LEO                  |  one writer per cell
+ *  |        mirror 0 min LEO: lowest LEO over its reported ISR     |  mirror link's writer, after each change
+ *  |                mirror 0 replica 0 .. R-1 LEO                  |  mirror link's writer
  *  +-------------------------------+-------------------------------+
  *  |                     ... up to mirror M-1                      |
  *  +---------------------------------------------------------------+
@@ -43,6 +44,10 @@ package io.syncmirror.offheap;
  *
  * <p>Mask and min-ISR share one 64-bit word so that no reader sees a mask from one update and a minimum from
  * another.
+ *
+ * <p>A mirror block's min LEO is what the HW predicate needs of the mirror: the lowest LEO over its reported ISR
+ * (0 while the ISR is empty). Its writer keeps it with every change of the block's LEOs or ISR, so a recompute,
+ * which every LEO report of the partition runs, reads one cell per mirror instead of its whole ISR's.
  */
 public final class PartitionRowDescriptor
 {
@@ -57,8 +62,10 @@ public final class PartitionRowDescriptor
 
     /** Within a mirror block: the reported ISR word, mask low 32 bits, reported MinISR high 32 bits. */
     public static final int MIRROR_ISR_OFFSET = 0;
+    /** Within a mirror block: the lowest reported LEO over the reported ISR (0 for an empty ISR). */
+    public static final int MIRROR_MIN_LEO_OFFSET = 8;
     /** Within a mirror block: the first reported replica LEO cell. */
-    public static final int MIRROR_LEO_OFFSET = 8;
+    public static final int MIRROR_LEO_OFFSET = 16;
 
     /** Low bits of the HW word that hold the membership version. */
     public static final int VERSION_BITS = 12;
@@ -167,6 +174,16 @@ public final class PartitionRowDescriptor
     public int mirrorBlockOffset(final int mirror)
     {
         return firstMirrorOffset + mirror * mirrorBlockBytes;
+    }
+
+    /**
+     * The mirror link whose block holds the cell at {@code cellOffset} within a row, or -1 for a cell before the
+     * mirror blocks (a local replica's LEO).
+     */
+    public int mirrorOfCell(final int cellOffset)
+    {
+        return cellOffset < firstMirrorOffset || mirrorBlockBytes == 0 ? -1 :
+            (cellOffset - firstMirrorOffset) / mirrorBlockBytes;
     }
 
     /** Offset of the reported LEO cell of replica {@code replica} of mirror link {@code mirror} within a row. */

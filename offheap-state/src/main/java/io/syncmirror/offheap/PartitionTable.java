@@ -13,6 +13,7 @@ import static io.syncmirror.offheap.PartitionRowDescriptor.LOCAL_LEO_OFFSET;
 import static io.syncmirror.offheap.PartitionRowDescriptor.MAX_OFFSET;
 import static io.syncmirror.offheap.PartitionRowDescriptor.MIRROR_ISR_OFFSET;
 import static io.syncmirror.offheap.PartitionRowDescriptor.MIRROR_LEO_OFFSET;
+import static io.syncmirror.offheap.PartitionRowDescriptor.MIRROR_MIN_LEO_OFFSET;
 import static io.syncmirror.offheap.PartitionRowDescriptor.REGISTERED_MIRRORS_OFFSET;
 import static io.syncmirror.offheap.PartitionRowDescriptor.VERSION_MASK;
 
@@ -230,6 +231,7 @@ public class PartitionTable
         beginChange(row);
         buffer.putLongRelease(
             row + layout.mirrorBlockOffset(mirror) + MIRROR_ISR_OFFSET, PartitionRowDescriptor.isrWord(isrMask, minIsr));
+        storeMirrorMinLeo(row, mirror);
         endChange(row, KEEP_HIGH_WATERMARK);
     }
 
@@ -250,6 +252,7 @@ public class PartitionTable
         if (caughtUp)
         {
             buffer.putLongRelease(row + block + MIRROR_ISR_OFFSET, PartitionRowDescriptor.isrWord(isrMask, minIsr));
+            storeMirrorMinLeo(row, mirror);
         }
         endChange(row, KEEP_HIGH_WATERMARK);
         return caughtUp;
@@ -274,7 +277,42 @@ public class PartitionTable
     public void mirrorLeo(final int slot, final int mirror, final int replica, final long leo)
     {
         requireOffset(leo);
-        buffer.putLongVolatile(rowOffset(slot) + layout.mirrorLeoOffset(mirror, replica), leo);
+        final int row = rowOffset(slot);
+        buffer.putLongRelease(row + layout.mirrorLeoOffset(mirror, replica), leo);
+        storeMirrorMinLeo(row, mirror);
+        VarHandle.fullFence();
+    }
+
+    /**
+     * Publishes the LEOs that mirror link {@code mirror}'s replicas reported for {@code slot}: {@code leos[r]} for
+     * replica cell {@code r < count}, then the block's min LEO, with one fence after them (as a volatile store).
+     */
+    public void mirrorLeos(final int slot, final int mirror, final long[] leos, final int count)
+    {
+        for (int r = 0; r < count; r++)
+        {
+            requireOffset(leos[r]); // all checked before any is stored: a bad one publishes none
+        }
+        final int row = rowOffset(slot);
+        for (int r = 0; r < count; r++)
+        {
+            buffer.putLongRelease(row + layout.mirrorLeoOffset(mirror, r), leos[r]);
+        }
+        storeMirrorMinLeo(row, mirror);
+        VarHandle.fullFence();
+    }
+
+    /**
+     * The block's min LEO from its reported ISR and LEO cells, by the block's writer after it changed either (its
+     * own stores, so it reads them back as it made them). A release store: the caller's fence or closing CAS
+     * orders it before its recompute's loads.
+     */
+    private void storeMirrorMinLeo(final int row, final int mirror)
+    {
+        final int block = row + layout.mirrorBlockOffset(mirror);
+        final int isr = (int)buffer.getLong(block + MIRROR_ISR_OFFSET);
+        buffer.putLongRelease(block + MIRROR_MIN_LEO_OFFSET,
+            isr == 0 ? 0L : minLeo(buffer, block + MIRROR_LEO_OFFSET, isr));
     }
 
     // ------------------------------------------------------------------------------------------------------
@@ -332,7 +370,13 @@ public class PartitionTable
         }
         for (int i = 0; i < count; i++)
         {
-            buffer.putLongRelease(rowOffset(slots[i]) + cells[i], leos[i]);
+            final int row = rowOffset(slots[i]);
+            buffer.putLongRelease(row + cells[i], leos[i]);
+            final int mirror = layout.mirrorOfCell(cells[i]);
+            if (mirror >= 0)
+            {
+                storeMirrorMinLeo(row, mirror);
+            }
         }
         fenceAfterBatch();
         return touched;
@@ -359,6 +403,12 @@ public class PartitionTable
     public long mirrorLeo(final int slot, final int mirror, final int replica)
     {
         return buffer.getLongAcquire(rowOffset(slot) + layout.mirrorLeoOffset(mirror, replica));
+    }
+
+    /** The lowest LEO over mirror link {@code mirror}'s reported ISR for {@code slot}, as its writer keeps it. */
+    public long mirrorMinLeo(final int slot, final int mirror)
+    {
+        return buffer.getLongAcquire(rowOffset(slot) + layout.mirrorBlockOffset(mirror) + MIRROR_MIN_LEO_OFFSET);
     }
 
     /** The local ISR word of {@code slot}; see {@link PartitionRowDescriptor#isrMask(long)}. */
@@ -397,6 +447,7 @@ public class PartitionTable
     private void clearMirrorCells(final int row, final int mirror)
     {
         buffer.putLongRelease(row + layout.mirrorBlockOffset(mirror) + MIRROR_ISR_OFFSET, 0L);
+        buffer.putLongRelease(row + layout.mirrorBlockOffset(mirror) + MIRROR_MIN_LEO_OFFSET, 0L);
         for (int r = 0; r < layout.replicasPerMirror(); r++)
         {
             buffer.putLongRelease(row + layout.mirrorLeoOffset(mirror, r), 0L);

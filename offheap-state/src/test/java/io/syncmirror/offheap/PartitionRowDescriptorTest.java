@@ -9,12 +9,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class PartitionRowDescriptorTest
 {
     @Test
-    void shouldFitThreeLocalReplicasAndOneMirrorOfThreeIn80Bytes()
+    void shouldFitThreeLocalReplicasAndOneMirrorOfThreeIn88Bytes()
     {
         final PartitionRowDescriptor layout = new PartitionRowDescriptor(3, 1, 3);
-        assertEquals(80, layout.rowBytes());
+        assertEquals(88, layout.rowBytes());
         assertTrue(layout.rowBytes() <= 128);
-        assertEquals(112, new PartitionRowDescriptor(3, 2, 3).rowBytes());
+        assertEquals(128, new PartitionRowDescriptor(3, 2, 3).rowBytes());
         assertEquals(48, new PartitionRowDescriptor(3, 0, 0).rowBytes());
     }
 
@@ -25,11 +25,24 @@ class PartitionRowDescriptorTest
         assertEquals(24, layout.localLeoOffset(0));
         assertEquals(40, layout.localLeoOffset(2));
         assertEquals(48, layout.mirrorBlockOffset(0));
-        assertEquals(56, layout.mirrorLeoOffset(0, 0));
-        assertEquals(72, layout.mirrorLeoOffset(0, 2));
-        assertEquals(80, layout.mirrorBlockOffset(1));
-        assertEquals(104, layout.mirrorLeoOffset(1, 2));
+        assertEquals(64, layout.mirrorLeoOffset(0, 0));
+        assertEquals(80, layout.mirrorLeoOffset(0, 2));
+        assertEquals(88, layout.mirrorBlockOffset(1));
+        assertEquals(120, layout.mirrorLeoOffset(1, 2));
         assertEquals(layout.rowBytes(), layout.mirrorLeoOffset(1, 2) + Long.BYTES);
+    }
+
+    @Test
+    void shouldNameTheMirrorBlockOfACell()
+    {
+        final PartitionRowDescriptor layout = new PartitionRowDescriptor(3, 2, 3);
+        assertEquals(-1, layout.mirrorOfCell(layout.localLeoOffset(0)));
+        assertEquals(-1, layout.mirrorOfCell(layout.localLeoOffset(2)));
+        assertEquals(0, layout.mirrorOfCell(layout.mirrorLeoOffset(0, 0)));
+        assertEquals(0, layout.mirrorOfCell(layout.mirrorLeoOffset(0, 2)));
+        assertEquals(1, layout.mirrorOfCell(layout.mirrorLeoOffset(1, 0)));
+        assertEquals(1, layout.mirrorOfCell(layout.mirrorLeoOffset(1, 2)));
+        assertEquals(-1, new PartitionRowDescriptor(3, 0, 0).mirrorOfCell(40));
     }
 
     @Test
@@ -64,10 +77,10 @@ class PartitionRowDescriptorTest
     void shouldPlaceAnAlignedExtensionAfterThePredicateCells()
     {
         final PartitionRowDescriptor layout = new PartitionRowDescriptor(3, 1, 3, 141);
-        assertEquals(80, layout.predicateBytes());
-        assertEquals(80, layout.extensionOffset());
+        assertEquals(88, layout.predicateBytes());
+        assertEquals(88, layout.extensionOffset());
         assertEquals(144, layout.extensionBytes());
-        assertEquals(224, layout.rowBytes());
+        assertEquals(232, layout.rowBytes());
         assertEquals(0, new PartitionRowDescriptor(3, 1, 3).extensionBytes());
     }
 }

@@ -14,7 +14,7 @@ class PartitionTableTest
     void shouldHoldOneHundredThousandPartitionsInUnderTenMegabytes()
     {
         final PartitionTable table = new PartitionTable(100_000, 3, 1, 3);
-        assertEquals(80, table.layout().rowBytes());
+        assertEquals(88, table.layout().rowBytes());
         assertTrue(table.allocatedBytes() >= 8_000_000L);
         assertTrue(table.allocatedBytes() < 10_000_000L, "allocated " + table.allocatedBytes());
     }
@@ -136,5 +136,31 @@ class PartitionTableTest
         table.mirrorLeo(0, 0, 2, 55);
         assertTrue(table.mirrorIsrIfCaughtUp(0, 0, 0b111, 2));
         assertTrue(table.registeredMirrorsIfCaughtUp(0, 0), "unregistering always succeeds");
+    }
+
+    @Test
+    void shouldKeepEachMirrorsMinLeoOverItsReportedIsr()
+    {
+        final PartitionTable table = new PartitionTable(4, 3, 2, 3);
+        table.initSlot(1, 0, 0b111, 2);
+        assertEquals(0, table.mirrorMinLeo(1, 0), "no report yet");
+        table.mirrorLeos(1, 0, new long[] {30, 20, 10}, 3);
+        assertEquals(0, table.mirrorMinLeo(1, 0), "no reported ISR: nothing to take the minimum of");
+        table.mirrorIsr(1, 0, 0b011, 2);
+        assertEquals(20, table.mirrorMinLeo(1, 0), "the ISR leaves out replica 2");
+        table.mirrorLeo(1, 0, 1, 40);
+        assertEquals(30, table.mirrorMinLeo(1, 0));
+        assertTrue(table.mirrorIsrIfCaughtUp(1, 0, 0b111, 2), "the mirror gates nothing: any ISR is taken");
+        assertEquals(10, table.mirrorMinLeo(1, 0), "replica 2 joined");
+        table.publishLeos(new int[] {1, 1}, new int[] {table.mirrorLeoCell(0, 2), table.localLeoCell(1)},
+            new long[] {35, 5}, 2);
+        assertEquals(30, table.mirrorMinLeo(1, 0), "a batch's mirror cell moves its block's minimum");
+        assertEquals(0, table.mirrorMinLeo(1, 1), "another link's block is left alone");
+        table.clearMirror(1, 0);
+        assertEquals(0, table.mirrorMinLeo(1, 0));
+        table.mirrorIsr(1, 1, 0b001, 1);
+        table.mirrorLeo(1, 1, 0, 7);
+        table.initSlot(1, 0, 0b111, 2);
+        assertEquals(0, table.mirrorMinLeo(1, 1), "a new leadership starts without reports");
     }
 }

@@ -119,6 +119,25 @@ public final class HotPathAdapter
         return gate.maybeAdvance(slot);
     }
 
+    /**
+     * A batch of local replicas' LEOs, one fetch response's: {@code leos[i]} for replica {@code replicas[i]} of
+     * {@code slots[i]}, each by its cell's single writer, published with one fence for the batch after a pass that
+     * touches every row, so the rows' cache misses overlap (see {@link HighWatermarkGate#onLeos}); then each
+     * slot's HW is recomputed, {@code advanced[i]} taking the HW published or {@link #NO_ADVANCE}. As for
+     * {@link #onLeo}, the caller then moves the log's HW and calls {@link #completeWaiters} for each advance.
+     *
+     * @param cells scratch of at least {@code count} ints: the cell offsets, filled here
+     */
+    public void onLeos(final int[] slots, final int[] replicas, final long[] leos, final int count, final int[] cells,
+        final long[] advanced)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            cells[i] = table.localLeoCell(replicas[i]);
+        }
+        gate.onLeos(slots, cells, leos, count, advanced);
+    }
+
     /** Completes the waits of {@code slot} that its HW reached. */
     public void completeWaiters(final int slot)
     {
@@ -214,10 +233,7 @@ public final class HotPathAdapter
     public long onMirrorReport(final int slot, final int link, final long[] leos, final int count,
         final int isrMask, final int minIsr)
     {
-        for (int cell = 0; cell < count; cell++)
-        {
-            table.mirrorLeo(slot, link, cell, leos[cell]);
-        }
+        table.mirrorLeos(slot, link, leos, count);
         boolean membershipChanged = false;
         if (table.mirrorIsrWord(slot, link) != PartitionRowDescriptor.isrWord(isrMask, minIsr))
         {

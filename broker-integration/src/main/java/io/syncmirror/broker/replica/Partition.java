@@ -80,8 +80,6 @@ public final class Partition
             Runnable.class, "syncReportSignal");
     private static final java.util.concurrent.atomic.AtomicIntegerFieldUpdater<Partition> CREDITS_IN_FLIGHT =
         java.util.concurrent.atomic.AtomicIntegerFieldUpdater.newUpdater(Partition.class, "creditsInFlight");
-    /** What {@link #creditLeo} returns when it wrote nothing. */
-    private static final long NOT_CREDITED = Long.MIN_VALUE;
     private static final java.util.concurrent.atomic.AtomicReferenceFieldUpdater<Partition, Runnable[]> WATCHERS =
         java.util.concurrent.atomic.AtomicReferenceFieldUpdater.newUpdater(Partition.class, Runnable[].class,
             "watchers");
@@ -102,7 +100,7 @@ public final class Partition
     /** Whether the topic is or was a mirror topic: the produce path reads this flag, not the config map. */
     private volatile boolean mirrorTopic;
 
-    /** Follower LEO credits between their announcement and their end (creditLeo). */
+    /** Follower LEO credits between their announcement and their end (beginCredit, endCredit). */
     private volatile int creditsInFlight;
     /** Set while the append lock's holder frees or re-initializes this partition's row (beginRowChange). */
     private volatile boolean rowChanging;
@@ -1104,12 +1102,30 @@ public final class Partition
 
     /**
      * A follower fetched at {@code fetchOffset}, which the caller validated against the leader's epoch history
-     * (it never credits a diverging tail). Records the follower's LEO in its hot-path cell and its caught-up
-     * time, as Kafka's {@code Replica.updateFetchStateOrThrow} does.
+     * (it never credits a diverging tail): {@link #onFollowerFetch(Role, int, long, long, FollowerCredits)} with a
+     * batch of its own, published at once.
      *
      * @return the replica index, or -1 when the broker is not an assigned replica.
      */
     public int onFollowerFetch(final Role current, final int followerId, final long fetchOffset, final long nowMs)
+    {
+        final FollowerCredits credits = new FollowerCredits(1);
+        final int index = onFollowerFetch(current, followerId, fetchOffset, nowMs, credits);
+        credits.publish(hotPath);
+        return index;
+    }
+
+    /**
+     * A follower fetched at {@code fetchOffset}, which the caller validated against the leader's epoch history
+     * (it never credits a diverging tail). Records the follower's caught-up time, as Kafka's
+     * {@code Replica.updateFetchStateOrThrow} does, and adds its LEO to {@code credits}, which the caller publishes
+     * with the rest of the fetch's ({@link FollowerCredits#publish}) before it reads any partition, so the response
+     * carries the HW they moved.
+     *
+     * @return the replica index, or -1 when the broker is not an assigned replica.
+     */
+    public int onFollowerFetch(final Role current, final int followerId, final long fetchOffset, final long nowMs,
+        final FollowerCredits credits)
     {
         final int index = current.replicaIndex(followerId);
         if (index < 0 || !current.leader)
@@ -1134,56 +1150,77 @@ public final class Partition
         // follower's fetches are of partitions without new records.
         if (hotPath.replicaLeo(current.slot, index) != leo)
         {
-            final long hw = creditLeo(current, index, leo);
-            if (hw == NOT_CREDITED)
-            {
-                return index;
-            }
-            maybeAdvanceHighWatermark(current.slot, hw);
-            final Runnable reportSignal = syncReportSignal;
-            if (reportSignal != null)
-            {
-                reportSignal.run();
-            }
+            credits.add(this, current, index, followerId, leo);
         }
-        final int gateMask = hotPath.isrMask(current.slot);
-        if ((gateMask & (1 << index)) == 0 && current.isr.contains(followerId))
+        else
         {
-            rejoinGate(current, gateMask | (1 << index));
+            maybeRejoinGate(current, index, followerId);
         }
         return index;
     }
 
     /**
-     * Writes a follower's LEO into the row of the leadership {@code expected} and recomputes its HW: the one row
+     * Announces a credit of the leadership {@code expected}'s row and checks it: a follower's LEO is the one row
      * write made without the append lock. A credit checked against the role and then delayed (a preempted network
      * thread) must not land in a row that was freed and taken by another partition, or re-initialized for a new
      * leadership: it would count a follower's LEO there and could acknowledge a record that follower lacks. So a
      * credit announces itself before it checks, and a row change (beginRowChange) waits for the credits in flight
-     * after it made them fail the check (Dekker's pattern over two volatiles; hazard 10).
+     * after it made them fail the check (Dekker's pattern over two volatiles; hazard 10). A credit that passes ends
+     * with {@link #endCredit} once its LEO is in the row, and holds no lock meanwhile.
      *
-     * @return the HW published (or {@link HotPathAdapter#NO_ADVANCE}), or {@link #NOT_CREDITED} when the
-     * leadership ended or its row is changing.
+     * @return whether the row may take the credit; when false the credit has already ended.
      */
-    private long creditLeo(final Role expected, final int index, final long leo)
+    boolean beginCredit(final Role expected)
     {
         CREDITS_IN_FLIGHT.getAndIncrement(this);
-        try
+        if (rowChanging || role != expected)
         {
-            if (rowChanging || role != expected)
-            {
-                return NOT_CREDITED;
-            }
-            final Runnable hook = creditCheckedHook;
-            if (hook != null)
+            CREDITS_IN_FLIGHT.getAndDecrement(this);
+            return false;
+        }
+        final Runnable hook = creditCheckedHook;
+        if (hook != null)
+        {
+            try
             {
                 hook.run();
             }
-            return hotPath.onLeo(expected.slot, index, leo);
+            catch (final RuntimeException | Error ex)
+            {
+                CREDITS_IN_FLIGHT.getAndDecrement(this);
+                throw ex;
+            }
         }
-        finally
+        return true;
+    }
+
+    /** Ends a credit {@link #beginCredit} let in, after its LEO is in the row. */
+    void endCredit()
+    {
+        CREDITS_IN_FLIGHT.getAndDecrement(this);
+    }
+
+    /**
+     * After a follower's LEO reached the row (and the credit ended): follows the HW the batch published for this
+     * partition, tells the sync reporter, and lets the follower back into the gate's ISR if it belongs there.
+     */
+    void afterCredit(final Role current, final int index, final int followerId, final long hw)
+    {
+        maybeAdvanceHighWatermark(current.slot, hw);
+        final Runnable reportSignal = syncReportSignal;
+        if (reportSignal != null)
         {
-            CREDITS_IN_FLIGHT.getAndDecrement(this);
+            reportSignal.run();
+        }
+        maybeRejoinGate(current, index, followerId);
+    }
+
+    private void maybeRejoinGate(final Role current, final int index, final int followerId)
+    {
+        final int gateMask = hotPath.isrMask(current.slot);
+        if ((gateMask & (1 << index)) == 0 && current.isr.contains(followerId))
+        {
+            rejoinGate(current, gateMask | (1 << index));
         }
     }
 

@@ -525,24 +525,41 @@ public final class ReplicaApis
         final FetchResponseAssembler assembler = new FetchResponseAssembler(fetch, version);
         final FetchResponseData.PartitionData[] answers = new FetchResponseData.PartitionData[reads];
         final boolean[] moreToRead = new boolean[reads];
+        final Partition[] partitions = new Partition[reads];
+        // A follower's LEO credits of every partition go into the rows at once, before any partition is read, so
+        // the reads answer with the HWs they moved (FollowerCredits).
+        final FollowerCredits credits = follower ? new FollowerCredits(reads) : null;
+        for (int i = 0; i < reads; i++)
+        {
+            final int slot = watch.readSlot(i);
+            final Partition partition = lookup(session, slot, version);
+            partitions[i] = partition;
+            // Watched before it is read: a change from here on reaches the session.
+            watch.watch(slot, partition);
+            final ReportError reportError = mirror == null || mirror.errors().isEmpty() ? null :
+                mirror.errors().get(new ReportedPartition(session.topicId(slot), session.partition(slot)));
+            answers[i] = reportError != null ? errorAnswer(session, slot, reportError.code()) :
+                checkPartition(session, slot, partition, replicaId, version, nowMs, credits);
+        }
+        if (credits != null)
+        {
+            credits.publish(replicas.hotPath());
+        }
         int remainingBytes = Math.max(0, request.maxBytes());
         int bytes = 0;
         boolean mustAnswer = false;
         for (int i = 0; i < reads; i++)
         {
             final int slot = watch.readSlot(i);
-            final Partition partition = lookup(session, slot, version);
-            // Watched before it is read: a change from here on reaches the session.
-            watch.watch(slot, partition);
+            final Partition partition = partitions[i];
             // A sync mirror's fetch reads its registered partitions up to the LEO, as a follower's does.
             final boolean toLeo = mirror != null && partition != null && partition.syncLinkRegistered(mirror.link());
-            final ReportError reportError = mirror == null || mirror.errors().isEmpty() ? null :
-                mirror.errors().get(new ReportedPartition(session.topicId(slot), session.partition(slot)));
-            final FetchResponseData.PartitionData answer = reportError != null ?
-                errorAnswer(session, slot, reportError.code()) :
-                readPartition(session, slot, partition, follower, replicaId, toLeo ? FetchIsolation.LOG_END :
-                    isolation, remainingBytes, bytes == 0, version, nowMs, moreToRead, i);
-            answers[i] = answer;
+            if (answers[i] == null)
+            {
+                answers[i] = readPartition(session, slot, partition, follower, replicaId, toLeo ?
+                    FetchIsolation.LOG_END : isolation, remainingBytes, bytes == 0, moreToRead, i);
+            }
+            final FetchResponseData.PartitionData answer = answers[i];
             final int size = answer.records() == null ? 0 : answer.records().sizeInBytes();
             bytes += size;
             remainingBytes = Math.max(0, remainingBytes - size);
@@ -623,13 +640,7 @@ public final class ReplicaApis
     private static FetchResponseData.PartitionData errorAnswer(final FetchSession session, final int slot,
         final short errorCode)
     {
-        return new FetchResponseData.PartitionData()
-            .setPartitionIndex(session.partition(slot))
-            .setErrorCode(errorCode)
-            .setHighWatermark(FetchResponse.INVALID_HIGH_WATERMARK)
-            .setLastStableOffset(FetchResponse.INVALID_LAST_STABLE_OFFSET)
-            .setLogStartOffset(FetchResponse.INVALID_LOG_START_OFFSET)
-            .setRecords(MemoryRecords.EMPTY);
+        return emptyAnswer(session, slot).setErrorCode(errorCode);
     }
 
     private Partition lookup(final FetchSession session, final int slot, final short version)
@@ -642,34 +653,32 @@ public final class ReplicaApis
             session.partition(slot)));
     }
 
-    private FetchResponseData.PartitionData readPartition(final FetchSession session, final int slot,
-        final Partition partition, final boolean follower, final int replicaId, final FetchIsolation isolation,
-        final int remainingBytes, final boolean minOneMessage, final short version, final long nowMs,
-        final boolean[] moreToRead, final int readIndex)
+    /**
+     * Checks a partition of the fetch before anything is read: the answer for an error or a diverging epoch, or
+     * null when it is to be read. A follower's fetch of a partition it may read adds its LEO to {@code credits}.
+     */
+    private FetchResponseData.PartitionData checkPartition(final FetchSession session, final int slot,
+        final Partition partition, final int replicaId, final short version, final long nowMs,
+        final FollowerCredits credits)
     {
-        final FetchResponseData.PartitionData data = new FetchResponseData.PartitionData()
-            .setPartitionIndex(session.partition(slot))
-            .setHighWatermark(FetchResponse.INVALID_HIGH_WATERMARK)
-            .setLastStableOffset(FetchResponse.INVALID_LAST_STABLE_OFFSET)
-            .setLogStartOffset(FetchResponse.INVALID_LOG_START_OFFSET)
-            .setRecords(MemoryRecords.EMPTY);
         if (partition == null)
         {
-            return data.setErrorCode((version >= 13 ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION)
-                .code());
+            return emptyAnswer(session, slot).setErrorCode((version >= 13 ? Errors.UNKNOWN_TOPIC_ID :
+                Errors.UNKNOWN_TOPIC_OR_PARTITION).code());
         }
         final Partition.Role role = partition.role();
         final PartitionLog log = partition.log();
         if (!role.leader())
         {
-            return data.setErrorCode(Errors.NOT_LEADER_OR_FOLLOWER.code()).setCurrentLeader(currentLeader(role, version));
+            return emptyAnswer(session, slot).setErrorCode(Errors.NOT_LEADER_OR_FOLLOWER.code())
+                .setCurrentLeader(currentLeader(role, version));
         }
         final int currentLeaderEpoch = session.currentLeaderEpoch(slot);
         if (currentLeaderEpoch >= 0 && currentLeaderEpoch != role.leaderEpoch())
         {
             // CurrentLeader (KIP-951) lets a fetcher without metadata, such as a mirror fetcher that begins with
             // an unknown source epoch, learn the epoch from the error itself.
-            return data.setErrorCode((currentLeaderEpoch < role.leaderEpoch() ?
+            return emptyAnswer(session, slot).setErrorCode((currentLeaderEpoch < role.leaderEpoch() ?
                 Errors.FENCED_LEADER_EPOCH : Errors.UNKNOWN_LEADER_EPOCH).code())
                 .setCurrentLeader(currentLeader(role, version));
         }
@@ -684,7 +693,7 @@ public final class ReplicaApis
             {
                 // As Kafka: no end for the fetcher's epoch is an OFFSET_OUT_OF_RANGE. A DivergingEpoch of -1/-1
                 // would read as "no divergence" and leave the fetcher asking again for nothing, forever.
-                return data.setErrorCode(Errors.OFFSET_OUT_OF_RANGE.code())
+                return emptyAnswer(session, slot).setErrorCode(Errors.OFFSET_OUT_OF_RANGE.code())
                     .setHighWatermark(log.highWatermark()).setLogStartOffset(log.logStartOffset())
                     .setLastStableOffset(log.lastStableOffset());
             }
@@ -692,19 +701,45 @@ public final class ReplicaApis
             {
                 // The fetcher's tail diverges from this leader's history: tell it where to truncate, and credit
                 // nothing of that tail (hazard 1).
-                return data.setDivergingEpoch(new FetchResponseData.EpochEndOffset().setEpoch(end.get().epoch())
-                    .setEndOffset(end.get().endOffset()))
+                return emptyAnswer(session, slot).setDivergingEpoch(new FetchResponseData.EpochEndOffset()
+                    .setEpoch(end.get().epoch()).setEndOffset(end.get().endOffset()))
                     .setHighWatermark(log.highWatermark()).setLogStartOffset(log.logStartOffset())
                     .setLastStableOffset(log.lastStableOffset());
             }
         }
-        if (follower && fetchOffset <= log.logEndOffset() && fetchOffset >= log.logStartOffset())
+        if (credits != null && fetchOffset <= log.logEndOffset() && fetchOffset >= log.logStartOffset())
         {
-            final int index = partition.onFollowerFetch(role, replicaId, fetchOffset, nowMs);
-            if (index >= 0 && !role.isr().contains(replicaId) && fetchOffset >= log.highWatermark())
-            {
-                replicas.onFollowerCaughtUp(partition);
-            }
+            partition.onFollowerFetch(role, replicaId, fetchOffset, nowMs, credits);
+        }
+        return null;
+    }
+
+    private static FetchResponseData.PartitionData emptyAnswer(final FetchSession session, final int slot)
+    {
+        return new FetchResponseData.PartitionData()
+            .setPartitionIndex(session.partition(slot))
+            .setHighWatermark(FetchResponse.INVALID_HIGH_WATERMARK)
+            .setLastStableOffset(FetchResponse.INVALID_LAST_STABLE_OFFSET)
+            .setLogStartOffset(FetchResponse.INVALID_LOG_START_OFFSET)
+            .setRecords(MemoryRecords.EMPTY);
+    }
+
+    /**
+     * Reads a partition {@link #checkPartition} let through, after the fetch's credits were published. A follower
+     * that caught up with the HW and is not in the ISR is put forward for it.
+     */
+    private FetchResponseData.PartitionData readPartition(final FetchSession session, final int slot,
+        final Partition partition, final boolean follower, final int replicaId, final FetchIsolation isolation,
+        final int remainingBytes, final boolean minOneMessage, final boolean[] moreToRead, final int readIndex)
+    {
+        final FetchResponseData.PartitionData data = emptyAnswer(session, slot);
+        final Partition.Role role = partition.role();
+        final PartitionLog log = partition.log();
+        final long fetchOffset = session.fetchOffset(slot);
+        if (follower && role.leader() && role.replicaIndex(replicaId) >= 0 && !role.isr().contains(replicaId) &&
+            fetchOffset <= log.logEndOffset() && fetchOffset >= log.highWatermark())
+        {
+            replicas.onFollowerCaughtUp(partition);
         }
         final long highWatermark = log.highWatermark();
         final long readEnd = isolation == FetchIsolation.LOG_END ? log.logEndOffset() :

@@ -257,7 +257,7 @@ public final class BrokerConfig extends AbstractConfig
         .define(MirrorLinks.LINKS_CONFIG, Type.INT, MirrorLinks.LINKS_DEFAULT,
             Range.between(1, MirrorLinks.LINKS_MAX), Importance.LOW,
             "Sync mirrors a source cluster may register at once (the controller refuses one more); each is a block "
-            + "of every partition slot's row, 8 bytes plus 8 per replica (72 bytes at 8 replicas, so 1.2 MB at "
+            + "of every partition slot's row, 16 bytes plus 8 per replica (80 bytes at 8 replicas, so 1.3 MB at "
             + "16,384 slots). Set it alike on every node of the cluster.")
         .define(MESSAGE_MAX_BYTES_CONFIG, Type.INT, MESSAGE_MAX_BYTES_DEFAULT, Range.atLeast(0), Importance.HIGH,
             "Largest record batch a topic accepts unless its max.message.bytes says otherwise; also the largest "
