@@ -16,32 +16,32 @@ import io.syncmirror.broker.adapter.HotPathAdapter;
  * taken to follow a HW. So a credit in flight never waits for a lock, and a row change waits for it only as long as
  * the batch's stores take.
  *
- * <p>Owned by one thread (the fetch's); it grows as needed and is emptied by {@link #publish}.
+ * <p>Owned by one thread (the fetch's); its arrays are taken on the first credit, grow as needed, and
+ * {@link #publish} empties them.
  */
 public final class FollowerCredits
 {
-    private Partition[] partitions;
-    private Partition.Role[] roles;
-    private int[] followerIds;
-    private int[] slots;
-    private int[] replicas;
-    private long[] leos;
-    private int[] cells;
-    private long[] advanced;
+    private static final Partition[] NO_PARTITIONS = {};
+    private static final Partition.Role[] NO_ROLES = {};
+    private static final int[] NO_INTS = {};
+    private static final long[] NO_LONGS = {};
+
+    /** Arrays of this size are taken on the first credit: most follower fetches credit nothing. */
+    private final int capacity;
+    private Partition[] partitions = NO_PARTITIONS;
+    private Partition.Role[] roles = NO_ROLES;
+    private int[] followerIds = NO_INTS;
+    private int[] slots = NO_INTS;
+    private int[] replicas = NO_INTS;
+    private long[] leos = NO_LONGS;
+    private int[] cells = NO_INTS;
+    private long[] advanced = NO_LONGS;
     private int count;
 
     /** @param capacity credits expected: a fetch's partition count; more grow the arrays */
     public FollowerCredits(final int capacity)
     {
-        final int size = Math.max(1, capacity);
-        partitions = new Partition[size];
-        roles = new Partition.Role[size];
-        followerIds = new int[size];
-        slots = new int[size];
-        replicas = new int[size];
-        leos = new long[size];
-        cells = new int[size];
-        advanced = new long[size];
+        this.capacity = Math.max(1, capacity);
     }
 
     /** Credits waiting for {@link #publish}. */
@@ -72,6 +72,10 @@ public final class FollowerCredits
      */
     public void publish(final HotPathAdapter hotPath)
     {
+        if (count == 0)
+        {
+            return; // no fence for a fetch that moved no follower LEO
+        }
         // Compact the admitted credits to the front: a credit whose role ended is dropped here, not written.
         int admitted = 0;
         try
@@ -83,7 +87,10 @@ public final class FollowerCredits
                     moveTo(i, admitted++);
                 }
             }
-            hotPath.onLeos(slotsOf(admitted), replicas, leos, admitted, cells, advanced);
+            if (admitted > 0)
+            {
+                hotPath.onLeos(slotsOf(admitted), replicas, leos, admitted, cells, advanced);
+            }
         }
         finally
         {
@@ -130,7 +137,7 @@ public final class FollowerCredits
 
     private void grow()
     {
-        final int size = partitions.length * 2;
+        final int size = partitions.length == 0 ? capacity : partitions.length * 2;
         partitions = Arrays.copyOf(partitions, size);
         roles = Arrays.copyOf(roles, size);
         followerIds = Arrays.copyOf(followerIds, size);
