@@ -12,7 +12,6 @@ import org.apache.kafka.common.errors.NotEnoughReplicasException;
 import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.apache.kafka.common.errors.OffsetOutOfRangeException;
 import org.apache.kafka.common.errors.PolicyViolationException;
-import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 
 import io.syncmirror.broker.adapter.HotPathAdapter;
@@ -474,7 +473,7 @@ public final class Partition
                 checkWritable();
                 if (mirrorPidResetOffset >= 0)
                 {
-                    checkNotAMirroredProducer(records);
+                    MirrorTopicWrites.checkNotAMirroredProducer(log, records, mirrorPidResetOffset);
                 }
             }
             if (acksAll && hotPath.isrBelowMin(current.slot))
@@ -539,60 +538,20 @@ public final class Partition
     // Cluster mirroring, destination side (the mirror coordinator and its fetcher).
     // ------------------------------------------------------------------------------------------------------
 
-    /**
-     * Refuses a producer's append to a mirror topic: read-only while mirrored (KIP-1279's ReadOnlyTopicException;
-     * Kafka 4.4 has no such code, so POLICY_VIOLATION carries the message), and retriable while its failover is
-     * still running.
-     */
+    /** Refuses a producer's append to a mirror topic ({@link MirrorTopicWrites#checkWritable}). */
     private void checkWritable()
     {
-        if (!mirrorTopic)
+        // The flag first: every ordinary topic skips the config lookups on the produce path.
+        if (mirrorTopic)
         {
-            return; // every ordinary topic: no config lookup on the produce path
-        }
-        final Map<String, String> config = topicConfig;
-        final String active = MirrorTopicConfig.activeMirror(config);
-        if (active != null)
-        {
-            throw new PolicyViolationException("Topic '" + topicPartition.topic() + "' is a read-only mirror topic " +
-                "of cluster mirror '" + active + "': produce to the source cluster, or fail the topic over first");
-        }
-        final String removed = MirrorTopicConfig.removedMirror(config);
-        if (removed != null && !mirrorStopped)
-        {
-            throw new NotLeaderOrFollowerException("Topic '" + topicPartition.topic() + "' is failing over from " +
-                "cluster mirror '" + removed + "' and becomes writable when that completes");
+            MirrorTopicWrites.checkWritable(topicPartition, topicConfig, mirrorStopped);
         }
     }
 
     /**
-     * Refuses a batch whose producer id a mirrored producer used before the failover (hazard 8): the producer id
-     * floor keeps ids handed out after the failover clear of them, but a producer that got its id earlier (on this
-     * cluster's other topics, before the floor rose) could collide with a mirrored producer's state here, and a
-     * batch matching that state's epoch and sequence would be taken for a duplicate and never written.
-     * PRODUCER_FENCED is final for that producer instance, so the application sees it at once instead of retrying
-     * forever (a Kafka 4.4 producer retries UNKNOWN_PRODUCER_ID and OUT_OF_ORDER_SEQUENCE_NUMBER under the same
-     * id); a new producer gets an id above the floor, and a transactional id whose id is below the floor is given
-     * a fresh one by its coordinator.
+     * Marks where the failover ended the mirrored producers' era
+     * ({@link MirrorTopicWrites#checkNotAMirroredProducer}).
      */
-    private void checkNotAMirroredProducer(final MemoryRecords records)
-    {
-        for (final var batch : records.batches())
-        {
-            if (batch.hasProducerId())
-            {
-                final long last = log.lastDataOffsetOf(batch.producerId());
-                if (last >= 0 && last < mirrorPidResetOffset)
-                {
-                    throw new ProducerFencedException("producer id " + batch.producerId() + " belonged to a " +
-                        "producer of the mirrored source before this topic failed over at offset " +
-                        mirrorPidResetOffset + "; close this producer and create a new one");
-                }
-            }
-        }
-    }
-
-    /** Marks where the failover ended the mirrored producers' era ({@link #checkNotAMirroredProducer}). */
     public void mirrorPidResetOffset(final long offset)
     {
         mirrorPidResetOffset = offset;
@@ -848,13 +807,7 @@ public final class Partition
                 {
                     continue; // never held by a mirror, never reported
                 }
-                final int generation = hotPath.mirrorLinks().generationOf(link);
-                if (generation != reports.linkGeneration[link])
-                {
-                    reports.linkGeneration[link] = generation;
-                    reports.replicaIds[link] = null;
-                    reports.destinationEpoch[link] = -1;
-                }
+                reports.linkJoined(link, hotPath.mirrorLinks().generationOf(link));
             }
             syncLinkMask = linkMask;
             final Role current = role;
@@ -928,9 +881,8 @@ public final class Partition
             }
             // A registered link (the check above) means the topic had a mirror: its report cells exist.
             final MirrorReportCells reports = mirrorReports;
-            final long[] reportLeos = reports.reportLeos;
             if (validatedSourceEpoch != current.leaderEpoch() ||
-                destinationLeaderEpoch < reports.destinationEpoch[link])
+                reports.isFromDeposedLeader(link, destinationLeaderEpoch))
             {
                 if (LOG.isTraceEnabled())
                 {
@@ -940,49 +892,19 @@ public final class Partition
                 }
                 return ReportResult.APPLIED;
             }
-            int[] ids = reports.replicaIds[link];
-            if (destinationLeaderEpoch > reports.destinationEpoch[link] || ids == null)
+            if (reports.beginReport(link, destinationLeaderEpoch))
             {
-                reports.destinationEpoch[link] = destinationLeaderEpoch;
-                ids = new int[reportLeos.length];
-                java.util.Arrays.fill(ids, -1);
-                reports.replicaIds[link] = ids;
                 hotPath.clearMirror(current.slot, link);
             }
-            int cells = 0;
-            while (cells < ids.length && ids[cells] >= 0)
-            {
-                reportLeos[cells] = 0L;
-                cells++;
-            }
-            for (int r = 0; r < replicaCount; r++)
-            {
-                int cell = indexOf(ids, cells, replicaIds[r]);
-                if (cell < 0 && cells < ids.length)
-                {
-                    cell = cells++;
-                    ids[cell] = replicaIds[r];
-                }
-                if (cell >= 0)
-                {
-                    reportLeos[cell] = Math.max(0L, leos[r]);
-                }
-            }
-            int isrMask = 0;
-            for (int i = 0; i < isrCount; i++)
-            {
-                final int cell = indexOf(ids, cells, isrIds[i]);
-                if (cell >= 0)
-                {
-                    isrMask |= 1 << cell;
-                }
-            }
+            final int cells = reports.mapLeos(link, replicaIds, leos, replicaCount);
+            final int isrMask = reports.isrMask(link, cells, isrIds, isrCount);
+            final long[] reportLeos = reports.reportLeos;
             maybeAdvanceHighWatermark(current.slot,
                 hotPath.onMirrorReport(current.slot, link, reportLeos, cells, isrMask, Math.max(1, minIsr)));
             if (LOG.isTraceEnabled())
             {
                 LOG.trace("{}: report over link {} credited: replicas {} LEOs {} ISR mask {} min ISR {}; HW {} LEO {} "
-                    + "gate ISR mask {}", topicPartition, link, java.util.Arrays.toString(ids),
+                    + "gate ISR mask {}", topicPartition, link, java.util.Arrays.toString(reports.replicaIds[link]),
                     java.util.Arrays.toString(java.util.Arrays.copyOf(reportLeos, cells)), isrMask, minIsr,
                     log.highWatermark(), log.logEndOffset(), hotPath.isrMask(current.slot));
             }
@@ -1009,7 +931,7 @@ public final class Partition
                 hotPath.mirrorLinks().isCurrent(link, MirrorLinks.generation(linkHandle)))
             {
                 hotPath.clearMirror(current.slot, link);
-                mirrorReports.replicaIds[link] = null;
+                mirrorReports.forget(link);
             }
         }
         finally
@@ -1031,18 +953,6 @@ public final class Partition
         {
             mirrorReports.reset();
         }
-    }
-
-    private static int indexOf(final int[] ids, final int count, final int id)
-    {
-        for (int i = 0; i < count; i++)
-        {
-            if (ids[i] == id)
-            {
-                return i;
-            }
-        }
-        return -1;
     }
 
     // ------------------------------------------------------------------------------------------------------
@@ -1343,59 +1253,13 @@ public final class Partition
         {
             return null;
         }
-        final long hw = log.highWatermark();
         final long leaderLeo = log.logEndOffset();
         // A floor above this log's end came from a report built before a truncation (the reporter raises it
         // without the append lock): what was cut was never acknowledged (hazard 1), and a follower holding the
         // whole log must be able to join, or an ISR under its minimum would freeze the source's gate for good.
         final long joinFloor = Math.min(syncIsrJoinFloor, leaderLeo);
-        // Which replicas (by index) the proposal holds; the list is built only for a change, since the upkeep asks
-        // every partition led here every half lag window and nearly all answer "no change".
-        int nextMask = 0;
-        boolean changed = false;
-        for (int index = 0; index < current.replicas.size(); index++)
-        {
-            final int id = current.replicas.get(index);
-            final boolean inIsr = current.isr.contains(id);
-            if (id == localBrokerId)
-            {
-                nextMask |= 1 << index;
-                changed |= !inIsr;
-                continue;
-            }
-            // Kafka's Replica.isCaughtUp: a follower holding the whole log is in sync however long ago it last
-            // fetched the partition (fetch sessions leave idle partitions out; a dead broker is fenced instead).
-            final long followerLeo = current.progress.leo(index);
-            final boolean laggingOut = followerLeo != leaderLeo &&
-                nowMs - current.progress.caughtUpMs(index) > lagTimeMaxMs;
-            if (inIsr && !laggingOut)
-            {
-                nextMask |= 1 << index;
-            }
-            else if (inIsr)
-            {
-                changed = true;
-            }
-            else if (followerLeo >= Math.max(Math.max(hw, joinFloor), leaderEpochStartOffset) && followerLeo >= 0 &&
-                nowMs - current.progress.caughtUpMs(index) <= lagTimeMaxMs && eligible.test(id))
-            {
-                nextMask |= 1 << index;
-                changed = true;
-            }
-        }
-        if (!changed)
-        {
-            return null;
-        }
-        final java.util.ArrayList<Integer> next = new java.util.ArrayList<>(Integer.bitCount(nextMask));
-        for (int index = 0; index < current.replicas.size(); index++)
-        {
-            if ((nextMask & (1 << index)) != 0)
-            {
-                next.add(current.replicas.get(index));
-            }
-        }
-        return next;
+        return IsrProposal.propose(current, localBrokerId, log.highWatermark(), leaderLeo,
+            Math.max(joinFloor, leaderEpochStartOffset), nowMs, lagTimeMaxMs, eligible);
     }
 
     /**
