@@ -22,7 +22,21 @@ fetcher's transport, appended when the fetcher had appended it. Joined with the 
 append time `a` and replica ids `r<i>`), each follower's turnaround splits into: the leader's read -> the
 response received by the follower; received -> appended; appended -> the follower's next fetch credited (the
 request out, the leader's network thread, the credit). `sent` is taken after the transport's send returns and
-is not used.
+is not used. The mirror fetcher's lines have replica id -1.
+
+The patch also makes each destination's sync reporter log, per partition of a report, when the report left and the
+lowest ISR LEO it carried:
+
+  RHOP <partition> <lowest ISR LEO> sent <ns>
+
+so a SYNC record's way through the destination splits too: the source's read by the mirror fetch -> received by
+the destination leader -> appended there -> a report carrying an ISR LEO past the record sent (the destination
+followers' fetches, their credit, the reporter's wake-up) -> credited at the source. And each destination leader
+logs, for one mirrored record at a time per partition, its mirror append (`a`) and its last follower's credit:
+
+  DHOP <partition> <offset> a <ns> last <ns>
+
+which splits the destination's part at that credit.
 """
 import bisect
 import collections
@@ -49,11 +63,25 @@ def window_start_ms(results_dir, mode):
 
 
 def read_lines(log):
-    """The leader's HOP lines (dicts) and the fetchers' FHOP lines by (replica id, partition), by receive time."""
+    """The leader's HOP lines (dicts), the fetchers' FHOP lines by (replica id, partition), by receive time, the
+    reporters' RHOP lines by partition, by send time, and the destination leaders' DHOP lines by partition, by
+    append time."""
     hops = []
     fetched = collections.defaultdict(list)
+    reports = collections.defaultdict(list)
+    credits = collections.defaultdict(list)
     with open(log, errors='replace') as lines:
         for line in lines:
+            i = line.find('DHOP ')
+            if i >= 0:
+                f = line[i:].split()
+                credits[f[1]].append((int(f[4]), int(f[2]), int(f[6])))
+                continue
+            i = line.find('RHOP ')
+            if i >= 0:
+                f = line[i:].split()
+                reports[f[1]].append((int(f[4]), int(f[2])))
+                continue
             i = line.find('FHOP ')
             if i >= 0:
                 f = line[i:].split()
@@ -66,9 +94,9 @@ def read_lines(log):
                 d['partition'] = f[1]
                 d['offset'] = int(f[2])
                 hops.append(d)
-    for entries in fetched.values():
+    for entries in list(fetched.values()) + list(reports.values()) + list(credits.values()):
         entries.sort()
-    return hops, fetched
+    return hops, fetched, reports, credits
 
 
 def rows_in_window(hops, start, end):
@@ -125,6 +153,46 @@ def follower_splits(hops, fetched, start, end):
     return splits, slower
 
 
+def mirror_splits(hops, fetched, reports, credits, start, end):
+    """Per SYNC record: the source's read by the mirror fetch -> the response received by the destination leader's
+    mirror fetcher -> appended there -> the destination's report carrying an ISR LEO past the record sent (the
+    destination followers' fetches, their credit and the reporter's wake-up) -> the report credited at the source,
+    in us; with the destination leader's DHOP line, the third splits at its last follower's credit. The mirror
+    fetcher's FHOP lines have replica id -1."""
+    splits = collections.defaultdict(list)
+    for d in hops:
+        if not start <= d['at'] <= end or d['ms'] < 0 or d['m'] < 0:
+            continue
+        entries = fetched.get((-1, d['partition']), [])
+        j = bisect.bisect_left(entries, (d['a'],))
+        while j < len(entries) and entries[j][1] < d['offset']:
+            j += 1
+        sent = reports.get(d['partition'], [])
+        if j == len(entries) or not sent:
+            continue
+        received, _, appended = entries[j]
+        k = bisect.bisect_left(sent, (appended,))
+        while k < len(sent) and sent[k][1] <= d['offset']:
+            k += 1
+        if k == len(sent):
+            continue
+        read = d['a'] + d['ms'] * 1000
+        credited = d['a'] + d['m'] * 1000
+        splits['source read -> mirror received'].append((received - read) / 1000)
+        splits['mirror received -> appended'].append((appended - received) / 1000)
+        splits['appended -> report sent'].append((sent[k][0] - appended) / 1000)
+        splits['report sent -> credited'].append((credited - sent[k][0]) / 1000)
+        sampled = credits.get(d['partition'], [])
+        c = bisect.bisect_left(sampled, (appended - 1_000_000,))
+        while c < len(sampled) and sampled[c][1] < d['offset']:
+            c += 1
+        # The same mirror append: the destination leader timed it just before its fetcher logged it appended.
+        if c < len(sampled) and abs(sampled[c][0] - appended) < 1_000_000 and sampled[c][2] <= sent[k][0]:
+            splits['appended -> destination followers credited'].append((sampled[c][2] - appended) / 1000)
+            splits['followers credited -> report sent'].append((sent[k][0] - sampled[c][2]) / 1000)
+    return splits
+
+
 HOPS = (
     ('hw', 'append -> HW'),
     ('first_credit', 'append -> first follower credited'),
@@ -137,7 +205,7 @@ HOPS = (
 
 for log in sys.argv[1:]:
     results_dir = log[:-len('.log')]
-    hops, fetched = read_lines(log)
+    hops, fetched, reports, credits = read_lines(log)
     for mode in ('ASYNC', 'SYNC'):
         start = window_start_ms(results_dir, mode)
         rows = rows_in_window(hops, start, start + WINDOW_MS)
@@ -153,3 +221,16 @@ for log in sys.argv[1:]:
                 values = slower[name]
                 print(f'    {name:34s} p50={percentile(values, 50):7.0f} p90={percentile(values, 90):7.0f} '
                       f'p99={percentile(values, 99):7.0f} us')
+        if reports:
+            splits = mirror_splits(hops, fetched, reports, credits, start, start + WINDOW_MS)
+            names = ('source read -> mirror received', 'mirror received -> appended', 'appended -> report sent',
+                     'report sent -> credited')
+            if credits:
+                names += ('appended -> destination followers credited', 'followers credited -> report sent')
+            if not splits[names[0]]:
+                continue
+            print(f'  the destination path of each record ({len(splits[names[0]])} records):')
+            for name in names:
+                values = splits[name]
+                print(f'    {name:44s} n={len(values):5d} p50={percentile(values, 50):7.0f} '
+                      f'p90={percentile(values, 90):7.0f} p99={percentile(values, 99):7.0f} us')
