@@ -54,6 +54,7 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
     }
 
     private static final Logger LOG = LoggerFactory.getLogger(ReplicaManager.class);
+    private static final long NO_SLOT_LOG_INTERVAL_MS = 10_000L;
 
     private final ReplicaConfig config;
     private final LogStore logs;
@@ -80,6 +81,8 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
     private final ArrayList<Partition> upkeepVisits = new ArrayList<>();
     /** Every partition's after-completions task: one instance, not a method reference per partition. */
     private final Runnable drainCurrentOwnerTask = this::drainCurrentOwner;
+    /** The "no partition slot left" line, at most once per interval. Guarded by this (onPartitionChanged). */
+    private final LogThrottle noSlotLog = new LogThrottle(NO_SLOT_LOG_INTERVAL_MS);
     private final Object upkeepLock = new Object();
     /**
      * By topic id, the topic's partitions hosted here indexed by partition number: a fetch or produce by topic id
@@ -292,8 +295,15 @@ public final class ReplicaManager implements MetadataListener, ReplicaAccess, Au
             }
             if (!partition.becomeLeader(state, minIsr(topicConfig), nowMs()))
             {
-                LOG.error("no partition slot left to lead {} ({} = {}); raise it", tp,
-                    ReplicaConfig.PARTITION_SLOTS_CONFIG, config.partitionSlots());
+                // Once per interval: a broker left alone leads every partition at once (a cluster stopping broker
+                // by broker, say), and at 100k partitions a line each would bury everything else.
+                final long heldBack = noSlotLog.occurrence(nowMs());
+                if (heldBack >= 0)
+                {
+                    LOG.error("no partition slot left to lead {} ({} = {}); raise it{}", tp,
+                        ReplicaConfig.PARTITION_SLOTS_CONFIG, config.partitionSlots(), heldBack == 0 ? "" :
+                        " (" + heldBack + " more partitions found no slot since the last line like this)");
+                }
                 return;
             }
             if (!wasLeader)
